@@ -68,7 +68,7 @@ class Chunk:
     def index_text(self) -> str:
         """What is embedded and BM25-indexed: document and section context, then the passage."""
         header = f"{self.title} — {self.heading}" if self.heading else self.title
-        return f"{header}\n{self.text}"
+        return f"{header}\n{self.text}".strip()
 
     @property
     def content_hash(self) -> str:

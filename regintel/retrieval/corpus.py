@@ -54,6 +54,7 @@ class CorpusScan:
 
     documents: list[CorpusDocument] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (file name, reason)
+    unreadable_ids: set[str] = field(default_factory=set)  # documents whose indexed chunks must be kept
 
 
 def _slug(text: str) -> str:
@@ -118,6 +119,7 @@ def scan_corpus(corpus_dir: Path) -> CorpusScan:
             listed.add(path)
             if not path.exists():
                 scan.problems.append((entry["file"], "listed in manifest.json but missing"))
+                scan.unreadable_ids.add(doc.id)
                 continue
             scan.documents.append(doc)
     for path in sorted(corpus_dir.rglob("*")):
@@ -131,6 +133,7 @@ def scan_corpus(corpus_dir: Path) -> CorpusScan:
             title = _first_heading(read_document_text(path)) or path.stem
         except CorpusError as exc:
             scan.problems.append((rel, str(exc).split(": ", 1)[-1]))
+            scan.unreadable_ids.add(_slug(path.stem))
             continue
         scan.documents.append(
             CorpusDocument(id=_slug(path.stem), title=title, short_title=title[:60], path=path.resolve(), in_manifest=False)

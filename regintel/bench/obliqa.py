@@ -1,0 +1,68 @@
+"""Readers for benchmark files in the ObliQA schema (any file of that schema, not only the shipped ones).
+
+passages: one JSON object a line {pid, doc_id, passage_ref, text}; questions: {qid, question, gold_pids[]};
+an optional documents.json beside the passages gives document titles ({document_id, title}).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from regintel.retrieval.chunking import Chunk
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    question: str
+    gold_pids: frozenset[str]
+
+
+def _jsonl(path: Path) -> list[dict]:
+    rows = []
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{number}: not valid JSON ({exc})") from exc
+    return rows
+
+
+def document_titles(passages_path: Path) -> dict[str, str]:
+    candidate = Path(passages_path).with_name("documents.json")
+    if not candidate.exists():
+        return {}
+    return {str(d["document_id"]): str(d["title"]) for d in json.loads(candidate.read_text(encoding="utf-8"))}
+
+
+def load_passages(path: Path) -> list[Chunk]:
+    """Passages as Chunks (title and reference give the same context header as corpus chunks)."""
+    titles = document_titles(path)
+    chunks = []
+    for position, row in enumerate(_jsonl(path)):
+        doc_id = str(row["doc_id"])
+        chunks.append(
+            Chunk(
+                chunk_id=str(row["pid"]),
+                document_id=doc_id,
+                title=titles.get(doc_id, f"Document {doc_id}"),
+                ref=str(row.get("passage_ref", "")),
+                heading=str(row.get("passage_ref", "")),
+                section_path="",
+                text=str(row.get("text", "")),
+                jurisdiction="",
+                language="en",
+                authority_level="regulator_guidance",
+                source_url="",
+                position=position,
+            )
+        )
+    return chunks
+
+
+def load_questions(path: Path) -> list[Question]:
+    return [Question(str(r["qid"]), str(r["question"]), frozenset(map(str, r["gold_pids"]))) for r in _jsonl(path)]

