@@ -19,7 +19,7 @@ from regintel.bench.metrics import mean_metrics, percentile
 from regintel.bench.obliqa import load_passages, load_questions
 from regintel.config import Settings
 from regintel.retrieval.bm25_index import BM25Index
-from regintel.retrieval.ingest import make_embedder, sync_vectors
+from regintel.retrieval.ingest import VectorSync, make_embedder, sync_vectors
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 
@@ -58,9 +58,11 @@ def run_retrieval_bench(
 
     log(f"indexing {len(passages)} passages into {store_dir} ...")
     started = time.perf_counter()
-    bar = tqdm(total=len(passages), desc="embedding", unit="passage", mininterval=5)
-    sync = sync_vectors(passages, store, embedder, progress=lambda _p, done, total: bar.update(done - bar.n))
-    bar.close()
+    sync = VectorSync()
+    if mode != "bm25":  # BM25 alone needs no vectors: skip the (long) dense indexing
+        bar = tqdm(total=len(passages), desc="embedding", unit="passage", mininterval=5)
+        sync = sync_vectors(passages, store, embedder, progress=lambda _p, done, total: bar.update(done - bar.n))
+        bar.close()
     bm25_started = time.perf_counter()
     bm25 = BM25Index()
     bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
