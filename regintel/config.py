@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from regintel.errors import SettingsError
@@ -39,7 +39,26 @@ class Settings(BaseSettings):
     bm25_weight: float = Field(1.0, ge=0.0, le=10.0, description="Weight of the BM25 ranking in fusion.")
     rrf_k: int = Field(60, ge=1, le=1000, description="The k constant of reciprocal rank fusion.")
     candidates: int = Field(50, ge=10, le=1000, description="Candidates taken from each retriever before fusion.")
+    llm_provider: Literal["auto", "offline", "openai", "openai-compatible"] = Field("auto", description="LLM provider. `auto`: `openai-compatible` when REGINTEL_LLM_BASE_URL is set, `openai` when an API key is set, else `offline` (no network).")
+    llm_model: str = Field("gpt-4.1-mini", description="Model of the main chat task.")
+    llm_model_extraction: str = Field("", description="Model of the concept extraction task (empty: REGINTEL_LLM_MODEL).")
+    llm_model_critique: str = Field("", description="Model of the self-critique task (empty: REGINTEL_LLM_MODEL).")
+    llm_base_url: str = Field("", description="Base URL of an OpenAI-compatible endpoint (Groq, vLLM, Ollama, llama.cpp server), e.g. `http://127.0.0.1:11434/v1`.")
+    llm_api_key: SecretStr = Field(SecretStr(""), description="API key (falls back to `OPENAI_API_KEY`, then `.streamlit/secrets.toml`). Never logged.")
+    llm_timeout: float = Field(60.0, gt=0, le=600, description="Seconds before an LLM call times out.")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a transient LLM failure (timeout, 429, 5xx) before any output, with backoff.")
+    llm_tools: bool = Field(True, description="Whether the OpenAI-compatible endpoint supports function tools (off: answer-only, no concept capture).")
+    egress_mode: Literal["enforce", "report-only", "off"] = Field("enforce", description="Default egress guard mode; tenants may override (`off` only where the tenant allows it).")
+    egress_allowed_hosts: str = Field("", description="Comma-separated hosts LLM calls may reach besides the configured endpoint (tenant policies can narrow this).")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _llm_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
 
     @field_validator("database_url", "chroma_url")
     @classmethod
@@ -69,6 +88,29 @@ class Settings(BaseSettings):
         if self.dense_weight == 0 and self.bm25_weight == 0:
             raise ValueError("REGINTEL_DENSE_WEIGHT and REGINTEL_BM25_WEIGHT cannot both be 0")
         return self
+
+    # -- derived values ---------------------------------------------------------------------------------------
+    def api_key(self) -> str:
+        """The LLM API key from the setting, OPENAI_API_KEY, or .streamlit/secrets.toml (in that order)."""
+        import os
+        import tomllib
+
+        key = self.llm_api_key.get_secret_value() or os.environ.get("OPENAI_API_KEY", "")
+        secrets = REPO_ROOT / ".streamlit" / "secrets.toml"
+        if not key and secrets.exists():
+            try:
+                data = tomllib.loads(secrets.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            key = str(data.get("REGINTEL_LLM_API_KEY") or data.get("OPENAI_API_KEY") or "")
+        return key
+
+    def effective_llm_provider(self) -> str:
+        if self.llm_provider != "auto":
+            return self.llm_provider
+        if self.llm_base_url:
+            return "openai-compatible"
+        return "openai" if self.api_key() else "offline"
 
     # -- derived paths ---------------------------------------------------------------------------------------
     @property

@@ -1,0 +1,116 @@
+"""EgressClient: every outbound LLM request passes here (decisions D-041, D-042).
+
+Modes:
+- ``enforce``: the request sent is the sanitised one, and a destination the tenant policy does not allow is
+  blocked (EgressBlocked).
+- ``report-only``: the request sent is still the sanitised one; policy violations and sanitiser changes are
+  logged and flagged, never blocked.
+- ``off``: the original request is sent. Reachable only when the tenant policy allows it (``allow_off_mode``),
+  i.e. through explicit test or benchmark wiring.
+
+The report kept for the trace holds types and counts, never the values found.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from regintel.errors import RegIntelError
+from regintel.egress.sanitiser import sanitise
+
+log = logging.getLogger(__name__)
+MODES = ("enforce", "report-only", "off")
+LOCAL_DESTINATIONS = {"local"}
+
+
+class EgressBlocked(RegIntelError):
+    """Raised in enforce mode when a request would go to a destination the policy does not allow."""
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    """A tenant's egress policy (stored on the tenant row)."""
+
+    egress_mode: str | None = None
+    allow_off_mode: bool = False
+    allowed_destinations: tuple[str, ...] = ()
+
+
+def resolve_egress_mode(default: str, policy: EgressPolicy | None = None, override: str | None = None) -> str:
+    """Effective mode of one call: tenant mode over the global default, a per-call override on top; ``off`` only
+    where the tenant allows it (otherwise the call falls back to enforce, safe by default)."""
+    policy = policy or EgressPolicy()
+    mode = policy.egress_mode or default
+    if override:
+        if override not in MODES:
+            raise ValueError(f"Unknown egress mode '{override}'")
+        mode = override
+    if mode not in MODES:
+        mode = "enforce"
+    if mode == "off" and not policy.allow_off_mode:
+        log.warning("egress mode 'off' requested but not allowed by the tenant policy: enforcing")
+        mode = "enforce"
+    return mode
+
+
+@dataclass
+class EgressDecision:
+    messages: list[dict[str, Any]]
+    mode: str
+    destination: str
+    allowed: bool
+    sanitiser_counts: dict[str, int] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+    def report(self) -> dict[str, Any]:
+        """What goes into the trace: mode, destination, decision, and PII types with counts (never values)."""
+        return {
+            "mode": self.mode,
+            "destination": self.destination,
+            "allowed": self.allowed,
+            "sanitised": bool(self.sanitiser_counts),
+            "pii_counts": dict(self.sanitiser_counts),
+            "violations": list(self.violations),
+        }
+
+
+class EgressClient:
+    """Prepares what may leave the machine. ``default_allowed`` are hosts allowed when a tenant sets none."""
+
+    def __init__(self, default_mode: str = "enforce", default_allowed: Sequence[str] = ()) -> None:
+        if default_mode not in MODES:
+            raise ValueError(f"Unknown egress mode '{default_mode}'")
+        self.default_mode = default_mode
+        self.default_allowed = {h.strip().lower() for h in default_allowed if h.strip()}
+
+    def prepare(
+        self,
+        messages: Sequence[dict[str, Any]],
+        destination: str,
+        policy: EgressPolicy | None = None,
+        override: str | None = None,
+    ) -> EgressDecision:
+        mode = resolve_egress_mode(self.default_mode, policy, override)
+        destination = (destination or "").lower()
+        allowed_hosts = {h.lower() for h in (policy.allowed_destinations if policy and policy.allowed_destinations else self.default_allowed)}
+        allowed = destination in LOCAL_DESTINATIONS or destination in allowed_hosts
+        if mode == "off":
+            return EgressDecision([dict(m) for m in messages], mode, destination, True)
+        counts: dict[str, int] = {}
+        cleaned = []
+        for message in messages:
+            result = sanitise(str(message.get("content", "")))
+            for pii_type, count in result.counts.items():
+                counts[pii_type] = counts.get(pii_type, 0) + count
+            cleaned.append({**message, "content": result.text})
+        violations = [] if allowed else [f"destination '{destination}' is not allowed by the egress policy"]
+        decision = EgressDecision(cleaned, mode, destination, allowed or mode == "report-only", counts, violations)
+        if counts:
+            log.info("egress sanitiser replaced %s", ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())))
+        if violations and mode == "report-only":
+            log.warning("egress (report-only): %s", violations[0])
+        if violations and mode == "enforce":
+            raise EgressBlocked(f"Blocked by the egress policy: {violations[0]}.")
+        return decision

@@ -1,0 +1,44 @@
+"""The provider protocol and the shapes passed to it (messages, tool specs, provider errors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol, TypedDict, runtime_checkable
+
+from regintel.llm.chunks import LlmStreamChunk
+
+
+class ChatMessage(TypedDict):
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function tool: name, description and a JSON Schema for its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """A provider failure. ``retryable`` marks transient ones (timeouts, 429, 5xx, dropped connections)."""
+
+    def __init__(self, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@runtime_checkable
+class LlmProvider(Protocol):
+    """Streams one model call as LlmStreamChunks. Providers raise ProviderError before the first chunk when they
+    cannot start; failures after output has begun are yielded as an ErrorChunk."""
+
+    name: str
+    supports_tools: bool
+    destination: str  # host the call goes to ("local" for on-machine providers), checked by the EgressClient
+
+    def stream(
+        self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any
+    ) -> Iterator[LlmStreamChunk]: ...

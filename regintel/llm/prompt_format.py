@@ -1,0 +1,84 @@
+"""How numbered context passages and the question are written into the user message, and read back.
+
+Every provider receives the same messages. The offline provider parses them back, so it is a drop-in
+replacement for a remote model rather than a side channel. Passage text is data, not instructions: it is
+wrapped in ``<source>`` elements whose closing tag is escaped inside the text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+SOURCE_RE = re.compile(r'<source id="(\d+)"([^>]*)>\n?(.*?)\n?</source>', re.DOTALL)
+ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
+QUESTION_RE = re.compile(r"<question>\n?(.*?)\n?</question>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class PromptSource:
+    index: int
+    text: str
+    title: str = ""
+    ref: str = ""
+    document_id: str = ""
+    jurisdiction: str = ""
+    language: str = ""
+    url: str = ""
+    authority: str = ""
+    similarity: float = 0.0
+
+
+def _attr(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def render_sources(sources: list[PromptSource]) -> str:
+    parts = []
+    for source in sources:
+        text = source.text.replace("</source>", "<\\/source>")
+        parts.append(
+            f'<source id="{source.index}" title="{_attr(source.title)}" ref="{_attr(source.ref)}" '
+            f'document="{_attr(source.document_id)}" jurisdiction="{_attr(source.jurisdiction)}" '
+            f'language="{_attr(source.language)}" authority="{_attr(source.authority)}" '
+            f'similarity="{source.similarity:.1f}" url="{_attr(source.url)}">\n{text}\n</source>'
+        )
+    return "<sources>\n" + "\n".join(parts) + "\n</sources>"
+
+
+def render_user_message(question: str, sources: list[PromptSource]) -> str:
+    """The user turn: the sources block (data) followed by the analyst's question."""
+    question = question.replace("</question>", "<\\/question>")
+    return f"{render_sources(sources)}\n\n<question>\n{question}\n</question>"
+
+
+def parse_sources(content: str) -> list[PromptSource]:
+    sources = []
+    for match in SOURCE_RE.finditer(content):
+        attrs = {k: html.unescape(v) for k, v in ATTR_RE.findall(match.group(2))}
+        try:
+            similarity = float(attrs.get("similarity", "0") or 0)
+        except ValueError:
+            similarity = 0.0
+        sources.append(
+            PromptSource(
+                index=int(match.group(1)),
+                text=match.group(3).replace("<\\/source>", "</source>"),
+                title=attrs.get("title", ""),
+                ref=attrs.get("ref", ""),
+                document_id=attrs.get("document", ""),
+                jurisdiction=attrs.get("jurisdiction", ""),
+                language=attrs.get("language", ""),
+                url=attrs.get("url", ""),
+                authority=attrs.get("authority", ""),
+                similarity=similarity,
+            )
+        )
+    return sources
+
+
+def parse_question(content: str) -> str:
+    match = QUESTION_RE.search(content)
+    question = match.group(1) if match else content
+    return question.replace("<\\/question>", "</question>").strip()
