@@ -11,6 +11,8 @@ import html
 import re
 from dataclasses import dataclass
 
+MARKUP_RE = re.compile(r"<(/?)(sources?|question)\b", re.IGNORECASE)
+ESCAPED_MARKUP_RE = re.compile(r"<\\(/?)(sources?|question)\b", re.IGNORECASE)
 SOURCE_RE = re.compile(r'<source id="(\d+)"([^>]*)>\n?(.*?)\n?</source>', re.DOTALL)
 ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
 QUESTION_RE = re.compile(r"<question>\n?(.*?)\n?</question>", re.DOTALL)
@@ -30,6 +32,15 @@ class PromptSource:
     similarity: float = 0.0
 
 
+def _escape(text: str) -> str:
+    """Neutralise our own markup inside data (``<source``, ``</question`` ...) so it cannot close or open a block."""
+    return MARKUP_RE.sub(lambda m: f"<\\{m.group(1)}{m.group(2)}", text)
+
+
+def _unescape(text: str) -> str:
+    return ESCAPED_MARKUP_RE.sub(lambda m: f"<{m.group(1)}{m.group(2)}", text)
+
+
 def _attr(value: object) -> str:
     return html.escape(str(value), quote=True)
 
@@ -37,7 +48,7 @@ def _attr(value: object) -> str:
 def render_sources(sources: list[PromptSource]) -> str:
     parts = []
     for source in sources:
-        text = source.text.replace("</source>", "<\\/source>")
+        text = _escape(source.text)
         parts.append(
             f'<source id="{source.index}" title="{_attr(source.title)}" ref="{_attr(source.ref)}" '
             f'document="{_attr(source.document_id)}" jurisdiction="{_attr(source.jurisdiction)}" '
@@ -49,7 +60,7 @@ def render_sources(sources: list[PromptSource]) -> str:
 
 def render_user_message(question: str, sources: list[PromptSource]) -> str:
     """The user turn: the sources block (data) followed by the analyst's question."""
-    question = question.replace("</question>", "<\\/question>")
+    question = _escape(question)
     return f"{render_sources(sources)}\n\n<question>\n{question}\n</question>"
 
 
@@ -64,7 +75,7 @@ def parse_sources(content: str) -> list[PromptSource]:
         sources.append(
             PromptSource(
                 index=int(match.group(1)),
-                text=match.group(3).replace("<\\/source>", "</source>"),
+                text=_unescape(match.group(3)),
                 title=attrs.get("title", ""),
                 ref=attrs.get("ref", ""),
                 document_id=attrs.get("document", ""),
@@ -79,6 +90,7 @@ def parse_sources(content: str) -> list[PromptSource]:
 
 
 def parse_question(content: str) -> str:
-    match = QUESTION_RE.search(content)
-    question = match.group(1) if match else content
-    return question.replace("<\\/question>", "</question>").strip()
+    tail = content.rsplit("</sources>", 1)[-1]
+    match = QUESTION_RE.search(tail)
+    question = match.group(1) if match else tail
+    return _unescape(question).strip()
