@@ -52,3 +52,8 @@ def test_off_sends_the_original_only_when_allowed():
 
 def test_local_destination_is_always_allowed():
     assert EgressClient("enforce", []).prepare(MESSAGES, "local").allowed
+
+
+def test_local_provider_requests_are_reported_but_not_rewritten():
+    decision = EgressClient("enforce", []).prepare(MESSAGES, "local")
+    assert decision.messages == MESSAGES and decision.report()["pii_counts"] == {"EMAIL": 1, "ES_DNI": 1}

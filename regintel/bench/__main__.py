@@ -32,6 +32,22 @@ def _retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _llm(args: argparse.Namespace) -> int:
+    from regintel.bench.llm import print_llm_report, run_llm_bench
+
+    result = run_llm_bench(get_settings(), Path(args.passages) if args.passages else None,
+                           Path(args.questions) if args.questions else None, args.limit, args.k)
+    print_llm_report(result, args.json)
+    return 0
+
+
+def _egress(args: argparse.Namespace) -> int:
+    from regintel.bench.egress import main as egress_main
+
+    egress_main()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel.bench")
     sub = parser.add_subparsers(dest="bench", required=True)
@@ -47,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     retrieval.add_argument("--rrf-k", type=int)
     retrieval.add_argument("--json", action="store_true", help="print one JSON object last")
     retrieval.set_defaults(func=_retrieval)
+
+    llm = sub.add_parser("llm", help="time to first chunk / total per turn; verbatim rate of offline answers")
+    llm.add_argument("--passages", help="ObliQA-schema passages (default: the demo corpus index)")
+    llm.add_argument("--questions", help="ObliQA-schema questions")
+    llm.add_argument("--limit", type=int, default=200)
+    llm.add_argument("--k", type=int, default=5)
+    llm.add_argument("--json", action="store_true")
+    llm.set_defaults(func=_llm)
+
+    egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
+    egress.set_defaults(func=_egress)
     return parser
 
 

@@ -9,6 +9,10 @@ Modes:
   i.e. through explicit test or benchmark wiring.
 
 The report kept for the trace holds types and counts, never the values found.
+
+The on-machine provider (destination ``local``) is not egress: nothing leaves the machine, so its request is
+scanned and reported but passed unchanged (sanitising would put placeholders into verbatim quotes of public
+regulation). Every remote destination gets the sanitised request in enforce and report-only.
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ class EgressClient:
             result = sanitise(str(message.get("content", "")))
             for pii_type, count in result.counts.items():
                 counts[pii_type] = counts.get(pii_type, 0) + count
-            cleaned.append({**message, "content": result.text})
+            cleaned.append({**message, "content": result.text if destination not in LOCAL_DESTINATIONS else message.get("content", "")})
         violations = [] if allowed else [f"destination '{destination}' is not allowed by the egress policy"]
         decision = EgressDecision(cleaned, mode, destination, allowed or mode == "report-only", counts, violations)
         if counts:

@@ -5,7 +5,9 @@ dates), so every detector is deliberately conservative: identifiers must pass th
 numbers need a phone-like shape or a phone word nearby, dates only count in an explicit birth context.
 
 Detectors run from the most to the least specific type; each one sees the text with earlier findings masked,
-so an IBAN or card number is never re-read as a phone number, and sanitising the output again changes nothing.
+so an IBAN or card number is never re-read as a phone number. Masks have the same edges as the placeholders
+that replace them, and detection repeats until a round finds nothing, so sanitising the output again changes
+nothing. Everything is standard library; regexes are precompiled and written to backtrack linearly.
 """
 
 from __future__ import annotations
@@ -44,12 +46,15 @@ class SanitiseResult:
         return {"changed": self.changed, "counts": dict(self.counts), "total": sum(self.counts.values())}
 
 
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """Hide found spans behind "[___]": same edges as their future placeholders "[TYPE_n]", so later detectors
+    see the same neighbours now as when the sanitised text is sanitised again (idempotence)."""
+    parts, position = [], 0
+    for start, end in sorted(spans):
+        parts += [text[position:start], "[", "_" * (end - start - 2), "]"]
+        position = end
+    return "".join(parts) + text[position:]
 
-
-def _mask(text: str, start: int, end: int) -> str:
-    """Hide a found span behind "[___]": it has the same edges as its future placeholder "[TYPE_n]", so later
-    detectors see the same neighbours now as when the sanitised text is sanitised again (idempotence)."""
-    return text[:start] + "[" + "_" * (end - start - 2) + "]" + text[end:]
 
 # --- EMAIL -------------------------------------------------------------------------------------------------
 _EMAIL = re.compile(
@@ -166,9 +171,10 @@ def _ie_ppsn(text: str) -> Iterator[tuple[int, int]]:
 def _uk_nino(text: str) -> Iterator[tuple[int, int]]:
     for m in _UK_NINO.finditer(text):
         first, second = m[1], m[2]
-        if first + second == "QQ":  # HMRC's documented example prefix: match it, it is what people paste
-            yield m.span()
-        elif first not in "DFIQUV" and second not in "DFIQUVO" and first + second not in _NINO_BAD_PREFIXES:
+        # "QQ" is HMRC's documented example prefix (otherwise invalid): match it, it is what people paste.
+        if first + second == "QQ" or (
+            first not in "DFIQUV" and second not in "DFIQUVO" and first + second not in _NINO_BAD_PREFIXES
+        ):
             yield m.span()
 
 
@@ -254,13 +260,11 @@ _PHONE = re.compile(
     r"(?![\w]|[.,/:\-]\d|\s?%)"
 )
 _PHONE_WORDS = re.compile(
-    r"\b(?:tel|tél|telephone|téléphone|phone|call|mobile|mob|cell|fax|whatsapp|teléfono|telefono|tlf|"
-    r"móvil|movil|portable)\b",
-    re.IGNORECASE,
+    r"\b(?:tel|tél|telephone|téléphone|phone|call|mobile|mob|cell|fax|whatsapp|teléfono|telefono|tlf|móvil|movil|"
+    r"portable)\b", re.IGNORECASE
 )
 _MONEY_BEFORE = re.compile(r"(?:\b(?:EUR|USD|GBP|CHF)|[€$£])\s?$", re.IGNORECASE)
-_MONEY_AFTER = re.compile(r"\s?(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|million|mn|bn|billion|[€$£])\b",
-                          re.IGNORECASE)
+_MONEY_AFTER = re.compile(r"\s?(?:(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|million|mn|bn|billion)\b|[€$£])", re.I)
 
 
 def _window_before(text: str, end: int, size: int = 30) -> str:
@@ -276,7 +280,6 @@ def _window_before(text: str, end: int, size: int = 30) -> str:
 
 
 def _phones(text: str) -> Iterator[tuple[int, int]]:
-    seen = text  # with the phones accepted so far masked too, for the context window
     for m in _PHONE.finditer(text):
         raw = m.group()
         digits = sum(c.isdigit() for c in raw)
@@ -288,47 +291,45 @@ def _phones(text: str) -> Iterator[tuple[int, int]]:
         if _MONEY_BEFORE.search(text, max(0, m.start() - 5), m.start()) or _MONEY_AFTER.match(text, m.end()):
             continue  # "margin call of 100 000 000 EUR"
         if raw.startswith("+") or (len(groups) > 1 and raw.startswith(("0", "("))):
-            seen = _mask(seen, *m.span())
             yield m.span()
             continue
-        if _PHONE_WORDS.search(_window_before(seen, m.start())):
-            seen = _mask(seen, *m.span())
+        if _PHONE_WORDS.search(_window_before(text, m.start())):
             yield m.span()
 
 
+# Most specific first: a span taken by an earlier detector is masked for the later ones.
 _DETECTORS: tuple[tuple[str, Callable[[str], Iterator[tuple[int, int]]]], ...] = (
-    ("EMAIL", _emails),
-    ("IBAN", _ibans),
-    ("CARD", _cards),
-    ("ES_NIE", _es_nie),
-    ("ES_DNI", _es_dni),
-    ("IE_PPSN", _ie_ppsn),
-    ("UK_NINO", _uk_nino),
-    ("IP_ADDRESS", _ips),
-    ("DATE_OF_BIRTH", _dates_of_birth),
+    ("EMAIL", _emails), ("IBAN", _ibans), ("CARD", _cards), ("ES_NIE", _es_nie), ("ES_DNI", _es_dni),
+    ("IE_PPSN", _ie_ppsn), ("UK_NINO", _uk_nino), ("IP_ADDRESS", _ips), ("DATE_OF_BIRTH", _dates_of_birth),
     ("PHONE", _phones),
-)
+)  # fmt: skip
 
 
 def find_pii(text: str) -> list[Finding]:
-    """All PII findings, non-overlapping and sorted by start; more specific types win overlaps."""
+    """All PII findings, non-overlapping and sorted by start; more specific types win overlaps.
+
+    Rounds repeat until one finds nothing: a value hidden by a neighbour that turned out to be PII itself
+    ("+000000000+000000000") is found now rather than when the sanitised text is sanitised again.
+    """
     findings: list[Finding] = []
     masked = text
-    for pii_type, detector in _DETECTORS:
-        spans = sorted(detector(masked), key=lambda span: span[0] - span[1])  # longest first within a type
-        taken: list[tuple[int, int]] = []
-        for start, end in spans:
-            if end > start and all(end <= s or start >= e for s, e in taken):
-                taken.append((start, end))
-        for start, end in taken:
-            findings.append(Finding(pii_type, start, end, text[start:end]))
-            masked = _mask(masked, start, end)
-    return sorted(findings, key=lambda f: f.start)
+    while True:
+        found_before = len(findings)
+        for pii_type, detector in _DETECTORS:
+            spans = sorted(detector(masked), key=lambda span: span[0] - span[1])  # longest first within a type
+            taken: list[tuple[int, int]] = []
+            for start, end in spans:
+                if end > start and all(end <= s or start >= e for s, e in taken):
+                    taken.append((start, end))
+            findings += [Finding(pii_type, start, end, text[start:end]) for start, end in taken]
+            if taken:
+                masked = _mask(masked, taken)
+        if len(findings) == found_before:
+            return sorted(findings, key=lambda f: f.start)
 
 
 def contains_pii(text: str) -> bool:
     return bool(find_pii(text))
-
 
 
 def _normalise(finding: Finding) -> str:

@@ -1,0 +1,99 @@
+"""Egress sanitiser benchmark: entity-level precision / recall per PII type on the shared case table, and speed.
+
+Entity-level means each expected ``(type, exact text)`` of a case must be found with the same type and exactly
+the same span text; anything else found is a false positive (so a lookalike that is flagged costs precision).
+The table is the one tests/test_sanitiser.py asserts on (``regintel.egress.cases``), so these numbers move only
+when the table or the sanitiser does.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+
+from regintel.egress.cases import CASES, Case
+from regintel.egress.sanitiser import PII_TYPES, find_pii, sanitise
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return round(numerator / denominator, 4) if denominator else None
+
+
+def _scores(tp: int, fp: int, fn: int) -> dict:
+    """Precision is None (n/a) when nothing was found, recall when nothing was expected."""
+    return {
+        "tp": tp, "fp": fp, "fn": fn, "support": tp + fn,
+        "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, tp + fn),
+    }  # fmt: skip
+
+
+def score_cases(cases: list[Case]) -> dict:
+    """Per-type and overall (micro) counts; expected and found entities are matched as multisets."""
+    tp, fp, fn = Counter(), Counter(), Counter()
+    flagged_lookalikes = 0
+    for _, text, expected in cases:
+        wanted = Counter(expected)
+        found = Counter((f.type, f.text) for f in find_pii(text))
+        for (pii_type, _), n in (wanted & found).items():
+            tp[pii_type] += n
+        for (pii_type, _), n in (found - wanted).items():
+            fp[pii_type] += n
+        for (pii_type, _), n in (wanted - found).items():
+            fn[pii_type] += n
+        flagged_lookalikes += bool(not expected and found)
+    per_type = {t: _scores(tp[t], fp[t], fn[t]) for t in PII_TYPES}
+    overall = _scores(sum(tp.values()), sum(fp.values()), sum(fn.values()))
+    return {"per_type": per_type, "overall": overall, "flagged_lookalikes": flagged_lookalikes}
+
+
+def _time_per_case_us(function, texts: list[str], repeat: int) -> float:
+    for text in texts:  # warm-up: regex caches, first-call overheads
+        function(text)
+    started = time.perf_counter()
+    for _ in range(repeat):
+        for text in texts:
+            function(text)
+    return round((time.perf_counter() - started) / (repeat * len(texts)) * 1e6, 1)
+
+
+def run_egress_bench(repeat: int = 20) -> dict:
+    """Scores plus mean time per case (find_pii and the full sanitise) over `repeat` passes of the table."""
+    texts = [text for _, text, _ in CASES]
+    return {
+        "bench": "egress",
+        "cases": len(CASES),
+        "lookalikes": sum(1 for _, _, expected in CASES if not expected),
+        "entities": sum(len(expected) for _, _, expected in CASES),
+        **score_cases(CASES),
+        "us_per_case_find_pii": _time_per_case_us(find_pii, texts, repeat),
+        "us_per_case_sanitise": _time_per_case_us(sanitise, texts, repeat),
+    }
+
+
+def _fmt(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value:6.3f}"
+
+
+def print_report(result: dict) -> None:
+    """A readable table, then one JSON line last (for scripts)."""
+    print(f"Egress sanitiser benchmark: {result['cases']} cases ({result['lookalikes']} lookalikes), "
+          f"{result['entities']} expected entities")
+    print(f"{'type':<15}{'support':>8}{'tp':>5}{'fp':>5}{'fn':>5}{'precision':>11}{'recall':>8}")
+    rows = [*result["per_type"].items(), ("OVERALL", result["overall"])]
+    for name, s in rows:
+        print(f"{name:<15}{s['support']:>8}{s['tp']:>5}{s['fp']:>5}{s['fn']:>5}"
+              f"{_fmt(s['precision']):>11}{_fmt(s['recall']):>8}")
+    print(f"lookalike cases flagged: {result['flagged_lookalikes']}")
+    print(f"time per case: find_pii {result['us_per_case_find_pii']} µs, "
+          f"sanitise {result['us_per_case_sanitise']} µs")
+    print(json.dumps(result, ensure_ascii=False))
+
+
+def main() -> int:
+    print_report(run_egress_bench())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
