@@ -7,6 +7,7 @@ corpus of a few thousand chunks; the index is saved beside Chroma and reloaded a
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Sequence
 
@@ -17,6 +18,7 @@ from regintel.errors import IndexError_
 from regintel.retrieval.text_analysis import tokenize
 
 IDS_FILE = "chunk_ids.json"
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class BM25Index:
