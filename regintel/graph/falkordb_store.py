@@ -1,0 +1,131 @@
+"""FalkorDB backend (embedded by default, or a FalkorDB server by URL) through the ``falkordb`` client.
+
+Several writes commit together through a Redis MULTI/EXEC transaction of GRAPH.QUERY commands.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any, Sequence
+
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.graph.store import GraphQueryError, GraphStore, GraphUnavailable, Statement
+
+
+def _plain(value: Any) -> Any:
+    """FalkorDB Node/Edge objects become property dicts; lists are converted element by element."""
+    if hasattr(value, "properties") and isinstance(getattr(value, "properties"), dict):
+        return dict(value.properties)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class FalkorDBStore(GraphStore):
+    dialect = "falkordb"
+
+    def __init__(self, graph_name: str = "regintel", server: EmbeddedFalkorDB | None = None,
+                 host: str = "", port: int = 6379, password: str = "") -> None:
+        self.graph_name = graph_name
+        self.server = server
+        self.host, self.port, self.password = host, port, password
+        self._local = threading.local()
+        self._schema_ready = False
+
+    # -- connection ----------------------------------------------------------------------------------------
+    def _db(self):
+        from falkordb import FalkorDB
+
+        db = getattr(self._local, "db", None)
+        if db is None:
+            if self.server is not None:
+                socket = self.server.ensure_running()
+                db = FalkorDB(unix_socket_path=str(socket))
+            else:
+                db = FalkorDB(host=self.host, port=self.port, password=self.password or None)
+            self._local.db = db
+        return db
+
+    def _reset(self) -> None:
+        self._local.db = None
+
+    def _call(self, fn):
+        """Run fn(graph) once; on a connection failure, restart/reconnect and try exactly once more."""
+        import redis
+
+        for attempt in (1, 2):
+            try:
+                return fn(self._db().select_graph(self.graph_name))
+            except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError, ConnectionRefusedError) as exc:
+                self._reset()
+                if attempt == 2 or self.server is None:
+                    raise GraphUnavailable(f"The graph server is not reachable: {exc}") from exc
+            except redis.ResponseError as exc:
+                raise GraphQueryError(str(exc)) from exc
+        raise AssertionError("unreachable")
+
+    # -- GraphStore ----------------------------------------------------------------------------------------
+    def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        def run(graph):
+            result = graph.ro_query(cypher, params or {})
+            columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
+            return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
+
+        return self._call(run)
+
+    def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        def run(graph):
+            result = graph.query(cypher, params or {})
+            columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
+            return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
+
+        return self._call(run)
+
+    def write_all(self, statements: Sequence[Statement]) -> None:
+        """One atomic query: FalkorDB has no multi-query transactions (MULTI/EXEC does not roll back), but a
+        single query is all-or-nothing, so the statements are chained with ``WITH count(*)`` and their
+        parameters renamed per statement."""
+        if not statements:
+            return
+        parts, params = [], {}
+        for number, (cypher, statement_params) in enumerate(statements):
+            prefix = f"s{number}_"
+            parts.append(re.sub(r"\$(\w+)", lambda m: f"${prefix}{m.group(1)}", cypher.strip().rstrip(";")))
+            params.update({prefix + k: v for k, v in (statement_params or {}).items()})
+        combined = parts[0] + "".join(f" WITH count(*) AS _step{i} {part}" for i, part in enumerate(parts[1:]))
+        self.write(combined, params)
+
+    def ensure_schema(self) -> None:
+        from regintel.graph.queries import falkordb_schema_statements
+
+        for cypher in falkordb_schema_statements():
+            try:
+                self.write(cypher)
+            except GraphQueryError as exc:
+                if "already" not in str(exc).lower():
+                    raise
+        for label, prop in (("Concept", "key"), ("Label", "key"), ("Rule", "key"), ("Section", "key"),
+                            ("Jurisdiction", "code"), ("Content", "key"), ("Quote", "key")):
+            try:
+                self._call(lambda g: g.create_node_unique_constraint(label, prop))
+            except GraphQueryError as exc:
+                if "already" not in str(exc).lower():
+                    raise
+        self._schema_ready = True
+
+    def ping(self) -> bool:
+        try:
+            return bool(self._db().connection.ping())
+        except Exception:
+            self._reset()
+            return False
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            try:
+                db.connection.close()
+            except Exception:
+                pass
+        self._reset()

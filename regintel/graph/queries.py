@@ -1,0 +1,119 @@
+"""Every Cypher query of the application, in one place, always parameterised.
+
+Labels and relation types appear in query text only through the templates below, filled from the schema's
+whitelists (never from input). The portable subset: fixed labels, ``UNWIND $rows AS r MERGE ...`` with explicit
+``SET``s, scalar return columns. Dialect hooks cover constraints and indexes.
+"""
+
+from __future__ import annotations
+
+from regintel.graph.schema import NODE_LABELS, RELATION_TYPES, SPECIFIC_LABELS
+
+KEYED_LABELS = {label: ("code" if label == "Jurisdiction" else "key") for label in NODE_LABELS}
+
+
+def _check_label(label: str) -> str:
+    if label not in NODE_LABELS and label not in SPECIFIC_LABELS:
+        raise ValueError(f"label '{label}' is not in the schema")
+    return label
+
+
+def _check_type(rel_type: str) -> str:
+    if rel_type not in RELATION_TYPES:
+        raise ValueError(f"relation type '{rel_type}' is not in the schema")
+    return rel_type
+
+
+# -- schema ------------------------------------------------------------------------------------------------------
+def falkordb_schema_statements() -> list[str]:
+    statements = [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in KEYED_LABELS.items()]
+    statements += [f"CREATE INDEX FOR (n:{label}) ON (n.updated_at)" for label in NODE_LABELS]
+    statements += ["CREATE INDEX FOR (n:Label) ON (n.normalised)", "CREATE INDEX FOR (n:Concept) ON (n.id)"]
+    return statements
+
+
+def neo4j_schema_statements() -> list[str]:
+    statements = [
+        f"CREATE CONSTRAINT {label.lower()}_{prop}_unique IF NOT EXISTS FOR (n:{label}) REQUIRE n.{prop} IS UNIQUE"
+        for label, prop in KEYED_LABELS.items()
+    ]
+    statements += [f"CREATE INDEX {label.lower()}_updated IF NOT EXISTS FOR (n:{label}) ON (n.updated_at)" for label in NODE_LABELS]
+    statements += ["CREATE INDEX label_normalised IF NOT EXISTS FOR (n:Label) ON (n.normalised)",
+                   "CREATE INDEX concept_id IF NOT EXISTS FOR (n:Concept) ON (n.id)"]
+    return statements
+
+
+def memgraph_schema_statements() -> list[str]:
+    statements = [f"CREATE CONSTRAINT ON (n:{label}) ASSERT n.{prop} IS UNIQUE" for label, prop in KEYED_LABELS.items()]
+    statements += [f"CREATE INDEX ON :{label}({prop})" for label, prop in KEYED_LABELS.items()]
+    statements += [f"CREATE INDEX ON :{label}(updated_at)" for label in NODE_LABELS]
+    statements += ["CREATE INDEX ON :Label(normalised)", "CREATE INDEX ON :Concept(id)"]
+    return statements
+
+
+# -- generic guarded writes (GraphWriteService) ------------------------------------------------------------------
+def merge_nodes(label: str) -> str:
+    """Upsert nodes by key: rows are {key, props}; created_at on creation, updated_at always."""
+    key = KEYED_LABELS[_check_label(label)]
+    return (
+        f"UNWIND $rows AS r MERGE (n:{label} {{{key}: r.key}}) "
+        "ON CREATE SET n.created_at = $now SET n += r.props, n.updated_at = $now"
+    )
+
+
+def add_specific_label(label: str, specific: str) -> str:
+    key = KEYED_LABELS[_check_label(label)]
+    return f"MATCH (n:{label} {{{key}: $key}}) SET n:{_check_label(specific)}"
+
+
+def merge_edges(rel_type: str, from_label: str, to_label: str) -> str:
+    """Upsert edges between keyed nodes: rows are {from, to, props}."""
+    from_key, to_key = KEYED_LABELS[_check_label(from_label)], KEYED_LABELS[_check_label(to_label)]
+    return (
+        f"UNWIND $rows AS r MATCH (a:{from_label} {{{from_key}: r.from}}) MATCH (b:{to_label} {{{to_key}: r.to}}) "
+        f"MERGE (a)-[e:{_check_type(rel_type)}]->(b) ON CREATE SET e.created_at = $now "
+        "SET e += r.props, e.updated_at = $now"
+    )
+
+
+# -- concepts ----------------------------------------------------------------------------------------------------
+CONCEPT_BY_KEY = (
+    "MATCH (c:Concept {key: $key}) RETURN c.id AS id, c.key AS key, labels(c) AS labels, "
+    "c.definition AS definition, c.alt_labels AS alt_labels, c.pref_label AS pref_label"
+)
+CONCEPT_BY_ALIAS = (
+    "MATCH (l:Label)<-[:HAS_LABEL]-(c:Concept) WHERE l.key IN $label_keys "
+    "RETURN c.id AS id, c.key AS key, labels(c) AS labels, c.definition AS definition, "
+    "c.alt_labels AS alt_labels, c.pref_label AS pref_label ORDER BY c.created_at LIMIT 1"
+)
+CREATE_CONCEPT = (
+    "MERGE (c:Concept {key: $key}) ON CREATE SET c.id = $id, c.created_at = $now, c.domain = $domain, "
+    "c.kind = $kind, c.jurisdiction = $jurisdiction, c.pref_label = $pref_label, c.definition = $definition, "
+    "c.alt_labels = [], c.source_urls = [], c.status = 'active' "
+    "SET c.updated_at = $now RETURN c.id AS id, labels(c) AS labels"
+)
+CONCEPT_DETAIL = (
+    "MATCH (c:Concept {key: $key}) OPTIONAL MATCH (c)-[r]->(s:Section) "
+    "RETURN c.definition AS definition, count(s) AS sections, c.updated_at AS updated_at, c.enriched_at AS enriched_at"
+)
+CONCEPT_LABEL_INDEX = (
+    "MATCH (c:Concept) RETURN c.key AS key, c.domain AS domain, c.kind AS kind, c.jurisdiction AS jurisdiction, "
+    "c.pref_label AS pref_label, c.alt_labels AS alt_labels, c.definition AS definition, c.source_urls AS source_urls"
+)
+COUNT_NODES = "MATCH (n) RETURN count(n) AS n"
+
+# -- change detection --------------------------------------------------------------------------------------------
+NODES_CHANGED_SINCE = (
+    "MATCH (n) WHERE n.updated_at > $since RETURN labels(n) AS labels, coalesce(n.key, n.code) AS key, "
+    "n.created_at AS created_at, n.updated_at AS updated_at ORDER BY n.updated_at LIMIT $limit"
+)
+EDGES_CHANGED_SINCE = (
+    "MATCH (a)-[e]->(b) WHERE e.updated_at > $since RETURN type(e) AS type, coalesce(a.key, a.code) AS source, "
+    "coalesce(b.key, b.code) AS target, e.created_at AS created_at, e.updated_at AS updated_at "
+    "ORDER BY e.updated_at LIMIT $limit"
+)
+ALL_NODES_SNAPSHOT = "MATCH (n) RETURN labels(n) AS labels, coalesce(n.key, n.code) AS key, n.updated_at AS updated_at"
+ALL_EDGES_SNAPSHOT = (
+    "MATCH (a)-[e]->(b) RETURN type(e) AS type, coalesce(a.key, a.code) AS source, coalesce(b.key, b.code) AS target, "
+    "e.updated_at AS updated_at"
+)
