@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     llm_tools: bool = Field(True, description="Whether the OpenAI-compatible endpoint supports function tools (off: answer-only, no concept capture).")
     egress_mode: Literal["enforce", "report-only", "off"] = Field("enforce", description="Default egress guard mode; tenants may override (`off` only where the tenant allows it).")
     egress_allowed_hosts: str = Field("", description="Comma-separated hosts LLM calls may reach besides the configured endpoint (tenant policies can narrow this).")
+    graph_backend: Literal["falkordb-embedded", "falkordb", "neo4j", "memgraph"] = Field("falkordb-embedded", description="Rules graph backend: embedded FalkorDB (started on a unix socket in `<data_dir>/graph`), a FalkorDB server, Neo4j 5 or Memgraph over Bolt.")
+    graph_url: str = Field("", description="Graph server URL: `redis://host:6379` for FalkorDB, `bolt://host:7687` for Neo4j / Memgraph.")
+    graph_user: str = Field("", description="Graph server user (Neo4j / Memgraph).")
+    graph_password: SecretStr = Field(SecretStr(""), description="Graph server password. Never logged.")
+    graph_name: str = Field("regintel", description="Graph (FalkorDB) or database (Neo4j) name.")
+    graph_snapshot_seconds: int = Field(2, ge=1, le=3600, description="Embedded FalkorDB snapshot interval: a killed graph server loses at most this window of writes.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")
@@ -124,6 +130,10 @@ class Settings(BaseSettings):
     @property
     def bm25_dir(self) -> Path:
         return self.data_dir / "bm25"
+
+    @property
+    def graph_dir(self) -> Path:
+        return self.data_dir / "graph"
 
     @property
     def embedding_cache_path(self) -> Path:

@@ -41,6 +41,7 @@ class CorpusDocument:
     authority_level: str = "guidance"
     source_url: str = ""
     license: str = ""
+    celex: str = ""
     in_manifest: bool = True
 
     @property
@@ -112,6 +113,7 @@ def scan_corpus(corpus_dir: Path) -> CorpusScan:
                     authority_level=str(entry.get("authority_level", "guidance")),
                     source_url=str(entry.get("source_url", "")),
                     license=str(entry.get("license", "")),
+                    celex=str(entry.get("celex", "") or ""),
                 )
             except (KeyError, TypeError) as exc:
                 scan.problems.append(("manifest.json", f"entry without {exc}: skipped"))

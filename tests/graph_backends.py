@@ -1,0 +1,31 @@
+"""Graph backends for the conformance suite: embedded FalkorDB always; Neo4j / Memgraph when their test URLs are
+set (``.ci/run`` starts a real Neo4j 5 from Maven Central jars and sets REGINTEL_TEST_NEO4J_URL)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.graph.falkordb_store import FalkorDBStore
+
+BACKENDS = ["falkordb", "neo4j", "memgraph"]
+
+
+def open_backend(name: str, tmp_path) -> tuple[object, object]:
+    """(store, server-or-None) for a backend, or skip when it is not available here."""
+    if name == "falkordb":
+        server = EmbeddedFalkorDB(tmp_path / "graph", snapshot_seconds=1)
+        store = FalkorDBStore(f"test_{uuid.uuid4().hex[:8]}", server=server)
+        return store, server
+    url = os.environ.get(f"REGINTEL_TEST_{name.upper()}_URL", "")
+    if not url:
+        pytest.skip(f"REGINTEL_TEST_{name.upper()}_URL not set")
+    from regintel.graph.neo4j_store import Neo4jStore
+
+    store = Neo4jStore(url, os.environ.get(f"REGINTEL_TEST_{name.upper()}_USER", ""),
+                       os.environ.get(f"REGINTEL_TEST_{name.upper()}_PASSWORD", ""), dialect=name)
+    store.clear()
+    return store, None
