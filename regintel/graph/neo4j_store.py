@@ -1,0 +1,90 @@
+"""Neo4j 5 and Memgraph backends over Bolt with the official ``neo4j`` driver.
+
+Multi-statement writes run in one managed transaction (``execute_write``), retried by the driver on transient
+errors. Dialect hooks: constraint/index syntax differs between Neo4j and Memgraph.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from regintel.graph.store import GraphQueryError, GraphStore, GraphUnavailable, Statement
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "items") and hasattr(value, "labels"):  # Node
+        return dict(value.items())
+    if hasattr(value, "items") and hasattr(value, "type"):  # Relationship
+        return dict(value.items())
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Neo4jStore(GraphStore):
+    def __init__(self, url: str, user: str = "", password: str = "", database: str | None = None, dialect: str = "neo4j") -> None:
+        import neo4j
+
+        if dialect not in {"neo4j", "memgraph"}:
+            raise ValueError("dialect must be neo4j or memgraph")
+        self.dialect = dialect
+        self.database = database if dialect == "neo4j" and database not in {None, "", "regintel"} else None
+        auth = (user, password) if user else None
+        self._driver = neo4j.GraphDatabase.driver(url, auth=auth, connection_timeout=5, max_transaction_retry_time=10)
+
+    def _session(self):
+        return self._driver.session(database=self.database) if self.database else self._driver.session()
+
+    def _run(self, work):
+        import neo4j.exceptions as errors
+
+        try:
+            with self._session() as session:
+                return work(session)
+        except (errors.ServiceUnavailable, errors.SessionExpired, OSError) as exc:
+            raise GraphUnavailable(f"The graph server is not reachable: {exc}") from exc
+        except errors.Neo4jError as exc:
+            raise GraphQueryError(str(exc)) from exc
+
+    def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        def work(session):
+            return session.execute_read(lambda tx: [{k: _plain(v) for k, v in r.items()} for r in tx.run(cypher, params or {})])
+
+        return self._run(work)
+
+    def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        def work(session):
+            return session.execute_write(lambda tx: [{k: _plain(v) for k, v in r.items()} for r in tx.run(cypher, params or {})])
+
+        return self._run(work)
+
+    def write_all(self, statements: Sequence[Statement]) -> None:
+        if not statements:
+            return
+
+        def unit(tx):
+            for cypher, params in statements:
+                tx.run(cypher, params or {}).consume()
+
+        self._run(lambda session: session.execute_write(unit))
+
+    def ensure_schema(self) -> None:
+        from regintel.graph.queries import memgraph_schema_statements, neo4j_schema_statements
+
+        statements = neo4j_schema_statements() if self.dialect == "neo4j" else memgraph_schema_statements()
+        for cypher in statements:
+            try:
+                self._run(lambda session: session.run(cypher).consume())
+            except GraphQueryError as exc:
+                if "already exists" not in str(exc).lower() and "equivalent" not in str(exc).lower():
+                    raise
+
+    def ping(self) -> bool:
+        try:
+            self._driver.verify_connectivity()
+            return True
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        self._driver.close()

@@ -1,0 +1,69 @@
+"""The embedded FalkorDB server: one per directory, reused across processes, persistent across restarts, and
+restarted when it dies (a killed server loses at most its snapshot window)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.graph.falkordb_store import FalkorDBStore
+from regintel.graph.write_service import GraphWriteService
+
+
+def rules(store) -> set[str]:
+    return {r["k"] for r in store.query("MATCH (r:Rule) RETURN r.key AS k")}
+
+
+def test_data_survives_a_clean_restart(tmp_path):
+    server = EmbeddedFalkorDB(tmp_path, snapshot_seconds=60)
+    store = FalkorDBStore("g", server=server)
+    GraphWriteService(store).upsert_nodes("Rule", [{"key": "eu-gdpr", "title": "GDPR"}])
+    store.close()
+    server.shutdown()  # SHUTDOWN SAVE
+    assert not server.alive()
+    again = FalkorDBStore("g", server=EmbeddedFalkorDB(tmp_path))
+    assert rules(again) == {"eu-gdpr"}
+    again.server.shutdown(save=False)
+
+
+def test_a_killed_server_loses_at_most_the_snapshot_window_and_is_restarted(tmp_path):
+    server = EmbeddedFalkorDB(tmp_path, snapshot_seconds=1)
+    store = FalkorDBStore("g", server=server)
+    writer = GraphWriteService(store)
+    writer.upsert_nodes("Rule", [{"key": "old", "title": "written before the snapshot"}])
+    time.sleep(2.5)  # the 1-second snapshot has happened
+    server.kill()
+    assert not server.alive()
+    assert "old" in rules(store), "the next call restarts the dead server and reloads the snapshot"
+    server.shutdown(save=False)
+
+
+def test_a_killed_client_process_loses_nothing_and_the_server_is_shared(tmp_path):
+    script = (
+        "import os, sys; sys.path.insert(0, %r)\n"
+        "from regintel.graph.falkordb_server import EmbeddedFalkorDB\n"
+        "from regintel.graph.falkordb_store import FalkorDBStore\n"
+        "from regintel.graph.write_service import GraphWriteService\n"
+        "server = EmbeddedFalkorDB(%r)\n"
+        "GraphWriteService(FalkorDBStore('g', server=server)).upsert_nodes('Rule', [{'key': 'from-child', 'title': 'x'}])\n"
+        "print(server.pid(), flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"
+    ) % (os.getcwd(), str(tmp_path))
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert child.returncode == -9
+    server = EmbeddedFalkorDB(tmp_path)
+    assert server.alive(), "the server outlives the process that started it"
+    assert server.pid() == int(child.stdout.strip())
+    assert rules(FalkorDBStore("g", server=server)) == {"from-child"}
+    server.shutdown(save=False)
+
+
+def test_a_stale_pidfile_and_socket_do_not_block_start(tmp_path):
+    (tmp_path / "falkordb.pid").write_text("999999")
+    (tmp_path / "falkordb.sock").write_text("")
+    server = EmbeddedFalkorDB(tmp_path)
+    assert FalkorDBStore("g", server=server).ping()
+    server.shutdown(save=False)
