@@ -34,7 +34,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from regintel.retrieval.ingest import ingest_corpus
 
     settings = get_settings()
-    report = ingest_corpus(settings, Path(args.corpus) if args.corpus else None, progress=_progress_printer())
+    graph = None
+    if not args.no_graph:
+        from regintel.graph.factory import open_graph_store
+
+        graph = open_graph_store(settings)
+    report = ingest_corpus(settings, Path(args.corpus) if args.corpus else None, progress=_progress_printer(), graph=graph)
     print(report.summary())
     return 0
 
@@ -74,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", help="index the corpus (idempotent: only changed chunks are embedded)")
     ingest.add_argument("--corpus", help="corpus folder (default: REGINTEL_CORPUS_DIR)")
+    ingest.add_argument("--no-graph", action="store_true", help="do not seed the rules graph")
     ingest.set_defaults(func=cmd_ingest)
 
     search = sub.add_parser("search", help="hybrid search of the indexed corpus")

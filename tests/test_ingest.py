@@ -112,3 +112,26 @@ def test_index_status_and_missing_index(settings):
     assert index_status(settings)["ready"] is False
     with pytest.raises(IndexError_, match="python -m regintel ingest"):
         open_search_index(settings)
+
+
+def test_ingestion_seeds_the_graph_and_survives_a_graph_failure(settings, shared_embedding_cache):
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+    from regintel.graph.falkordb_store import FalkorDBStore
+    from regintel.graph.store import GraphUnavailable
+
+    server = EmbeddedFalkorDB(settings.data_dir / "graph")
+    graph = FalkorDBStore("ingest", server=server)
+    try:
+        report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), graph=graph)
+        assert report.graph.startswith("2 rules") and "sections" in report.graph
+        assert graph.query("MATCH (r:Rule {key: 'be-guidance-oss-fr'})-[:IN_JURISDICTION]->(j) RETURN j.code AS j")[0]["j"] == "BE"
+    finally:
+        server.shutdown(save=False)
+
+    class BrokenGraph:
+        def ensure_schema(self):
+            raise GraphUnavailable("graph server stopped")
+
+    report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), graph=BrokenGraph())
+    assert report.graph.startswith("not updated (GraphUnavailable") and report.chunks > 0
+    assert open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache)).search("TVA", k=3).sources

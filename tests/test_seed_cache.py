@@ -69,5 +69,5 @@ def test_shipped_demo_seed_matches_the_demo_corpus(tmp_path):
     for doc in scan_corpus(settings.corpus_dir).documents:
         for chunk in chunk_document(doc, read_document_text(doc.path), settings.chunk_max_chars,
                                     settings.chunk_min_chars, settings.chunk_overlap_chars):
-            keys.append(embedding_key(model_id, "passage", chunk.index_text))
+            keys.append(embedding_key(model_id, "passage", chunk.embed_text))
     assert len(cache.get_many(keys)) == len(set(keys)), "seed cache is stale: run python -m regintel build-seed-cache"

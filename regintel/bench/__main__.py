@@ -41,6 +41,13 @@ def _llm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _graph(args: argparse.Namespace) -> int:
+    from regintel.bench.graph import print_graph_report, run_graph_bench
+
+    print_graph_report(run_graph_bench(args.concepts, args.resolve, args.neo4j_url), args.json)
+    return 0
+
+
 def _egress(args: argparse.Namespace) -> int:
     from regintel.bench.egress import main as egress_main
 
@@ -71,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--k", type=int, default=5)
     llm.add_argument("--json", action="store_true")
     llm.set_defaults(func=_llm)
+
+    graph = sub.add_parser("graph", help="resolve-or-create throughput, key lookups, change detection cost")
+    graph.add_argument("--concepts", type=int, default=10_000)
+    graph.add_argument("--resolve", type=int, default=2000, help="resolve_or_create calls to time")
+    graph.add_argument("--neo4j-url", help="also benchmark this Neo4j (default: REGINTEL_TEST_NEO4J_URL)")
+    graph.add_argument("--json", action="store_true")
+    graph.set_defaults(func=_graph)
 
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)

@@ -51,7 +51,7 @@ def load_passages(path: Path) -> list[Chunk]:
                 document_id=doc_id,
                 title=titles.get(doc_id, f"Document {doc_id}"),
                 ref=str(row.get("passage_ref", "")),
-                heading=str(row.get("passage_ref", "")),
+                heading="",  # ObliQA passages have a numeric reference, not a heading
                 section_path="",
                 text=str(row.get("text", "")),
                 jurisdiction="",

@@ -83,7 +83,7 @@ def run_retrieval_bench(
         latencies.append((time.perf_counter() - started) * 1000)
         runs.append(([s.chunk_id for s in result.sources], set(question.gold_pids)))
 
-    raw_pps = raw_model_throughput(embedder, [p.index_text for p in passages])
+    raw_pps = raw_model_throughput(embedder, [p.embed_text for p in passages])
     sample = [q.question for q in questions[:50]]
     q_started = time.perf_counter()
     for text in sample:
@@ -104,6 +104,8 @@ def run_retrieval_bench(
             "bm25_weight": fusion_used.bm25_weight,
             "rrf_k": fusion_used.rrf_k,
             "candidates": fusion_used.candidates,
+            "dense_feedback": fusion_used.dense_feedback,
+            "feedback_passages": fusion_used.feedback_passages,
         } if mode == "hybrid" else None,
         f"recall@{k}": round(metrics[f"recall@{k}"], 4),
         f"map@{k}": round(metrics[f"map@{k}"], 4),

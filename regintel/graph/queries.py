@@ -117,3 +117,49 @@ ALL_EDGES_SNAPSHOT = (
     "MATCH (a)-[e]->(b) RETURN type(e) AS type, coalesce(a.key, a.code) AS source, coalesce(b.key, b.code) AS target, "
     "e.updated_at AS updated_at"
 )
+
+# -- graph explorer ----------------------------------------------------------------------------------------------
+_NODE_COLUMNS = (
+    "labels(n) AS labels, coalesce(n.key, n.code) AS key, "
+    "coalesce(n.pref_label, n.short_title, n.title, n.ref, n.text, n.name, n.code, n.key) AS caption, "
+    "n.jurisdiction AS jurisdiction, n.domain AS domain, n.updated_at AS updated_at"
+)
+EXPLORER_NODES = (
+    "MATCH (n) WHERE any(l IN labels(n) WHERE l IN $labels) "
+    "AND ($jurisdiction = '' OR coalesce(n.jurisdiction, n.code, '') = $jurisdiction) "
+    "AND ($domain = '' OR coalesce(n.domain, '') = $domain) "
+    f"RETURN {_NODE_COLUMNS} ORDER BY n.updated_at DESC LIMIT $limit"
+)
+EXPLORER_SEARCH = (
+    "MATCH (n) WHERE any(l IN labels(n) WHERE l IN $labels) AND "
+    "toLower(coalesce(n.pref_label, '') + ' ' + coalesce(n.title, '') + ' ' + coalesce(n.short_title, '') + ' ' + "
+    "coalesce(n.heading, '') + ' ' + coalesce(n.text, '') + ' ' + coalesce(n.key, n.code, '')) CONTAINS toLower($text) "
+    f"RETURN {_NODE_COLUMNS} LIMIT $limit"
+)
+EXPLORER_SEARCH_ALIASES = (
+    "MATCH (c:Concept)-[:HAS_LABEL]->(l:Label) WHERE toLower(l.text) CONTAINS toLower($text) "
+    "WITH DISTINCT c AS n "
+    f"RETURN {_NODE_COLUMNS} LIMIT $limit"
+)
+EXPLORER_EDGES = (
+    "MATCH (a)-[e]->(b) WHERE coalesce(a.key, a.code) IN $keys AND coalesce(b.key, b.code) IN $keys "
+    "RETURN coalesce(a.key, a.code) AS source, type(e) AS type, coalesce(b.key, b.code) AS target LIMIT $limit"
+)
+NODE_BY_KEY = f"MATCH (n) WHERE n.key = $key OR n.code = $key RETURN {_NODE_COLUMNS} LIMIT 1"
+NODE_PROPERTIES_BY_KEY = "MATCH (n) WHERE n.key = $key OR n.code = $key RETURN n AS node, labels(n) AS labels LIMIT 1"
+NODE_ALIASES = "MATCH (c:Concept {key: $key})-[:HAS_LABEL]->(l:Label) RETURN l.text AS text ORDER BY text"
+NODE_SECTIONS = (
+    "MATCH (n)-[e]-(s:Section) WHERE n.key = $key OR n.code = $key "
+    "RETURN type(e) AS type, s.key AS key, s.ref AS ref, s.heading AS heading, s.rule_key AS rule, "
+    "s.source_url AS url ORDER BY key LIMIT 50"
+)
+
+
+def explorer_neighbourhood(depth: int) -> str:
+    """Nodes within 1-3 hops of a focused node (depth from a fixed set, never from free text)."""
+    if depth not in (1, 2, 3):
+        raise ValueError("depth must be 1, 2 or 3")
+    return (
+        f"MATCH (f) WHERE f.key = $key OR f.code = $key MATCH (f)-[*1..{depth}]-(n) "
+        f"WITH DISTINCT n RETURN {_NODE_COLUMNS} LIMIT $limit"
+    )

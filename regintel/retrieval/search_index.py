@@ -28,11 +28,15 @@ FILTER_FIELDS = ("jurisdiction", "document_id", "language")
 
 @dataclass
 class FusionConfig:
-    method: str = "rrf"  # "rrf" or "score"
-    dense_weight: float = 1.0
-    bm25_weight: float = 1.0
+    """How dense and BM25 results are combined; defaults chosen on ObliQA dev[:1000] (docs/benchmarks.md)."""
+
+    method: str = "score"  # "score" (weighted min-max) or "rrf"
+    dense_weight: float = 0.5
+    bm25_weight: float = 0.5
     rrf_k: int = 60
-    candidates: int = 50
+    candidates: int = 100
+    dense_feedback: float = 0.5  # Rocchio weight of the top fused passages' mean vector (0: off)
+    feedback_passages: int = 3
 
 
 @dataclass
@@ -145,20 +149,32 @@ class SearchIndex:
             timings["bm25"] = (time.perf_counter() - started) * 1000
 
         started = time.perf_counter()
-        if mode == "dense":
-            fused = dense
-        elif mode == "bm25":
-            fused = lexical
-        elif self.fusion.method == "score":
-            fused = normalised_score_fusion([dense, lexical], [self.fusion.dense_weight, self.fusion.bm25_weight])
-        else:
-            fused = reciprocal_rank_fusion(
-                [dense, lexical], [self.fusion.dense_weight, self.fusion.bm25_weight], k=self.fusion.rrf_k
-            )
-        best = top(fused, k)
+        fused = self._fuse(mode, dense, lexical)
         timings["fusion"] = (time.perf_counter() - started) * 1000
+        if mode == "hybrid" and self.fusion.dense_feedback > 0 and fused:
+            started = time.perf_counter()
+            feedback_ids = [cid for cid, _ in top(fused, self.fusion.feedback_passages)]
+            stored = self.vectors.vectors(feedback_ids)
+            if stored:
+                expanded = query_vector + self.fusion.dense_feedback * np.mean(list(stored.values()), axis=0)
+                expanded = expanded / (np.linalg.norm(expanded) or 1.0)
+                dense = dict(self.vectors.query(expanded, n, chroma_where(filters)))
+                dense = {cid: score for cid, score in dense.items() if cid in self.chunks}
+                fused = self._fuse(mode, dense, lexical)
+            timings["dense_feedback"] = (time.perf_counter() - started) * 1000
+        best = top(fused, k)
         sources = self._to_sources(best, query_vector, dense, lexical)
         return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)})
+
+    def _fuse(self, mode: str, dense: Mapping[str, float], lexical: Mapping[str, float]) -> dict[str, float]:
+        if mode == "dense":
+            return dict(dense)
+        if mode == "bm25":
+            return dict(lexical)
+        weights = [self.fusion.dense_weight, self.fusion.bm25_weight]
+        if self.fusion.method == "score":
+            return normalised_score_fusion([dense, lexical], weights)
+        return reciprocal_rank_fusion([dense, lexical], weights, k=self.fusion.rrf_k)
 
     def _to_sources(
         self,
@@ -169,14 +185,12 @@ class SearchIndex:
     ) -> list[Source]:
         dense_rank = {cid: i for i, (cid, _) in enumerate(sorted(dense.items(), key=lambda x: -x[1]), start=1)}
         bm25_rank = {cid: i for i, (cid, _) in enumerate(sorted(lexical.items(), key=lambda x: -x[1]), start=1)}
-        missing = [cid for cid, _ in best if cid not in dense]
-        stored = self.vectors.vectors(missing) if missing else {}
+        stored = self.vectors.vectors([cid for cid, _ in best]) if best else {}
         sources = []
         for chunk_id, fused_score in best:
             chunk = self.chunks[chunk_id]
-            cosine = dense.get(chunk_id)
-            if cosine is None and chunk_id in stored:
-                cosine = float(np.dot(stored[chunk_id], query_vector))
+            # similarity is always the cosine of the question and the passage (not of the expanded query)
+            cosine = float(np.dot(stored[chunk_id], query_vector)) if chunk_id in stored else dense.get(chunk_id)
             sources.append(
                 Source(
                     chunk_id=chunk_id,

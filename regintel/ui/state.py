@@ -29,6 +29,16 @@ def search_index() -> SearchIndex:
     return open_search_index(settings())
 
 
+@st.cache_resource(show_spinner=False)
+def graph_store():
+    """The rules graph (embedded FalkorDB by default); callers handle GraphError (the graph is a side feature)."""
+    from regintel.graph.factory import open_graph_store
+
+    store = open_graph_store(settings())
+    store.ensure_schema()
+    return store
+
+
 def search_index_or_none() -> SearchIndex | None:
     try:
         return search_index()
