@@ -74,6 +74,8 @@ def graph_panel() -> None:
         st.info("Nothing matches these filters yet.")
         return
     st.iframe(render_network_html(graph, highlight), height=640)
+    st.caption("Colours: concepts red, rules dark blue, sections light blue, jurisdictions green, aliases grey; "
+               "a thick black border marks the concepts referenced by the last chat answer.")
     st.session_state.gx_node_options = {n["key"]: f"{primary_label(n.get('labels') or [])}: {plain(n.get('caption'), 80)}" for n in graph.nodes}
 
 

@@ -73,6 +73,26 @@ def cmd_build_seed_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    from regintel.graph.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler
+    from regintel.graph.factory import open_graph_store
+    from regintel.jobs.queue import JobQueue
+    from regintel.jobs.worker import run_worker
+    from regintel.retrieval.ingest import open_search_index
+    from regintel.store import Database
+
+    settings = get_settings()
+    db = Database(settings.sql_url)
+    db.create_schema()
+    store = open_graph_store(settings)
+    store.ensure_schema()
+    enricher = ConceptEnricher(store, open_search_index(settings))
+    queue = JobQueue(db)
+    processed = run_worker(queue, {ENRICH_JOB: enrich_job_handler(enricher)}, once=args.once, poll_seconds=args.poll)
+    print(f"processed {processed} jobs; queue: {queue.counts()}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel", description="RegIntel Copilot command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -94,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     seed = sub.add_parser("build-seed-cache", help="rebuild data/embeddings (the shipped demo-corpus vectors)")
     seed.set_defaults(func=cmd_build_seed_cache)
+
+    worker = sub.add_parser("worker", help="run background jobs (graph enrichment) until stopped")
+    worker.add_argument("--once", action="store_true", help="stop when no job is due")
+    worker.add_argument("--poll", type=float, default=2.0, help="seconds between polls of an empty queue")
+    worker.set_defaults(func=cmd_worker)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

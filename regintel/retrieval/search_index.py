@@ -37,6 +37,7 @@ class FusionConfig:
     candidates: int = 100
     dense_feedback: float = 0.5  # Rocchio weight of the top fused passages' mean vector (0: off)
     feedback_passages: int = 3
+    document_prior: float = 0.1  # boost by the best fused score of the passage's document (0: off)
 
 
 @dataclass
@@ -162,9 +163,22 @@ class SearchIndex:
                 dense = {cid: score for cid, score in dense.items() if cid in self.chunks}
                 fused = self._fuse(mode, dense, lexical)
             timings["dense_feedback"] = (time.perf_counter() - started) * 1000
+        if mode == "hybrid" and self.fusion.document_prior > 0 and fused:
+            fused = self._with_document_prior(fused)
         best = top(fused, k)
         sources = self._to_sources(best, query_vector, dense, lexical)
         return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)})
+
+    def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
+        """Passages of the documents the question matches best are more likely relevant too: add
+        ``document_prior`` x (best fused score in the passage's document / best fused score overall)."""
+        best_by_document: dict[str, float] = {}
+        for chunk_id, score in fused.items():
+            document = self.chunks[chunk_id].document_id
+            best_by_document[document] = max(score, best_by_document.get(document, float("-inf")))
+        peak = max(best_by_document.values()) or 1.0
+        weight = self.fusion.document_prior
+        return {cid: s + weight * best_by_document[self.chunks[cid].document_id] / peak for cid, s in fused.items()}
 
     def _fuse(self, mode: str, dense: Mapping[str, float], lexical: Mapping[str, float]) -> dict[str, float]:
         if mode == "dense":

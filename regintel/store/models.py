@@ -145,3 +145,25 @@ class RagTrace(Base):
     total_ms: Mapped[float] = mapped_column(Float, default=0.0)
     from_cache: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class Job(Base):
+    """A background job (graph enrichment). Survives crashes: a job whose lease expired is claimed again."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status_next", "status", "next_run_at"), Index("ix_jobs_kind_key", "kind", "dedupe_key"))
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    kind: Mapped[str] = mapped_column(String(40))
+    dedupe_key: Mapped[str] = mapped_column(String(400))
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued / running / done / failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer, default=5)
+    next_run_at: Mapped[datetime] = mapped_column(default=utcnow)
+    locked_by: Mapped[Optional[str]] = mapped_column(String(100))
+    locked_at: Mapped[Optional[datetime]] = mapped_column()
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

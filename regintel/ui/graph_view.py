@@ -22,6 +22,11 @@ COLORS = {
 CDN_TAG_RE = re.compile(r"<(?:link|script)\b[^>]*(?:href|src)=\"https?://[^\"]*\"[^>]*>(?:\s*</script>)?", re.IGNORECASE)
 
 
+def legend() -> str:
+    """A one-line colour key (for a caption under the graph)."""
+    return " · ".join(f"{label}: {color}" for label, color in COLORS.items())
+
+
 def plain(text: object, limit: int = 60) -> str:
     """Printable text only (no control, zero-width or bidi override characters), shortened."""
     cleaned = "".join(ch for ch in str(text or "") if unicodedata.category(ch) not in {"Cc", "Cf"})
@@ -47,7 +52,7 @@ def render_network_html(subgraph: Subgraph, highlight: set[str] | None = None, h
             node["key"], label=caption, title=tooltip, color={"background": COLORS.get(label, "#888888"),
                                                               "border": "#000000" if referenced else COLORS.get(label, "#888888")},
             borderWidth=5 if referenced else 1, size=28 if referenced else (18 if label in {"Concept", "Rule"} else 12),
-            shape="dot", group=label,
+            shape="dot",
         )
     keys = {n["key"] for n in subgraph.nodes}
     for edge in subgraph.edges:
