@@ -114,3 +114,25 @@ def test_every_sentence_is_verbatim_on_200_obliqa_questions():
         found, total, answered = found + ok, total + n, answered + (n > 0)
     assert total > 0 and found == total, f"{total - found} of {total} sentences not verbatim"
     assert answered >= 150, f"only {answered} of 200 questions answered"
+
+
+def test_concepts_already_in_the_graph_are_recognised(tmp_path):
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+    from regintel.graph.falkordb_store import FalkorDBStore
+    from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
+    from regintel.llm.concept_harvest import GraphConceptSource
+
+    server = EmbeddedFalkorDB(tmp_path / "graph")
+    store = FalkorDBStore("lexicon", server=server)
+    try:
+        CanonicalConceptResolver(store).resolve_or_create(
+            CanonicalConceptInput("OPERATIONAL_RESILIENCE", "ICT_CONCENTRATION_RISK", "EU", "ICT concentration risk", ["concentration risk"]))
+        lexicon = ConceptLexicon([], {}, extra=GraphConceptSource(store))
+        sources = [PromptSource(1, "Financial entities shall take into account the concentration risk of their ICT providers.", language="en")]
+        _, tools, _ = run(OfflineProvider(lexicon), "How should concentration risk be managed?", sources, [CAPTURE_CONCEPTS])
+        assert [c["kind"] for c in tools[0].args["concepts"]] == ["ICT_CONCENTRATION_RISK"]
+        server.kill()  # graph down: capture carries on with what it had
+        _, tools, _ = run(OfflineProvider(lexicon), "How should concentration risk be managed?", sources, [CAPTURE_CONCEPTS])
+        assert [c["kind"] for c in tools[0].args["concepts"]] == ["ICT_CONCENTRATION_RISK"]
+    finally:
+        server.shutdown(save=False)

@@ -72,7 +72,12 @@ class FalkorDBStore(GraphStore):
             columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
             return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
 
-        return self._call(run)
+        try:
+            return self._call(run)
+        except GraphQueryError as exc:
+            if "empty key" in str(exc):  # the graph has not been written yet: it reads as empty
+                return []
+            raise
 
     def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         def run(graph):

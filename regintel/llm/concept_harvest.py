@@ -164,3 +164,34 @@ def capture_concepts(question: str, answer: str, cited: list[PromptSource], lexi
     for concept in match_known(answer, lexicon):
         add(concept)
     return [c.payload() for c in chosen.values()]
+
+
+class GraphConceptSource:
+    """Known concepts read from the rules graph for the lexicon, cached for ``ttl_seconds`` (one query, not one
+    per turn). A graph outage yields the last good list (or none): concept capture never breaks a turn."""
+
+    def __init__(self, store, ttl_seconds: float = 30.0) -> None:
+        self.store = store
+        self.ttl_seconds = ttl_seconds
+        self._cached: list[KnownConcept] = []
+        self._loaded_at = float("-inf")
+
+    def __call__(self) -> list[KnownConcept]:
+        import time
+
+        from regintel.graph import queries
+
+        if time.monotonic() - self._loaded_at < self.ttl_seconds:
+            return self._cached
+        try:
+            rows = self.store.query(queries.CONCEPT_LABEL_INDEX)
+        except Exception:
+            return self._cached
+        self._cached = [
+            KnownConcept(domain=r["domain"] or "", kind=r["kind"] or "", jurisdiction=r["jurisdiction"] or "",
+                         prefLabel=r["pref_label"] or "", altLabels=list(r["alt_labels"] or []),
+                         definition=r["definition"] or "", sourceUrls=list(r["source_urls"] or []))
+            for r in rows if r.get("pref_label")
+        ]
+        self._loaded_at = time.monotonic()
+        return self._cached
