@@ -131,10 +131,6 @@ class Settings(BaseSettings):
         return self.data_dir / "chroma"
 
     @property
-    def bm25_dir(self) -> Path:
-        return self.data_dir / "bm25"
-
-    @property
     def graph_dir(self) -> Path:
         return self.data_dir / "graph"
 

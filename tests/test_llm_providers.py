@@ -134,18 +134,6 @@ def test_responses_http_error_before_streaming_raises_a_retryable_provider_error
     assert error.value.retryable and "503" in str(error.value)
 
 
-def test_responses_timeout():
-    def slow(handler):
-        time.sleep(3)
-        responses_script("none")(handler)
-
-    with LlmTestServer() as server:
-        server.scripts = [slow]
-        with pytest.raises(ProviderError) as error:
-            list(responses_provider(server, timeout=0.5).stream(MESSAGES))
-    assert error.value.retryable and "in time" in str(error.value)
-
-
 # -- Chat Completions -------------------------------------------------------------------------------------------
 def chat_script(order: str, pieces: int = 1, arguments: str = ARGS, finish: bool = True):
     def script(handler):
@@ -233,16 +221,20 @@ def test_chat_stream_without_finish_is_an_error():
     assert isinstance(chunks[-1], ErrorChunk)
 
 
-def test_chat_timeout():
+@pytest.mark.parametrize("make_provider, script", [
+    (lambda server: responses_provider(server, timeout=0.5), lambda: responses_script("none")),
+    (lambda server: compatible_provider(server, timeout=0.5), lambda: chat_script("none")),
+], ids=["responses", "chat-completions"])
+def test_timeout_raises_a_retryable_provider_error(make_provider, script):
     def slow(handler):
         time.sleep(3)
-        chat_script("none")(handler)
+        script()(handler)
 
     with LlmTestServer() as server:
         server.scripts = [slow]
         with pytest.raises(ProviderError) as error:
-            list(compatible_provider(server, timeout=0.5).stream(MESSAGES))
-    assert error.value.retryable
+            list(make_provider(server).stream(MESSAGES))
+    assert error.value.retryable and "in time" in str(error.value)
 
 
 def test_provider_without_tools_sends_none():
