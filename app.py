@@ -50,7 +50,12 @@ with left:
             bar.progress(min(1.0, done / total) if total else 1.0, text=f"{phase}: {done}/{total}")
 
         try:
-            report = ingest_corpus(settings, progress=progress)
+            try:
+                graph = state.graph_store()
+            except RegIntelError as exc:  # the graph is a side feature: index without it
+                graph = None
+                st.warning(f"The rules graph is not available, indexing without it: {exc}")
+            report = ingest_corpus(settings, progress=progress, graph=graph)
         except RegIntelError as exc:
             st.error(f"Indexing failed: {exc}")
         else:
@@ -61,6 +66,23 @@ with left:
                 st.warning(f"Skipped {name}: {reason}")
 
 with right:
+    st.subheader("Language model and rules graph")
+    from regintel.llm.router import LlmRouter
+
+    llm = LlmRouter(settings).describe()
+    if llm["offline"]:
+        st.info("**Offline mode**: no language model is configured, nothing leaves this machine. Answers quote the "
+                "most relevant sentences of the sources verbatim, with their citations. Set REGINTEL_LLM_API_KEY or "
+                "REGINTEL_LLM_BASE_URL to use a model (see README).")
+    else:
+        st.success(f"Language model: {llm['provider']} · {llm['model']} (personal data is replaced before any request leaves).")
+    try:
+        counts = state.graph_store().query("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n")
+        summary = ", ".join(f"{row['n']} {row['label']}" for row in sorted(counts, key=lambda r: r["label"])) or "empty"
+        st.write(f"Rules graph ({settings.graph_backend}): {summary}.")
+    except RegIntelError as exc:
+        st.warning(f"The rules graph is not available: {exc}")
+
     st.subheader("Try a search")
     index = state.search_index_or_none()
     if index is None:

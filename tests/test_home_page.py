@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from regintel.config import REPO_ROOT
@@ -20,6 +21,14 @@ def home(monkeypatch, settings) -> AppTest:
     return AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=600)
 
 
+@pytest.fixture(autouse=True)
+def stop_graph_server(settings):
+    yield
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+
+    EmbeddedFalkorDB(settings.data_dir / "graph").shutdown(save=False)
+
+
 def test_empty_index_offers_a_build_button_that_indexes_the_corpus(monkeypatch, settings):
     app = home(monkeypatch, settings).run()
     assert not app.exception
@@ -31,6 +40,9 @@ def test_empty_index_offers_a_build_button_that_indexes_the_corpus(monkeypatch, 
 
     app = home(monkeypatch, settings).run()
     assert any("Index ready" in s.value for s in app.success)
+    assert any("Offline mode" in info.value for info in app.info)
+    graph_line = next(m.value for m in app.markdown if m.value.startswith("Rules graph"))
+    assert "Rule" in graph_line and "Section" in graph_line, graph_line
     app.text_input[0].input("régime d'importation").run()
     assert not app.exception
     assert len(app.expander) == 5
