@@ -1,0 +1,1 @@
+"""ComplianceEngine: one chat turn from question to persisted, cited, evidence-graded answer."""

@@ -1,0 +1,32 @@
+"""Input validation of a chat question: 1-1000 characters of printable text.
+
+Control characters, zero-width and bidirectional-override characters are removed (they hide text from people
+and reviewers); whitespace is folded. What remains must be 1 to 1000 characters.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from regintel.errors import RegIntelError
+
+MAX_QUESTION_CHARS = 1000
+
+
+class InputError(RegIntelError):
+    """A question that cannot be answered as typed; the message tells the user what to change."""
+
+
+def clean_question(text: object) -> str:
+    if not isinstance(text, str):
+        raise InputError("The question must be text.")
+    normalised = unicodedata.normalize("NFC", text)
+    kept = "".join(" " if ch in "\n\r\t" else ch for ch in normalised
+                   if ch in "\n\r\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
+    cleaned = " ".join(kept.split())
+    if not cleaned:
+        raise InputError("The question is empty: type a question about the regulation.")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise InputError(f"The question is {len(cleaned)} characters long; the limit is {MAX_QUESTION_CHARS}. "
+                         "Shorten it or split it into several questions.")
+    return cleaned

@@ -1,0 +1,81 @@
+"""Pure steps of a chat turn: input validation, guardrails, context decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from regintel.chat.context_decision import decide_context
+from regintel.chat.guardrails import classify_query
+from regintel.chat.validation import InputError, clean_question
+
+
+def test_clean_question_strips_invisible_characters_and_folds_spaces():
+    assert clean_question("  What\u200b is\u202e  a\tcontroller?\x07 ") == "What is a controller?"
+
+
+@pytest.mark.parametrize("text, message", [("", "empty"), ("\u200b\u200b \x00", "empty"), ("x" * 1001, "limit is 1000"), (None, "must be text")])
+def test_invalid_questions_get_a_clear_message(text, message):
+    with pytest.raises(InputError, match=message):
+        clean_question(text)
+
+
+def test_a_question_of_exactly_1000_characters_is_accepted():
+    assert len(clean_question("a" * 1000)) == 1000
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What will the EU require next year on AI?", "PREDICTION"),
+    ("¿Qué cambiará en el IVA el próximo año?", "PREDICTION"),
+    ("Estimate Scope 3 emissions for our product line", "CALCULATION"),
+    ("Combien vais-je payer de TVA sur mes ventes ?", "CALCULATION"),
+    ("Do you think GDPR is a good law?", "OPINION"),
+    ("À votre avis, DORA est-il trop strict ?", "OPINION"),
+    ("Analyse my customer data spreadsheet for GDPR risks", "PERSONAL_DATA_ANALYSIS"),
+    ("Check whether jean.dupont@example.fr may be contacted, please analyse", "PERSONAL_DATA_ANALYSIS"),
+])
+def test_forbidden_types(question, expected):
+    result = classify_query(question)
+    assert result.query_type == expected and not result.allowed and result.reason
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("When must a personal data breach be notified?", "DEADLINE"),
+    ("What is the difference between a controller and a processor?", "COMPARISON"),
+    ("Does DORA apply to crypto-asset service providers?", "APPLICABILITY"),
+    ("Which article defines personal data?", "PROVENANCE"),
+    ("What must a financial entity include in its ICT risk management framework?", "OBLIGATION"),
+    ("What is a taxable person?", "DEFINITION"),
+    ("Quand l'ASBL doit-elle déposer sa déclaration TVA ?", "DEADLINE"),
+    ("How is the taxable amount calculated under Article 73?", "DEFINITION"),
+])
+def test_allowed_types(question, expected):
+    result = classify_query(question)
+    assert result.allowed and result.query_type == expected
+
+
+def test_out_of_domain_needs_weak_evidence_and_no_regulatory_vocabulary():
+    assert classify_query("Who won the football world cup?", evidence_similarity=78.0, out_of_domain_below=82.0).query_type == "OUT_OF_DOMAIN"
+    assert classify_query("Who won the football world cup?", evidence_similarity=90.0, out_of_domain_below=82.0).allowed
+    assert classify_query("¿Qué es el tratamiento de datos?", evidence_similarity=78.0, out_of_domain_below=82.0).allowed
+
+
+@pytest.mark.parametrize("question", ["are you sure?", "¿seguro?", "¿Estás seguro?", "explícame más", "pourquoi ?", "Why?", "And for processors?"])
+def test_follow_ups_reuse_the_previous_context(question):
+    decision = decide_context(question, "When must a personal data breach be notified?", "Within 72 hours [1].")
+    assert decision.reuse_previous, decision
+
+
+def test_new_legal_terms_force_fresh_retrieval():
+    decision = decide_context("And Article 34?", "When must a breach be notified under Article 33?", "Within 72 hours [1].")
+    assert not decision.reuse_previous and "Article" in decision.reason
+    assert not decide_context("What about DORA?", "What does the GDPR say?", "").reuse_previous
+    assert not decide_context("And consent?", "Who is a controller?", "", known_concept_labels=["consent"]).reuse_previous
+    assert decide_context("Who is a controller?", None).reason == "first turn of the conversation"
+
+
+def test_semantic_closeness_to_clarifications(embedder):
+    previous = "When must a personal data breach be notified?"
+    close = decide_context("Could you elaborate a bit more on that answer please?", previous, "", embed=embedder.embed)
+    assert close.reuse_previous and close.similarity >= 0.86
+    fresh = decide_context("What information must the notification to the supervisory authority contain?", previous, "", embed=embedder.embed)
+    assert not fresh.reuse_previous
