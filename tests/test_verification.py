@@ -1,0 +1,38 @@
+"""Claim-citation verification and the authority score, on hand-checkable answers."""
+
+import pytest
+
+from regintel.chat.verification import authority_score, verify_claims
+
+SOURCES = {
+    1: ("In the case of a personal data breach, the controller shall without undue delay and, where feasible, not later "
+        "than 72 hours after having become aware of it, notify the personal data breach to the supervisory authority.", "en", 1.0),
+    2: ("The processor shall notify the controller without undue delay after becoming aware of a personal data breach.", "en", 1.0),
+    3: ("Une ASBL peut être assujettie à la TVA si elle exerce une activité économique.", "fr", 0.4),
+}
+
+
+def test_verbatim_and_paraphrased_claims_are_supported():
+    answer = ("From the retrieved sources:\n\nThe controller must notify the supervisory authority of a personal data breach "
+              "within 72 hours after becoming aware of it [1]. The processor shall notify the controller without undue delay "
+              "after becoming aware of a personal data breach. [2]")
+    result = verify_claims(answer, SOURCES)
+    assert [c.supported for c in result.claims] == [True, True]
+    assert result.claims[1].support == 1.0 and result.rate == 1.0
+    assert result.unused_sources == [3]
+
+
+def test_problems_are_flagged():
+    answer = ("Controllers have 30 days to notify regulators [2]. Processors never need to act. "
+              "An ASBL can be liable to VAT [3]. See also [9].")
+    result = verify_claims(answer, SOURCES)
+    problems = [c.problem for c in result.claims]
+    assert problems[0] == "not supported" and problems[1] == "no citation"
+    assert result.summary()["claims_without_citation"] == 1
+    assert result.low_authority_sources == [3]
+    assert result.rate == pytest.approx(0.0)
+
+
+def test_authority_score_is_similarity_weighted():
+    assert authority_score([(1.0, 80.0), (0.4, 20.0)]) == pytest.approx((80 + 8) / 100)
+    assert authority_score([]) == 0.0
