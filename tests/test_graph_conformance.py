@@ -183,9 +183,10 @@ def test_seeding_from_real_articles(store):
 
 def test_change_detector_batches_and_classifies(store):
     clock = [0.0]
+    writer = GraphWriteService(store)
+    writer.upsert_nodes("Rule", [{"key": "before-start", "title": "written just before the detector starts"}])
     detector = GraphChangeDetector(store, batch_window_ms=500, clock=lambda: clock[0])
     detector.start_from_now()
-    writer = GraphWriteService(store)
     writer.upsert_nodes("Rule", [{"key": "r1", "title": "one"}, {"key": "r2", "title": "two"}])
     assert detector.poll() is None  # held for the batching window
     time.sleep(0.005)

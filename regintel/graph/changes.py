@@ -67,6 +67,7 @@ class GraphChangeDetector:
         else:
             rows = self.store.query("MATCH (n) RETURN max(n.updated_at) AS t")
             self.cursor = int(rows[0]["t"] or 0) if rows else 0
+            self._by_timestamps()  # mark what the overlap window re-reads as seen: it predates the start
 
     # -- raw detection ---------------------------------------------------------------------------------------
     def changes(self) -> GraphPatch:
