@@ -202,14 +202,15 @@ def test_chat_malformed_tool_json_is_flagged():
     assert tool.malformed and text_of(chunks) == "VAT is a consumption tax."
 
 
-def test_chat_connection_dropped_mid_stream():
-    def script(handler):
-        handler.start_stream()
-        handler.sse(chat_chunk(content="VAT "))
-        handler.drop()
+def chat_dropped_after_first_word(handler):
+    handler.start_stream()
+    handler.sse(chat_chunk(content="VAT "))
+    handler.drop()
 
+
+def test_chat_connection_dropped_mid_stream():
     with LlmTestServer() as server:
-        server.scripts = [script]
+        server.scripts = [chat_dropped_after_first_word]
         chunks = list(compatible_provider(server).stream(MESSAGES))
     assert text_of(chunks) == "VAT " and isinstance(chunks[-1], ErrorChunk)
 
@@ -275,13 +276,8 @@ def test_router_gives_up_with_a_safe_error_chunk():
 
 
 def test_router_does_not_retry_after_output_has_started():
-    def script(handler):
-        handler.start_stream()
-        handler.sse(chat_chunk(content="VAT "))
-        handler.drop()
-
     with LlmTestServer() as server:
-        server.scripts = [script]
+        server.scripts = [chat_dropped_after_first_word]
         router, _ = router_for(server)
         chunks = list(router.stream("main_chat", MESSAGES))
     assert len(server.requests) == 1 and isinstance(chunks[-1], ErrorChunk)

@@ -1,11 +1,12 @@
 """Unified context across turns: order, de-duplication, one citation sequence, full text kept."""
 
 from regintel.chat.context import ContextPassage, build_unified_context
+from regintel.retrieval.sources import Source
 
 
 def passage(chunk_id: str, text: str = "") -> ContextPassage:
-    return ContextPassage(chunk_id, "eu-gdpr", "GDPR", chunk_id, "https://eur-lex.europa.eu/x", text or f"text of {chunk_id}",
-                          80.0, "eu_law", 1.0, "EU", "en")
+    return ContextPassage(Source(chunk_id, "eu-gdpr", "GDPR", chunk_id, "https://eur-lex.europa.eu/x", text or f"text of {chunk_id}",
+                                 80.0, "eu_law", 1.0, "EU", "en"))
 
 
 def test_previous_then_history_then_fresh_reindexed():
@@ -22,7 +23,7 @@ def test_previous_then_history_then_fresh_reindexed():
 def test_full_text_is_kept_and_rendered_for_the_prompt():
     long_text = "1. In the case of a personal data breach ... " * 40
     (only,) = build_unified_context(older_turns_used=[[], [], [passage("art-33", long_text)]])
-    assert only.text == long_text and only.turns_ago == 4
+    assert only.source.text == long_text and only.turns_ago == 4
     source = only.prompt_source()
     assert source.index == 1 and source.text == long_text and source.ref == "art-33"
 

@@ -12,34 +12,26 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
+from regintel.retrieval.sources import Source
 
 
 @dataclass(frozen=True)
 class ContextPassage:
-    chunk_id: str
-    document_id: str
-    title: str
-    ref: str
-    url: str
-    text: str
-    similarity: float
-    authority_level: str
-    authority_score: float
-    jurisdiction: str = ""
-    language: str = ""
+    """A retrieved passage (a Source) with where it comes from in the conversation and its number in the list."""
+
+    source: Source
     origin: str = "current"  # "previous" / "history" / "current"
     turns_ago: int = 0
     index: int = 0
 
-    @classmethod
-    def from_source(cls, source, origin: str = "current", turns_ago: int = 0) -> "ContextPassage":
-        return cls(source.chunk_id, source.document_id, source.title, source.ref, source.url, source.text,
-                   float(source.similarity), source.authority_level, float(source.authority_score),
-                   getattr(source, "jurisdiction", ""), getattr(source, "language", ""), origin, turns_ago)
+    @property
+    def chunk_id(self) -> str:
+        return self.source.chunk_id
 
     def prompt_source(self) -> PromptSource:
-        return PromptSource(self.index, self.text, self.title, self.ref, self.document_id, self.jurisdiction,
-                            self.language, self.url, self.authority_level, self.similarity)
+        s = self.source
+        return PromptSource(self.index, s.text, s.title, s.ref, s.document_id, s.jurisdiction, s.language, s.url,
+                            s.authority_level, s.similarity)
 
 
 def build_unified_context(
