@@ -78,8 +78,12 @@ with right:
         st.success(f"Language model: {llm['provider']} · {llm['model']} (personal data is replaced before any request leaves).")
     try:
         counts = state.graph_store().query("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n")
-        summary = ", ".join(f"{row['n']} {row['label']}" for row in sorted(counts, key=lambda r: r["label"])) or "empty"
-        st.write(f"Rules graph ({settings.graph_backend}): {summary}.")
+        summary = ", ".join(f"{row['n']} {row['label']}" for row in sorted(counts, key=lambda r: r["label"]))
+        if summary:
+            st.write(f"Rules graph ({settings.graph_backend}): {summary}.")
+        else:
+            st.info(f"The rules graph ({settings.graph_backend}) is empty: **Build index** / **Re-index corpus** seeds it "
+                    "with the corpus's rules, articles and cross-references; chats and reviews then add concepts.")
     except RegIntelError as exc:
         st.warning(f"The rules graph is not available: {exc}")
 
