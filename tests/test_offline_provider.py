@@ -136,3 +136,11 @@ def test_concepts_already_in_the_graph_are_recognised(tmp_path):
         assert [c["kind"] for c in tools[0].args["concepts"]] == ["ICT_CONCENTRATION_RISK"]
     finally:
         server.shutdown(save=False)
+
+
+def test_not_found_says_when_the_sources_are_in_another_language(gdpr_sources):
+    answer, _, _ = run(OfflineProvider(), "¿Qué derechos tiene el interesado a la supresión de sus datos?", gdpr_sources)
+    assert NOT_FOUND_MARKER in answer or "no se encontró en las fuentes" in answer
+    assert "están en inglés" in answer
+    same_language, _, _ = run(OfflineProvider(), "What is the reduced VAT rate for restaurant meals in Portugal?", gdpr_sources)
+    assert "are in" not in same_language

@@ -34,6 +34,16 @@ NOT_FOUND = {
     "es": "La respuesta no se encontró en las fuentes: ninguno de los pasajes recuperados trata esta pregunta.",
 }
 NOT_FOUND_MARKER = "not found in the sources"
+LANGUAGE_NAMES = {
+    "en": {"en": "English", "fr": "French", "es": "Spanish"},
+    "fr": {"en": "anglais", "fr": "français", "es": "espagnol"},
+    "es": {"en": "inglés", "fr": "francés", "es": "español"},
+}
+OTHER_LANGUAGE_HINT = {
+    "en": " The retrieved sources are in {langs}: this offline mode matches words, so try asking in {langs}.",
+    "fr": " Les sources trouvées sont en {langs} : ce mode hors ligne compare les mots, reformulez la question en {langs}.",
+    "es": " Las fuentes encontradas están en {langs}: este modo sin conexión compara palabras, pruebe a preguntar en {langs}.",
+}
 # Share of the question's IDF mass a sentence must match to count as an answer. Calibrated on ObliQA dev
 # questions 200-600 with their BM25 top-5 passages vs the passages of another question: at 0.2, 90 % of matched
 # pairs are answered and 3 % of mismatched ones (0.3: 65 % / 0.2 %). See docs/benchmarks.md.
@@ -68,6 +78,11 @@ class OfflineProvider:
         language = detect_language(question)
         chosen = select_sentences(question, sources)
         answer = compose_answer(chosen, language)
+        source_languages = sorted({src.language for src in sources if src.language in SUPPORTED_LANGUAGES})
+        if not chosen and source_languages and language not in source_languages:
+            names = LANGUAGE_NAMES.get(language, LANGUAGE_NAMES["en"])
+            answer += OTHER_LANGUAGE_HINT.get(language, OTHER_LANGUAGE_HINT["en"]).format(
+                langs=" / ".join(names[lang] for lang in source_languages))
         for piece in _pieces(answer, self.words_per_chunk):
             yield TextChunk(piece)
         if tools and any(t.name == "capture_concepts" for t in tools) and self.lexicon is not None:
