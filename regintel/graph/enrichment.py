@@ -10,12 +10,13 @@ that use it, with a short evidence quote, filling the definition when the concep
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from regintel.graph import queries
 from regintel.graph.guard import IngressRejected
 from regintel.graph.schema import fold_for_comparison
+from regintel.graph.seed import section_key
+from regintel.llm.concept_harvest import find_definitions
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService, now_ms
 
@@ -43,16 +44,8 @@ def gate_enrichment(store: GraphStore, queue: Any, key: str) -> bool:
 
 def _definition_in(text: str, label: str) -> str:
     """The definition of ``label`` stated in text ("'label' means ...", "« label » : ..."), or ''."""
-    escaped = re.escape(label)
-    patterns = [
-        rf"[‘'\"“]{escaped}[’'\"”]\s+(?:of the data subject\s+)?means\s+([^;]{{10,600}})",
-        rf"[«\"“]\s*{escaped}\s*[»\"”]\s*[:,]\s*([^;]{{10,600}})",
-    ]
-    for pattern in patterns:
-        match = re.search(pattern, text, re.IGNORECASE)
-        if match:
-            return match.group(1).strip()
-    return ""
+    found = find_definitions(text, ("en", "fr"), max_chars=600, term=label)  # the French style covers «término»:
+    return found[0][1] if found else ""
 
 
 def _snippet(text: str, label: str, width: int = 280) -> str:
@@ -88,13 +81,13 @@ class ConceptEnricher:
             for label in labels:
                 stated = _definition_in(chunk.text, label) if fold_for_comparison(label) in fold_for_comparison(chunk.text) else ""
                 if stated:
-                    defined.setdefault(chunk.chunk_id.split("~", 1)[0], stated[:280])
+                    defined.setdefault(section_key(chunk), stated[:280])
                     definition = definition or stated
         # mentions: the best-ranked passages that use one of the labels
         for label in labels:
             for source in self.search.search(label, k=self.hits_per_label, filters=filters).sources:
                 if fold_for_comparison(label) in fold_for_comparison(source.text):
-                    mentioned.setdefault(source.chunk_id.split("~", 1)[0], _snippet(source.text, label))
+                    mentioned.setdefault(section_key(source), _snippet(source.text, label))
         linked = {"DEFINED_IN": 0, "MENTIONED_IN": 0, "rejected": 0}
         for rel_type, sections in (("DEFINED_IN", defined), ("MENTIONED_IN", {k: v for k, v in mentioned.items() if k not in defined})):
             for section, evidence in sections.items():

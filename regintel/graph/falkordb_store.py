@@ -22,6 +22,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _rows(result: Any) -> list[dict[str, Any]]:
+    """A FalkorDB QueryResult as a list of {column: plain value} dicts."""
+    columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
+    return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
+
+
 class FalkorDBStore(GraphStore):
     dialect = "falkordb"
 
@@ -67,25 +73,15 @@ class FalkorDBStore(GraphStore):
 
     # -- GraphStore ----------------------------------------------------------------------------------------
     def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        def run(graph):
-            result = graph.ro_query(cypher, params or {})
-            columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
-            return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
-
         try:
-            return self._call(run)
+            return self._call(lambda graph: _rows(graph.ro_query(cypher, params or {})))
         except GraphQueryError as exc:
             if "empty key" in str(exc):  # the graph has not been written yet: it reads as empty
                 return []
             raise
 
     def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        def run(graph):
-            result = graph.query(cypher, params or {})
-            columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
-            return [dict(zip(columns, map(_plain, row))) for row in result.result_set]
-
-        return self._call(run)
+        return self._call(lambda graph: _rows(graph.query(cypher, params or {})))
 
     def write_all(self, statements: Sequence[Statement]) -> None:
         """One atomic query: FalkorDB has no multi-query transactions (MULTI/EXEC does not roll back), but a

@@ -12,13 +12,15 @@ from regintel.graph.store import GraphQueryError, GraphStore, GraphUnavailable, 
 
 
 def _plain(value: Any) -> Any:
-    if hasattr(value, "items") and hasattr(value, "labels"):  # Node
-        return dict(value.items())
-    if hasattr(value, "items") and hasattr(value, "type"):  # Relationship
+    if hasattr(value, "items") and (hasattr(value, "labels") or hasattr(value, "type")):  # Node or Relationship
         return dict(value.items())
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _records(result: Any) -> list[dict[str, Any]]:
+    return [{key: _plain(value) for key, value in record.items()} for record in result]
 
 
 class Neo4jStore(GraphStore):
@@ -48,13 +50,13 @@ class Neo4jStore(GraphStore):
 
     def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         def work(session):
-            return session.execute_read(lambda tx: [{k: _plain(v) for k, v in r.items()} for r in tx.run(cypher, params or {})])
+            return session.execute_read(lambda tx: _records(tx.run(cypher, params or {})))
 
         return self._run(work)
 
     def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         def work(session):
-            return session.execute_write(lambda tx: [{k: _plain(v) for k, v in r.items()} for r in tx.run(cypher, params or {})])
+            return session.execute_write(lambda tx: _records(tx.run(cypher, params or {})))
 
         return self._run(work)
 

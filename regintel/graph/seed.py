@@ -33,7 +33,8 @@ def act_ids_for_celex(celex: str) -> list[str]:
     return [f"{kind}:{year}/{number}", f"{kind}:{number}/{year}"]
 
 
-def section_key(chunk: Chunk) -> str:
+def section_key(chunk) -> str:
+    """The Section of a chunk (or Source): its id without the "~part" suffix of a split article."""
     return chunk.chunk_id.split("~", 1)[0]
 
 
@@ -79,9 +80,11 @@ def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunk
                     external.setdefault(rule, ref.text)
                 citations.setdefault((source, rule, "Rule"), ref.text)
 
-    jurisdictions = sorted({d.jurisdiction for d in documents if d.jurisdiction} | {"EU"} if external else {d.jurisdiction for d in documents if d.jurisdiction})
+    jurisdictions = {d.jurisdiction for d in documents if d.jurisdiction}
+    if external:  # external acts are attached to EU
+        jurisdictions.add("EU")
     with writer.batch():
-        writer.upsert_nodes("Jurisdiction", [{"key": j, "code": j, "name": j} for j in jurisdictions])
+        writer.upsert_nodes("Jurisdiction", [{"key": j, "code": j, "name": j} for j in sorted(jurisdictions)])
         writer.upsert_nodes("Rule", [
             {"key": d.id, "title": d.title[:500], "short_title": d.short_title[:120], "jurisdiction": d.jurisdiction,
              "language": d.language, "authority_level": d.authority_level, "source_url": d.source_url, "celex": d.celex}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from regintel.store import Database
 from regintel.store.models import Job
@@ -100,11 +100,7 @@ class JobQueue:
 
     def counts(self) -> dict[str, int]:
         with self.db.session() as session:
-            rows = session.execute(select(Job.status, Job.id)).all()
-        result: dict[str, int] = {}
-        for status, _ in rows:
-            result[status] = result.get(status, 0) + 1
-        return result
+            return {status: int(n) for status, n in session.execute(select(Job.status, func.count()).group_by(Job.status))}
 
     def jobs(self, status: str | None = None) -> list[Job]:
         with self.db.session() as session:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -20,9 +21,13 @@ from regintel.retrieval.text_analysis import fold
 
 TAXONOMY_PATH = REPO_ROOT / "data" / "taxonomy.json"
 MAX_CONCEPTS = 5
-EN_DEFINITION_RE = re.compile(r"[‘'\"“]([^’'\"”]{2,80})[’'\"”]\s+(?:of the data subject\s+)?means\s+([^;]{10,400})")
-FR_DEFINITION_RE = re.compile(r"(?:on entend par\s+)?[«\"“]\s*([^»\"”]{2,80}?)\s*[»\"”]\s*(?::|,)\s*([^;]{10,400})")
-ES_DEFINITION_RE = re.compile(r"[«\"“]([^»\"”]{2,80})[»\"”]\s*:\s*([^;]{10,400})")
+# Legal definitions: "'term' means ..." (EN), "« terme » : ..." / "on entend par « terme », ..." (FR), "«término»: ..." (ES).
+# Each template has a {term} slot (any term, or one escaped term) and an {n} bound on the definition's length.
+DEFINITION_TEMPLATES = {
+    "en": (r"[‘'\"“]({term})[’'\"”]\s+(?:of the data subject\s+)?means\s+([^;]{{10,{n}}})", r"[^’'\"”]{2,80}"),
+    "fr": (r"(?:on entend par\s+)?[«\"“]\s*({term})\s*[»\"”]\s*(?::|,)\s*([^;]{{10,{n}}})", r"[^»\"”]{2,80}?"),
+    "es": (r"[«\"“]({term})[»\"”]\s*:\s*([^;]{{10,{n}}})", r"[^»\"”]{2,80}"),
+}
 ACRONYM_RE = re.compile(r"\(([A-Z][A-Z0-9\-]{1,9})\)")
 SMALL_WORDS = {"of", "for", "the", "and", "on", "in", "to", "a", "an", "de", "la", "le", "des", "du", "et", "en", "el", "los", "las", "y", "del", "sur"}
 
@@ -92,21 +97,35 @@ def match_known(text: str, lexicon: ConceptLexicon) -> list[KnownConcept]:
     return found
 
 
+@lru_cache(maxsize=64)
+def _definition_re(language: str, max_chars: int, term: str | None) -> re.Pattern[str]:
+    template, any_term = DEFINITION_TEMPLATES[language]
+    if term is None:
+        return re.compile(template.format(term=any_term, n=max_chars))
+    return re.compile(template.format(term=re.escape(term), n=max_chars), re.IGNORECASE)
+
+
+def find_definitions(text: str, languages: Iterable[str], max_chars: int = 400, term: str | None = None) -> list[tuple[str, str]]:
+    """(term, definition) pairs stated in text, in the given languages' styles; with ``term``, only that term's."""
+    found = []
+    for language in languages:
+        for match in _definition_re(language, max_chars, term).finditer(text):
+            found.append((match.group(1).strip(" ,"), match.group(2).strip()))
+    return found
+
+
 def harvest_definitions(source: PromptSource, lexicon: ConceptLexicon) -> list[KnownConcept]:
     """Legal definitions stated in a passage, as concepts with the passage's jurisdiction and URL."""
-    patterns = [EN_DEFINITION_RE] if source.language in {"", "en"} else [FR_DEFINITION_RE, ES_DEFINITION_RE]
+    languages = ["en"] if source.language in {"", "en"} else ["fr", "es"]
     concepts = []
-    for pattern in patterns:
-        for match in pattern.finditer(source.text):
-            term = match.group(1).strip(" ,")
-            if not term or len(term.split()) > 8 or term.lower() == term.upper():
-                continue
-            definition = match.group(2).strip()
-            concepts.append(KnownConcept(
-                domain=lexicon.domain_for(source.document_id), kind=concept_kind(term),
-                jurisdiction=source.jurisdiction or "EU", prefLabel=term[:1].upper() + term[1:],
-                definition=definition[:400], sourceUrls=[source.url] if source.url else [],
-            ))
+    for term, definition in find_definitions(source.text, languages):
+        if not term or len(term.split()) > 8 or term.lower() == term.upper():
+            continue
+        concepts.append(KnownConcept(
+            domain=lexicon.domain_for(source.document_id), kind=concept_kind(term),
+            jurisdiction=source.jurisdiction or "EU", prefLabel=term[:1].upper() + term[1:],
+            definition=definition[:400], sourceUrls=[source.url] if source.url else [],
+        ))
     return concepts
 
 
