@@ -67,9 +67,7 @@ with left:
 
 with right:
     st.subheader("Language model and rules graph")
-    from regintel.llm.router import LlmRouter
-
-    llm = LlmRouter(settings).describe()
+    llm = state.llm_router().describe()
     if llm["offline"]:
         st.info("**Offline mode**: no language model is configured, nothing leaves this machine. Answers quote the "
                 "most relevant sentences of the sources verbatim, with their citations. Set REGINTEL_LLM_API_KEY or "

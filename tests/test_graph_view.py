@@ -27,3 +27,4 @@ def test_page_is_offline_and_labels_are_escaped_json():
 def test_plain_removes_control_and_bidi_characters():
     assert plain("VAT\u202e\u200b\x07 rate\n\t") == "VAT rate"
     assert plain("x" * 100, 10) == "x" * 9 + "…"
+    assert plain("Article\n33") == "Article 33"  # a line break separates words, it does not glue them

@@ -33,8 +33,7 @@ SYSTEM = "You are RegIntel Copilot. Answer only from the numbered sources and ci
 
 
 def _sources(hits) -> list[PromptSource]:
-    return [PromptSource(i, s.text, s.title, s.ref, s.document_id, s.jurisdiction, s.language, s.url,
-                         s.authority_level, s.similarity) for i, s in enumerate(hits, start=1)]
+    return [PromptSource.from_source(i, s) for i, s in enumerate(hits, start=1)]
 
 
 def _timed_turn(router: LlmRouter, question: str, sources: list[PromptSource]) -> dict:

@@ -29,9 +29,7 @@ class ContextPassage:
         return self.source.chunk_id
 
     def prompt_source(self) -> PromptSource:
-        s = self.source
-        return PromptSource(self.index, s.text, s.title, s.ref, s.document_id, s.jurisdiction, s.language, s.url,
-                            s.authority_level, s.similarity)
+        return PromptSource.from_source(self.index, self.source)
 
 
 def build_unified_context(

@@ -12,11 +12,12 @@ including "Could you clarify the process for ...") at most 0.847; 0.86 sits betw
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
+
+from regintel.retrieval.text_analysis import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
     "are you sure", "really", "is that right", "explain more", "tell me more", "why", "can you elaborate",
@@ -39,12 +40,6 @@ LEGAL_REFERENCE_RE = re.compile(
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]{2,7}\b")  # GDPR, DORA, ESRS, TLPT: case-sensitive on purpose
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", stripped).split())
-
-
 @dataclass(frozen=True)
 class ContextDecision:
     reuse_previous: bool
@@ -53,14 +48,14 @@ class ContextDecision:
 
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:
-    previous = _fold(previous_text)
+    previous = fold_for_comparison(previous_text)
     terms = []
     for match in ACRONYM_RE.finditer(question):
-        if _fold(match.group(0)) not in previous.split():
+        if fold_for_comparison(match.group(0)) not in previous.split():
             terms.append(match.group(0))
     for match in LEGAL_REFERENCE_RE.finditer(question):
         start = match.start()
-        window = _fold(question[start:start + 24])  # "article 6(1)", "2016/679", "DORA"
+        window = fold_for_comparison(question[start:start + 24])  # "article 6(1)", "2016/679", "DORA"
         key = " ".join(window.split()[:2])
         if key and key not in previous:
             terms.append(match.group(0))
@@ -78,10 +73,10 @@ def decide_context(
         return ContextDecision(False, "first turn of the conversation")
     previous_text = f"{previous_question} {previous_answer}"
     new_terms = _new_legal_terms(question, previous_text)
-    folded_question, folded_previous = _fold(question), _fold(previous_text)
+    folded_question, folded_previous = fold_for_comparison(question), fold_for_comparison(previous_text)
     new_concepts = [label for label in known_concept_labels
-                    if len(label) > 3 and re.search(rf"\b{re.escape(_fold(label))}\b", folded_question)
-                    and _fold(label) not in folded_previous]
+                    if len(label) > 3 and re.search(rf"\b{re.escape(fold_for_comparison(label))}\b", folded_question)
+                    and fold_for_comparison(label) not in folded_previous]
     if new_terms or new_concepts:
         return ContextDecision(False, "new legal terms: " + ", ".join((new_terms + new_concepts)[:5]))
     if any(re.search(rf"(^| ){re.escape(phrase)}( |$)", folded_question) for phrase in CLARIFICATION_PHRASES) and \

@@ -6,9 +6,8 @@ and reviewers); whitespace is folded. What remains must be 1 to 1000 characters.
 
 from __future__ import annotations
 
-import unicodedata
-
 from regintel.errors import RegIntelError
+from regintel.retrieval.text_analysis import printable
 
 MAX_QUESTION_CHARS = 1000
 
@@ -20,10 +19,7 @@ class InputError(RegIntelError):
 def clean_question(text: object) -> str:
     if not isinstance(text, str):
         raise InputError("The question must be text.")
-    normalised = unicodedata.normalize("NFC", text)
-    kept = "".join(" " if ch in "\n\r\t" else ch for ch in normalised
-                   if ch in "\n\r\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
-    cleaned = " ".join(kept.split())
+    cleaned = printable(text)
     if not cleaned:
         raise InputError("The question is empty: type a question about the regulation.")
     if len(cleaned) > MAX_QUESTION_CHARS:

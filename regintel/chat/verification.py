@@ -36,8 +36,7 @@ class VerificationResult:
 
     @property
     def rate(self) -> float:
-        checked = [c for c in self.claims]
-        return round(sum(c.supported for c in checked) / len(checked), 3) if checked else 0.0
+        return round(sum(c.supported for c in self.claims) / len(self.claims), 3) if self.claims else 0.0
 
     def summary(self) -> dict:
         return {

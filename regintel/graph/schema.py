@@ -7,8 +7,9 @@ Ireland and VAT in Spain stay distinct and aliases hang off the concept as Label
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from regintel.retrieval.text_analysis import fold_for_comparison, normalise_code
+
+__all__ = ["concept_key", "fold_for_comparison", "normalise_code"]
 
 NODE_LABELS = ("Jurisdiction", "Regime", "Rule", "Section", "Concept", "Label", "Content", "Quote")
 
@@ -51,18 +52,6 @@ DOMAIN_LABELS = {
     "SUSTAINABILITY_REPORTING": "SustainabilityConcept",
 }
 SPECIFIC_LABELS = tuple(DOMAIN_LABELS.values())
-
-
-def fold_for_comparison(text: str) -> str:
-    """Case, diacritics, punctuation and spacing removed: only for comparing labels, never for display."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return re.sub(r"[^a-z0-9]+", " ", stripped).strip()
-
-
-def normalise_code(text: str) -> str:
-    """Domain, kind and jurisdiction codes: upper case, underscores ("sales tax" -> "SALES_TAX")."""
-    return re.sub(r"[^A-Z0-9]+", "_", fold_for_comparison(text).upper()).strip("_")
 
 
 def concept_key(domain: str, kind: str, jurisdiction: str) -> str:

@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from regintel.config import REPO_ROOT
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.text_analysis import fold
+from regintel.retrieval.text_analysis import fold, normalise_code
 
 TAXONOMY_PATH = REPO_ROOT / "data" / "taxonomy.json"
 MAX_CONCEPTS = 5
@@ -34,7 +34,7 @@ SMALL_WORDS = {"of", "for", "the", "and", "on", "in", "to", "a", "an", "de", "la
 
 def concept_kind(label: str) -> str:
     """Canonical kind from a label: folded, upper case, words joined by underscores."""
-    return re.sub(r"[^A-Z0-9]+", "_", fold(label).upper()).strip("_")[:60] or "CONCEPT"
+    return normalise_code(label)[:60] or "CONCEPT"
 
 
 @dataclass

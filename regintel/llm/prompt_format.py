@@ -31,6 +31,12 @@ class PromptSource:
     authority: str = ""
     similarity: float = 0.0
 
+    @classmethod
+    def from_source(cls, index: int, source) -> "PromptSource":
+        """Number ``index`` for a retrieved Source (anything with the Source fields)."""
+        return cls(index, source.text, source.title, source.ref, source.document_id, source.jurisdiction,
+                   source.language, source.url, source.authority_level, source.similarity)
+
 
 def _escape(text: str) -> str:
     """Neutralise our own markup inside data (``<source``, ``</question`` ...) so it cannot close or open a block."""

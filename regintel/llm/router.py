@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator
 
 from regintel.config import Settings
 from regintel.egress.client import EgressBlocked, EgressClient, EgressPolicy
@@ -119,4 +119,4 @@ class LlmRouter:
             attempt += 1
 
 
-__all__ = ["LlmRouter", "TASKS", "build_provider", "Mapping"]
+__all__ = ["LlmRouter", "TASKS", "build_provider"]

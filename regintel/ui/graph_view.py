@@ -9,11 +9,11 @@ text. Control characters are removed and labels shortened.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from pyvis.network import Network
 
 from regintel.graph.explorer import Subgraph
+from regintel.retrieval.text_analysis import printable
 
 COLORS = {
     "Concept": "#d9534f", "Rule": "#1f4e79", "Section": "#5b9bd5", "Jurisdiction": "#70ad47",
@@ -29,8 +29,7 @@ def legend() -> str:
 
 def plain(text: object, limit: int = 60) -> str:
     """Printable text only (no control, zero-width or bidi override characters), shortened."""
-    cleaned = "".join(ch for ch in str(text or "") if unicodedata.category(ch) not in {"Cc", "Cf"})
-    cleaned = " ".join(cleaned.split())
+    cleaned = printable(text)
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 

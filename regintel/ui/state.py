@@ -39,6 +39,15 @@ def graph_store():
     return store
 
 
+@st.cache_resource(show_spinner=False)
+def llm_router():
+    """One LlmRouter per process (provider clients are built once, not on every rerun)."""
+    from regintel.llm.concept_harvest import ConceptLexicon
+    from regintel.llm.router import LlmRouter
+
+    return LlmRouter(settings(), lexicon=ConceptLexicon.from_file())
+
+
 def search_index_or_none() -> SearchIndex | None:
     try:
         return search_index()
