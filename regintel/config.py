@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     graph_password: SecretStr = Field(SecretStr(""), description="Graph server password. Never logged.")
     graph_name: str = Field("regintel", description="Graph (FalkorDB) or database (Neo4j) name.")
     graph_snapshot_seconds: int = Field(2, ge=1, le=3600, description="Embedded FalkorDB snapshot interval: a killed graph server loses at most this window of writes.")
+    chat_top_k: int = Field(8, ge=1, le=50, description="Passages retrieved afresh for a chat turn.")
+    chat_context_limit: int = Field(20, ge=2, le=100, description="Most passages in a turn's unified context (previous turn's, older turns' cited, fresh).")
+    chat_rate_limit_per_hour: int = Field(100, ge=0, le=100000, description="Questions a user may ask per rolling hour (0: no limit).")
+    response_cache_ttl_seconds: int = Field(3600, ge=0, le=604800, description="Lifetime of a cached first-turn answer (0 turns the response cache off).")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")

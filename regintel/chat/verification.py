@@ -15,6 +15,7 @@ from regintel.llm.sentences import split_sentences
 from regintel.retrieval.text_analysis import tokenize
 
 MARKER_RE = re.compile(r"\[(\d{1,3})\]")
+TRAILING_MARKERS_RE = re.compile(r"([.!?;])\s*((?:\[\d{1,3}\]\s*)+)")
 SUPPORT_RECALL = 0.6  # share of a claim's content words found in the cited passage
 LOW_AUTHORITY = 0.6
 
@@ -57,6 +58,8 @@ def _claims(answer: str) -> list[tuple[str, list[int]]]:
     first_line, _, rest = answer.partition("\n\n")
     if rest and not MARKER_RE.search(first_line) and first_line.rstrip().endswith(":"):
         body = rest  # a lead-in line ("From the retrieved sources ...:") is not a claim
+    # "... delay. [1] If ..." : a marker after the full stop belongs to the sentence before it
+    body = TRAILING_MARKERS_RE.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", body)
     claims: list[tuple[str, list[int]]] = []
     for sentence in split_sentences(body, strip_enumerators=False):
         markers = [int(n) for n in MARKER_RE.findall(sentence.text)]

@@ -72,11 +72,15 @@ class OfflineProvider:
         self.words_per_chunk = words_per_chunk
 
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:
-        user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+        user_turns = [m["content"] for m in messages if m["role"] == "user"]
+        user = user_turns[-1] if user_turns else ""
         question = parse_question(user)
         sources = parse_sources(user)
         language = detect_language(question)
         chosen = select_sentences(question, sources)
+        if not chosen and len(user_turns) > 1:
+            # a follow-up ("are you sure?", "why?") is about the previous question, as a model would read it
+            chosen = select_sentences(f"{parse_question(user_turns[-2])} {question}", sources)
         answer = compose_answer(chosen, language)
         source_languages = sorted({src.language for src in sources if src.language in SUPPORTED_LANGUAGES})
         if not chosen and source_languages and language not in source_languages:

@@ -84,8 +84,13 @@ class Message(Base):
     confidence_score: Mapped[Optional[float]] = mapped_column(Float)
     authority_level: Mapped[Optional[str]] = mapped_column(String(16))
     authority_score: Mapped[Optional[float]] = mapped_column(Float)
+    verification_rate: Mapped[Optional[float]] = mapped_column(Float)
+    from_cache: Mapped[bool] = mapped_column(Boolean, default=False)
+    latency_ms: Mapped[Optional[float]] = mapped_column(Float)
+    # the rest of the ChatResponse: claim verification, evidence, referenced nodes, suggestions, refusal
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
     trace_id: Mapped[Optional[str]] = mapped_column(String(36))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
     conversation: Mapped[Conversation] = relationship(back_populates="messages")
     citations: Mapped[list["MessageCitation"]] = relationship(
@@ -145,6 +150,33 @@ class RagTrace(Base):
     total_ms: Mapped[float] = mapped_column(Float, default=0.0)
     from_cache: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class ConversationContext(Base):
+    """What a conversation has touched so far: the graph concepts in scope (ids and labels, union, capped)."""
+
+    __tablename__ = "conversation_context"
+
+    conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    active_node_ids: Mapped[list[Any]] = mapped_column(default=list)
+    active_concepts: Mapped[list[Any]] = mapped_column(default=list)  # [{id, key, label}], for the prompt
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ResponseCacheEntry(Base):
+    """A first-turn answer kept for an hour, keyed by normalised question, tenant, corpus version and settings."""
+
+    __tablename__ = "response_cache"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    corpus_version: Mapped[str] = mapped_column(String(64), index=True)
+    question: Mapped[str] = mapped_column(Text)
+    response: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    hits: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class Job(Base):

@@ -1,0 +1,378 @@
+"""ComplianceEngine: sequences the steps of one chat turn (design.md, "One chat turn"); each step lives in its
+own module and is tested there.
+
+``stream_turn`` validates eagerly (bad input, a foreign conversation or a user over the rate limit raise a clear
+error before anything is saved) and returns a :class:`TurnStream`: iterate it for the answer's text deltas
+(``st.write_stream`` accepts it as is); its ``response`` is the ChatResponse once the stream is exhausted.
+Side features (graph, enrichment queue, cache) never break the answer: their failures are logged and traced.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Iterator
+
+from regintel.chat import evidence as evidence_rules
+from regintel.chat.cache import ResponseCache, cache_key
+from regintel.chat.concepts import ConceptOutcome, handle_concept_metadata
+from regintel.chat.context import ContextPassage, build_unified_context
+from regintel.chat.context_decision import ContextDecision, decide_context
+from regintel.chat.evidence import analyse_evidence
+from regintel.chat.grading import grade_abstention, grade_answer
+from regintel.chat.guardrails import classify_query
+from regintel.chat.messages import FAILED, abstention_text, refusal_text
+from regintel.chat.prompt import PromptAspects, build_messages
+from regintel.chat.repository import ConversationRepository, Turn, since_hours
+from regintel.chat.response import ABSTAIN, ChatResponse, CitedSource
+from regintel.chat.suggestions import suggest_questions
+from regintel.chat.validation import InputError, clean_question
+from regintel.chat.verification import authority_score, verify_claims
+from regintel.config import Settings
+from regintel.egress.client import EgressPolicy
+from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
+from regintel.llm.concept_harvest import ConceptLexicon
+from regintel.llm.router import LlmRouter
+from regintel.llm.tools import CAPTURE_CONCEPTS
+from regintel.retrieval.ingest import corpus_version
+from regintel.retrieval.search_index import SearchIndex
+from regintel.retrieval.sources import Source
+from regintel.retrieval.text_analysis import detect_language
+from regintel.store import Database
+from regintel.store.models import Tenant
+
+log = logging.getLogger(__name__)
+
+
+class RateLimited(InputError):
+    """The user asked more questions in the last hour than the limit allows."""
+
+
+class TraceRecorder:
+    """Every step of a turn with its duration (ms) and decision, in order: the ``rag_traces.steps`` JSON."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.steps: list[dict[str, Any]] = []
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[dict[str, Any]]:
+        record: dict[str, Any] = {"step": name}
+        started = time.perf_counter()
+        try:
+            yield record
+        finally:
+            record["ms"] = round((time.perf_counter() - started) * 1000, 2)
+            self.steps.append(record)
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 1)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"steps": self.steps, "total_ms": self.elapsed_ms()}
+
+
+class TurnStream:
+    """Iterable of text deltas; ``response`` holds the ChatResponse after the last delta."""
+
+    def __init__(self, items: Iterator[str | ChatResponse]) -> None:
+        self._items = items
+        self.response: ChatResponse | None = None
+        self.first_delta_ms: float | None = None
+        self._started = time.perf_counter()
+
+    def __iter__(self) -> Iterator[str]:
+        for item in self._items:
+            if isinstance(item, ChatResponse):
+                self.response = item
+            else:
+                if self.first_delta_ms is None:
+                    self.first_delta_ms = (time.perf_counter() - self._started) * 1000
+                yield item
+
+    def consume(self) -> ChatResponse:
+        for _ in self:
+            pass
+        assert self.response is not None
+        return self.response
+
+
+@dataclass
+class TurnInput:
+    tenant: Tenant
+    user_id: str
+    conversation_id: str
+    question: str
+    history: list[Turn] = field(default_factory=list)
+
+
+class ComplianceEngine:
+    def __init__(self, settings: Settings, db: Database, search_index: SearchIndex, router: LlmRouter,
+                 graph_store: Any = None, queue: Any = None, lexicon: ConceptLexicon | None = None) -> None:
+        self.settings = settings
+        self.db = db
+        self.repo = ConversationRepository(db)
+        self.search_index = search_index
+        self.router = router
+        self.graph_store = graph_store
+        self.queue = queue
+        self.lexicon = lexicon or ConceptLexicon.from_file()
+        self.cache = ResponseCache(db, timedelta(seconds=settings.response_cache_ttl_seconds))
+        self.corpus_version = corpus_version(list(search_index.chunks.values()))
+        self._known_labels = sorted({label for c in self.lexicon.concepts() for label in [c.prefLabel, *c.altLabels]})
+        try:
+            self.cache.invalidate_other_versions(self.corpus_version)
+        except Exception as exc:  # the cache is a side feature
+            log.warning("response cache cleanup failed: %s", exc)
+
+    # -- public API -------------------------------------------------------------------------------------------
+    def stream_turn(self, tenant_id: str, user_id: str, conversation_id: str, question: object) -> TurnStream:
+        turn = self._validate(tenant_id, user_id, conversation_id, question)
+        return TurnStream(self._run(turn))
+
+    def ask(self, tenant_id: str, user_id: str, conversation_id: str, question: object) -> ChatResponse:
+        return self.stream_turn(tenant_id, user_id, conversation_id, question).consume()
+
+    def settings_fingerprint(self) -> dict[str, Any]:
+        s = self.settings
+        return {"llm": self.router.describe(), "k": s.chat_top_k, "fusion": [s.fusion, s.dense_weight, s.bm25_weight,
+                s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit}
+
+    # -- step 1: validation -----------------------------------------------------------------------------------
+    def _validate(self, tenant_id: str, user_id: str, conversation_id: str, question: object) -> TurnInput:
+        cleaned = clean_question(question)
+        conversation = self.repo.conversation(tenant_id, conversation_id)
+        if conversation.user_id != user_id:
+            self.repo.user_in_tenant(tenant_id, user_id)  # another analyst of the tenant may continue it
+        limit = self.settings.chat_rate_limit_per_hour
+        if limit and self.repo.questions_since(user_id, since_hours(1)) >= limit:
+            raise RateLimited(f"You have asked {limit} questions in the last hour, the limit per user. "
+                              "Please wait a few minutes before asking again.")
+        with self.db.session() as session:
+            tenant = session.get(Tenant, tenant_id)
+        return TurnInput(tenant, user_id, conversation_id, cleaned, self.repo.completed_turns(tenant_id, conversation_id))
+
+    # -- the turn ---------------------------------------------------------------------------------------------
+    def _run(self, turn: TurnInput) -> Iterator[str | ChatResponse]:
+        trace = TraceRecorder()
+        trace.steps.append({"step": "validation", "ms": 0.0, "question_chars": len(turn.question),
+                            "previous_turns": len(turn.history)})
+        language = detect_language(turn.question)
+        key = None
+        if not turn.history and self.settings.response_cache_ttl_seconds > 0:
+            with trace.step("cache_lookup") as record:
+                key = cache_key(turn.question, turn.tenant.id, self.corpus_version, self.settings_fingerprint())
+                cached = self._cache_get(key, turn.tenant.id)
+                record["hit"] = cached is not None
+            if cached is not None:
+                yield from self._replay(cached, turn, trace)
+                return
+
+        decision = self._decide_context(turn, trace)
+        fresh: list[Source] = []
+        if not decision.reuse_previous:
+            fresh = self._retrieve(turn.question, trace)
+
+        with trace.step("guardrails") as record:
+            best = max((s.similarity for s in fresh), default=None)
+            classification = classify_query(turn.question, best, evidence_rules.OUT_OF_DOMAIN_BELOW)
+            record.update(query_type=classification.query_type, allowed=classification.allowed,
+                          matched=classification.matched[:3])
+        if not classification.allowed:
+            yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
+            return
+
+        with trace.step("unified_context") as record:
+            passages = self._unified_context(turn, fresh)
+            record.update(passages=len(passages), origins={o: sum(p.origin == o for p in passages)
+                                                           for o in ("previous", "history", "current")})
+        with trace.step("evidence") as record:
+            graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
+            analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
+                                        follow_up=decision.reuse_previous)
+            record.update(analysis.to_dict())
+        if not analysis.sufficient:
+            yield from self._abstain(turn, analysis, passages, fresh, classification.query_type, decision, language, trace, key)
+            return
+        yield from self._answer(turn, passages, analysis, classification.query_type, decision, language, trace, key)
+
+    # -- step 3: context decision and retrieval ---------------------------------------------------------------
+    def _decide_context(self, turn: TurnInput, trace: TraceRecorder) -> ContextDecision:
+        with trace.step("context_decision") as record:
+            previous = turn.history[-1] if turn.history else None
+            try:
+                decision = decide_context(turn.question, previous.question if previous else None,
+                                          previous.answer if previous else "", self.search_index.embedder.embed,
+                                          self._known_labels)
+            except Exception as exc:  # embedding failure: fall back to a fresh retrieval
+                log.warning("context decision failed: %s", exc)
+                decision = ContextDecision(False, f"decision failed ({exc.__class__.__name__}): fresh retrieval")
+            if decision.reuse_previous and (previous is None or not previous.passages):
+                decision = ContextDecision(False, "previous turn has no passages: fresh retrieval")
+            record.update(reuse_previous=decision.reuse_previous, reason=decision.reason, similarity=decision.similarity)
+        return decision
+
+    def _retrieve(self, question: str, trace: TraceRecorder) -> list[Source]:
+        with trace.step("retrieval") as record:
+            result = self.search_index.search(question, k=self.settings.chat_top_k)
+            record["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
+            record["candidates"] = result.candidates
+            record["chunks"] = [{"chunk_id": s.chunk_id, "similarity": s.similarity, "fused_score": s.fused_score,
+                                 "dense_rank": s.dense_rank, "dense_score": s.dense_score, "bm25_rank": s.bm25_rank,
+                                 "bm25_score": s.bm25_score} for s in result.sources]
+        return result.sources
+
+    def _unified_context(self, turn: TurnInput, fresh: list[Source]) -> list[ContextPassage]:
+        previous = turn.history[-1].passages if turn.history else []
+        older = [t.used_passages for t in reversed(turn.history[:-1])]
+        return build_unified_context(previous, older, [ContextPassage(s) for s in fresh], self.settings.chat_context_limit)
+
+    # -- refusals and abstentions -----------------------------------------------------------------------------
+    def _refuse(self, turn: TurnInput, classification, candidates: list[Source], language: str,
+                trace: TraceRecorder) -> Iterator[str | ChatResponse]:
+        with trace.step("suggestions") as record:
+            suggestions = suggest_questions(turn.question, candidates)
+            record["count"] = len(suggestions)
+        text = refusal_text(classification.reason, suggestions, language)
+        yield text
+        grade = grade_abstention("OUT_OF_SCOPE", 0.0, 0.0)
+        response = ChatResponse(text, ABSTAIN, turn.conversation_id, classification.query_type, "OUT_OF_SCOPE",
+                                refused=True, refusal_reason=classification.reason, suggestions=suggestions,
+                                confidence=grade.confidence, authority=grade.authority, llm=self.router.describe())
+        yield self._finish(turn, response, trace, cache_key_=None)
+
+    def _abstain(self, turn: TurnInput, analysis, passages: list[ContextPassage], fresh: list[Source], query_type: str,
+                 decision: ContextDecision, language: str, trace: TraceRecorder, key: str | None) -> Iterator[str | ChatResponse]:
+        suggestions = []
+        if analysis.reason in {"NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "AMBIGUOUS_QUERY"}:
+            suggestions = suggest_questions(turn.question, fresh or [p.source for p in passages])
+        text = abstention_text(analysis.reason, language, suggestions)
+        yield text
+        grade = grade_abstention(analysis.reason, analysis.mean_similarity, analysis.best_authority)
+        response = ChatResponse(
+            text, ABSTAIN, turn.conversation_id, query_type, analysis.reason, suggestions=suggestions,
+            sources=[CitedSource.from_passage(p, used=False) for p in passages], confidence=grade.confidence,
+            authority=grade.authority, context_decision=_decision_dict(decision), llm=self.router.describe())
+        yield self._finish(turn, response, trace, key)
+
+    # -- steps 6-9: prompt, model, concepts, verification, grading ---------------------------------------------
+    def _answer(self, turn: TurnInput, passages: list[ContextPassage], analysis, query_type: str,
+                decision: ContextDecision, language: str, trace: TraceRecorder, key: str | None) -> Iterator[str | ChatResponse]:
+        active = self._active_concepts(turn, trace)
+        aspects = PromptAspects(
+            jurisdictions=sorted({p.source.jurisdiction for p in passages if p.source.jurisdiction}), language=language,
+            concepts_in_scope=[c["label"] for c in active if c.get("label")])
+        history = [(t.question, t.answer) for t in turn.history]
+        messages = build_messages(turn.question, [p.prompt_source() for p in passages], aspects, history)
+        answer_parts: list[str] = []
+        error = ""
+        tool_chunks: list[ToolChunk] = []
+        egress: dict[str, Any] = {}
+        tenant = turn.tenant
+        policy = EgressPolicy(tenant.egress_mode, tenant.allow_off_mode, tuple(tenant.allowed_destinations or ()))
+        with trace.step("llm") as record:
+            record["prompt"] = {"system": messages[0]["content"], "sources": len(passages), "history_turns": len(history[-3:])}
+            first_at = None
+            for chunk in self.router.stream("main_chat", messages, [CAPTURE_CONCEPTS], policy=policy, on_egress=egress.update):
+                if isinstance(chunk, TextChunk):
+                    if first_at is None:
+                        first_at = time.perf_counter()
+                        record["first_token_ms"] = trace.elapsed_ms()
+                    answer_parts.append(chunk.delta)
+                    yield chunk.delta
+                elif isinstance(chunk, ToolChunk):
+                    tool_chunks.append(chunk)
+                elif isinstance(chunk, ErrorChunk):
+                    error = chunk.error
+                    break
+            record.update(llm=self.router.describe(), egress=egress, tool_calls=len(tool_chunks), error=error)
+        answer = "".join(answer_parts)
+
+        with trace.step("concepts") as record:
+            outcome = ConceptOutcome()
+            for chunk in tool_chunks:
+                if chunk.name != CAPTURE_CONCEPTS.name:
+                    continue
+                one = handle_concept_metadata(chunk.args, self.graph_store, self.queue, chunk.malformed)
+                outcome.referenced += [r for r in one.referenced if r["id"] not in {x["id"] for x in outcome.referenced}]
+                outcome.skipped += one.skipped
+                outcome.errors += one.errors
+                outcome.queued = outcome.queued or one.queued
+                outcome.enrichment_jobs += one.enrichment_jobs
+            record.update(outcome.to_dict())
+            record["payloads"] = [c.args if not c.malformed else {"malformed": c.raw[:500]} for c in tool_chunks]
+
+        with trace.step("verification") as record:
+            numbered = {p.index: p for p in passages}
+            result = verify_claims(answer, {i: (p.source.text, p.source.language, p.source.authority_score)
+                                            for i, p in numbered.items()})
+            cited = sorted({m for c in result.claims for m in c.citations if m in numbered})
+            cited_sources = [numbered[i].source for i in cited]
+            authority = authority_score([(s.authority_score, s.similarity) for s in cited_sources])
+            cited_mean = sum(s.similarity for s in cited_sources) / len(cited_sources) if cited_sources else 0.0
+            summary = result.summary()
+            record.update(summary, cited=cited, authority_score=authority)
+
+        with trace.step("grading") as record:
+            grade = grade_answer(cited_mean, authority, result.rate, summary["supported"], analysis.concerns)
+            record.update(mode=grade.mode, abstention_reason=grade.abstention_reason, confidence=grade.confidence,
+                          authority=grade.authority, concerns=analysis.concerns)
+        response = ChatResponse(
+            answer, grade.mode, turn.conversation_id, query_type, grade.abstention_reason,
+            concerns=list(analysis.concerns), sources=[CitedSource.from_passage(p, p.index in cited) for p in passages],
+            referenced_nodes=[{k: r[k] for k in ("id", "key", "label")} for r in outcome.referenced],
+            confidence=grade.confidence, authority=grade.authority, claim_verification=summary,
+            context_decision=_decision_dict(decision), llm=self.router.describe())
+        if error:
+            response.status, response.error = "failed", error
+            response.response_mode, response.abstention_reason = ABSTAIN, None
+            response.answer = answer + ("\n\n" if answer else "") + FAILED.format(error=error)
+        yield self._finish(turn, response, trace, None if (decision.reuse_previous or error) else key)
+
+    def _active_concepts(self, turn: TurnInput, trace: TraceRecorder) -> list[dict[str, Any]]:
+        with trace.step("concepts_in_scope") as record:
+            try:
+                active = self.repo.active_concepts(turn.tenant.id, turn.conversation_id)
+            except Exception as exc:
+                log.warning("could not read the conversation context: %s", exc)
+                active = []
+            record["labels"] = [c.get("label") for c in active][:30]
+        return active
+
+    # -- step 10: persistence ---------------------------------------------------------------------------------
+    def _finish(self, turn: TurnInput, response: ChatResponse, trace: TraceRecorder, cache_key_: str | None) -> ChatResponse:
+        response.latency_ms = trace.elapsed_ms()
+        if response.referenced_nodes:
+            try:
+                ids = self.repo.add_active_concepts(turn.tenant.id, turn.conversation_id, response.referenced_nodes)
+                trace.steps.append({"step": "conversation_context", "ms": 0.0, "active_node_ids": len(ids)})
+            except Exception as exc:
+                log.warning("could not update the conversation context: %s", exc)
+        if cache_key_ and response.status == "complete" and not response.from_cache:
+            try:
+                with trace.step("cache_store"):
+                    self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.question, response.to_dict())
+            except Exception as exc:
+                log.warning("could not store the response in the cache: %s", exc)
+        return self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+
+    def _cache_get(self, key: str, tenant_id: str) -> dict[str, Any] | None:
+        try:
+            return self.cache.get(key, tenant_id)
+        except Exception as exc:
+            log.warning("response cache lookup failed: %s", exc)
+            return None
+
+    def _replay(self, cached: dict[str, Any], turn: TurnInput, trace: TraceRecorder) -> Iterator[str | ChatResponse]:
+        response = ChatResponse.from_dict(cached)
+        response.conversation_id, response.from_cache = turn.conversation_id, True
+        response.message_id = response.trace_id = ""
+        yield response.answer
+        yield self._finish(turn, response, trace, None)
+
+
+def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
+    return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity}

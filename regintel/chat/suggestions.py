@@ -1,0 +1,73 @@
+"""Three concrete questions a refused or abstained user could ask instead, drawn from the corpus itself.
+
+The passages closest to the refused question are turned into questions about their article or section ("What
+does Article 33 of GDPR say about notification of a personal data breach?"), one per article, different
+documents first, in the language of the question. They are answerable by construction: they name a passage
+the knowledge base holds.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from regintel.retrieval.sources import Source
+from regintel.retrieval.text_analysis import detect_language
+
+TEMPLATES = {  # (article with topic, article alone, section of a guidance document)
+    "en": ("What does {ref} of {title} say about {topic}?", "What does {ref} of {title} require?",
+           "What does {title} say about {topic}?"),
+    "fr": ("Que prévoit {ref} de {title} concernant {topic} ?", "Que prévoit {ref} de {title} ?",
+           "Que dit {title} sur « {topic} » ?"),
+    "es": ("¿Qué establece {ref} de {title} sobre {topic}?", "¿Qué establece {ref} de {title}?",
+           "¿Qué dice {title} sobre «{topic}»?"),
+}
+PART_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")
+ARTICLE_LIKE_RE = re.compile(r"^(article|art\.|annex|annexe|appendix|section|chapter|chapitre|titre|title|esrs)\b", re.IGNORECASE)
+
+
+def _topic(source: Source) -> str:
+    heading = source.heading or ""
+    topic = heading.split(" — ", 1)[1] if " — " in heading else ""
+    if not topic and source.ref and " › " in source.ref:
+        topic = PART_RE.sub("", source.ref.rsplit(" › ", 1)[1])
+    topic = topic.strip().rstrip(".?!:; ")
+    if not re.search(r"[^\W\d_]{4,}", topic) or re.fullmatch(r"(AR|Article|Annex|Appendix)\s*\w*", topic, re.IGNORECASE):
+        return ""  # a bare code ("AR 25") says nothing about the subject
+    return topic[:1].lower() + topic[1:] if topic and not topic[:2].isupper() else topic
+
+
+def _ref(source: Source) -> str:
+    ref = PART_RE.sub("", source.ref or "").split(" › ")[0].strip()
+    return ref or source.heading or source.title
+
+
+def suggest_questions(question: str, candidates: Sequence[Source], count: int = 3) -> list[str]:
+    """``candidates``: passages retrieved for the question (best first) or any passages of the corpus."""
+    question_language = detect_language(question)
+    ordered = sorted(enumerate(candidates), key=lambda pair: pair[0])
+    seen_articles: set[tuple[str, str]] = set()
+    seen_documents: set[str] = set()
+    first_pass, second_pass = [], []
+    for _, source in ordered:
+        article = (source.document_id, _ref(source))
+        if article in seen_articles:
+            continue
+        seen_articles.add(article)
+        (second_pass if source.document_id in seen_documents else first_pass).append(source)
+        seen_documents.add(source.document_id)
+    suggestions = []
+    for source in first_pass + second_pass:
+        ref = _ref(source)
+        article_like = bool(ARTICLE_LIKE_RE.match(ref))
+        topic = _topic(source) if article_like else PART_RE.sub("", source.ref or "").split(" › ")[-1].strip().rstrip(" ?")
+        # the passage's own language when its words are used, so the suggestion matches the text it names
+        language = (source.language if topic else question_language) if source.language in TEMPLATES else question_language
+        with_topic, plain, section = TEMPLATES.get(language, TEMPLATES["en"])
+        template = (with_topic if topic else plain) if article_like else section
+        text = template.format(ref=ref, title=source.title, topic=topic or source.heading)
+        if text not in suggestions:
+            suggestions.append(text)
+        if len(suggestions) == count:
+            break
+    return suggestions
