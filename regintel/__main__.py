@@ -1,4 +1,4 @@
-"""Command line: ``python -m regintel ingest | search | build-seed-cache | bench ...``."""
+"""Command line: ``python -m regintel ingest | search | ask | worker | build-seed-cache | bench ...``."""
 
 from __future__ import annotations
 
@@ -93,6 +93,35 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    from regintel.chat.factory import build_engine
+
+    settings = get_settings()
+    engine = build_engine(settings)
+    tenant = engine.repo.ensure_tenant(args.tenant)
+    user = engine.repo.ensure_user(tenant.id, args.user)
+    conversation_id = args.conversation or engine.repo.create_conversation(tenant.id, user.id).id
+    stream = engine.stream_turn(tenant.id, user.id, conversation_id, args.question)
+    for delta in stream:
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+    response = stream.response
+    sys.stdout.write("\n")
+    if args.json:
+        print(json.dumps(response.to_dict(), ensure_ascii=False))
+        return 0 if response.status == "complete" else 1
+    print(f"\n{response.response_mode}" + (f" ({response.abstention_reason})" if response.abstention_reason else "")
+          + f" · confidence {response.confidence['level']} {response.confidence['score']}"
+          + f" · authority {response.authority['level']} {response.authority['score']}"
+          + (" · from cache" if response.from_cache else ""))
+    for source in response.cited:
+        print(f"[{source.index}] {source.title} {source.ref} ({source.authority_level}, sim {source.similarity}) {source.url}")
+    if response.referenced_nodes:
+        print("concepts: " + ", ".join(n["label"] for n in response.referenced_nodes))
+    print(f"conversation {conversation_id} · trace {response.trace_id}")
+    return 0 if response.status == "complete" else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel", description="RegIntel Copilot command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -119,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--once", action="store_true", help="stop when no job is due")
     worker.add_argument("--poll", type=float, default=2.0, help="seconds between polls of an empty queue")
     worker.set_defaults(func=cmd_worker)
+
+    ask = sub.add_parser("ask", help="ask a question (streams the answer; --json prints the ChatResponse last)")
+    ask.add_argument("question")
+    ask.add_argument("--conversation", help="continue this conversation (id printed by a previous ask)")
+    ask.add_argument("--tenant", default="default", help="tenant name (created when new)")
+    ask.add_argument("--user", default="cli", help="user name within the tenant (created when new)")
+    ask.add_argument("--json", action="store_true", help="print the ChatResponse as one JSON object on the last line")
+    ask.set_defaults(func=cmd_ask)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

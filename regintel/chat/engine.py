@@ -226,7 +226,7 @@ class ComplianceEngine:
         return result.sources
 
     def _unified_context(self, turn: TurnInput, fresh: list[Source]) -> list[ContextPassage]:
-        previous = turn.history[-1].passages if turn.history else []
+        previous = turn.history[-1].own_passages if turn.history else []
         older = [t.used_passages for t in reversed(turn.history[:-1])]
         return build_unified_context(previous, older, [ContextPassage(s) for s in fresh], self.settings.chat_context_limit)
 

