@@ -60,6 +60,7 @@ with left:
             st.error(f"Indexing failed: {exc}")
         else:
             state.search_index.clear()
+            state.engine.clear()  # the engine keys its response cache by corpus version
             bar.progress(1.0, text="Done")
             st.success(report.summary().replace("\n", "  \n"))
             for name, reason in report.problems:

@@ -11,7 +11,6 @@ from sqlalchemy import func, select
 
 from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
 from regintel.chat.engine import ComplianceEngine, RateLimited
-from regintel.chat.evidence import HARD_REASONS
 from regintel.chat.factory import build_engine
 from regintel.chat.repository import NotFound
 from regintel.chat.validation import InputError
@@ -90,11 +89,22 @@ def test_answerable_question_is_graded_and_cited_with_passages_that_contain_the_
     assert response.message_id and response.trace_id and not response.from_cache
 
 
-def test_question_absent_from_the_corpus_abstains_with_a_reason(engine):
-    _, response = ask(engine, new_conversation(engine), "How do I bake a sourdough bread with a crispy crust?")
-    assert response.response_mode == "ABSTAIN"
-    assert response.abstention_reason in HARD_REASONS
+@pytest.mark.parametrize("question", [
+    "What are the best execution obligations of investment firms under MiFID II?",
+    "What is the minimum leverage ratio required by Basel III?",
+])
+def test_regulatory_question_absent_from_the_corpus_abstains_with_a_reason(engine, question):
+    _, response = ask(engine, new_conversation(engine), question)
+    assert response.response_mode == "ABSTAIN" and not response.refused
+    assert response.abstention_reason in {"NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "INSUFFICIENT_CHUNKS"}
     assert response.abstention_reason in response.answer and not response.cited
+    assert response.sources, "the closest passages are still shown for checking"
+
+
+def test_out_of_domain_question_is_refused_with_suggestions(engine):
+    _, response = ask(engine, new_conversation(engine), "How do I bake a sourdough bread with a crispy crust?")
+    assert response.refused and response.query_type == "OUT_OF_DOMAIN"
+    assert response.abstention_reason == "OUT_OF_SCOPE" and len(response.suggestions) == 3
 
 
 def test_forbidden_question_is_refused_with_three_corpus_suggestions(engine, world):

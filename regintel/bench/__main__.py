@@ -62,6 +62,22 @@ def _egress(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chat(args: argparse.Namespace) -> int:
+    from regintel.bench.chat import print_report, run_chat_bench
+
+    result = run_chat_bench(get_settings(), Path(args.questions), Path(args.passages) if args.passages else None,
+                            args.limit, args.cache_probe, args.graph, log=(lambda *_: None) if args.json else print)
+    print_report(result, args.json)
+    return 0
+
+
+def _evidence(args: argparse.Namespace) -> int:
+    from regintel.bench.evidence import main as evidence_main
+
+    evidence_main((["--data-dir", args.data_dir] if args.data_dir else []) + ["--out", args.out])
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel.bench")
     sub = parser.add_subparsers(dest="bench", required=True)
@@ -97,6 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--neo4j-url", help="also benchmark this Neo4j (default: REGINTEL_TEST_NEO4J_URL)")
     graph.add_argument("--json", action="store_true")
     graph.set_defaults(func=_graph)
+
+    chat = sub.add_parser("chat", help="whole chat turns: latency, response modes, citation precision/recall, verification")
+    chat.add_argument("--questions", required=True, help="ObliQA-schema questions (gold_pids)")
+    chat.add_argument("--passages", help="ObliQA-schema passages (default: passages.jsonl beside the questions)")
+    chat.add_argument("--limit", type=int, default=200)
+    chat.add_argument("--cache-probe", type=int, default=20, help="questions asked again to time cache hits")
+    chat.add_argument("--graph", action="store_true", help="capture concepts into the embedded graph too")
+    chat.add_argument("--json", action="store_true")
+    chat.set_defaults(func=_chat)
+
+    evidence = sub.add_parser("evidence", help="calibrate the evidence thresholds (similarity distributions)")
+    evidence.add_argument("--data-dir", help="data directory with the ObliQA bench index and the demo index")
+    evidence.add_argument("--out", default="evidence_calibration.json")
+    evidence.set_defaults(func=_evidence)
 
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)

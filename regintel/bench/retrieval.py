@@ -10,6 +10,7 @@ import hashlib
 import json
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
 
@@ -27,6 +28,37 @@ from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 def _file_key(path: Path) -> str:
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
     return f"{Path(path).stem}-{digest}"
+
+
+@dataclass
+class BenchIndex:
+    passages: list
+    index: SearchIndex
+    sync: VectorSync
+    bm25_seconds: float
+    index_seconds: float
+
+
+def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConfig | None = None,
+                     dense: bool = True) -> BenchIndex:
+    """Index an ObliQA-schema passages file in ``<data_dir>/bench/<file key>`` (vectors persist between runs, so
+    only new passages are embedded) and return the hybrid SearchIndex over it."""
+    passages = load_passages(passages_path)
+    store_dir = settings.data_dir / "bench" / _file_key(passages_path)
+    embedder = make_embedder(settings)
+    store = ChunkVectorStore(make_chroma_client(store_dir / "chroma"), "bench_passages")
+    started = time.perf_counter()
+    sync = VectorSync()
+    if dense:  # BM25 alone needs no vectors: skip the (long) dense indexing
+        bar = tqdm(total=len(passages), desc="embedding", unit="passage", mininterval=5)
+        sync = sync_vectors(passages, store, embedder, progress=lambda _p, done, total: bar.update(done - bar.n))
+        bar.close()
+    bm25_started = time.perf_counter()
+    bm25 = BM25Index()
+    bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
+    bm25_seconds = time.perf_counter() - bm25_started
+    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig())
+    return BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started)
 
 
 def raw_model_throughput(embedder, texts: list[str], sample: int = 128) -> float:
@@ -50,26 +82,11 @@ def run_retrieval_bench(
     fusion: FusionConfig | None = None,
     log=print,
 ) -> dict:
-    passages = load_passages(passages_path)
     questions = load_questions(questions_path)[: limit or None]
-    store_dir = settings.data_dir / "bench" / _file_key(passages_path)
-    embedder = make_embedder(settings)
-    store = ChunkVectorStore(make_chroma_client(store_dir / "chroma"), "bench_passages")
-
-    log(f"indexing {len(passages)} passages into {store_dir} ...")
-    started = time.perf_counter()
-    sync = VectorSync()
-    if mode != "bm25":  # BM25 alone needs no vectors: skip the (long) dense indexing
-        bar = tqdm(total=len(passages), desc="embedding", unit="passage", mininterval=5)
-        sync = sync_vectors(passages, store, embedder, progress=lambda _p, done, total: bar.update(done - bar.n))
-        bar.close()
-    bm25_started = time.perf_counter()
-    bm25 = BM25Index()
-    bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
-    bm25_seconds = time.perf_counter() - bm25_started
-    index_seconds = time.perf_counter() - started
-
-    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig())
+    log(f"indexing the passages of {passages_path} ...")
+    built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25")
+    passages, index, embedder, sync = built.passages, built.index, built.index.embedder, built.sync
+    bm25_seconds, index_seconds = built.bm25_seconds, built.index_seconds
     log(f"embedding {len(questions)} questions (cached after the first run) ...")
     q_started = time.perf_counter()
     embedder.embed([q.question for q in questions], kind="query")

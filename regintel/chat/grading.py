@@ -30,9 +30,12 @@ def authority_level(score: float) -> str:
     return "high" if score > 0.8 else "medium" if score >= 0.6 else "low"
 
 
+FULL_STRENGTH_AT = 90.0  # the median similarity of gold passages on ObliQA dev
+
+
 def similarity_strength(mean_similarity: float) -> float:
-    """Mean similarity mapped to 0-1 between the calibrated 'loosely related' and 'DIRECT' levels."""
-    low, high = evidence.LOW_MEAN_BELOW, evidence.DIRECT_MEAN_AT
+    """Mean similarity mapped to 0-1 between the calibrated 'loosely related' level and the gold median."""
+    low, high = evidence.LOW_MEAN_BELOW, FULL_STRENGTH_AT
     return round(min(1.0, max(0.0, (mean_similarity - low) / (high - low))), 3)
 
 

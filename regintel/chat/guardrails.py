@@ -72,11 +72,16 @@ ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                        r"\b(qu'est-ce|définition|qu'entend-on|signifie)\b", r"\b(qué es|qué son|definición|significa)\b")),
 ]
 
-REGULATORY_VOCABULARY = _rx(
-    r"\b(regulation|directive|article|law|legal|obligation|complian\w*|authority|supervis\w*|report\w*|disclos\w*|tax|vat|gdpr|dora|esrs|"
-    r"data protection|personal data|controller|processor|breach|ict|financial entit\w*|sustainab\w*|taxable|invoice|exempt\w*)\b",
-    r"\b(règlement|directive|article|loi|obligation|tva|assujetti|déclaration|facture|données|traitement|impôt|taxe)\b",
-    r"\b(reglamento|directiva|artículo|ley|obligación|iva|datos|tratamiento|factura|impuesto|normativa)\b",
+REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "regulat" covers "regulator(s)"
+    r"\b(regulat\w*|directive\w*|articles?|laws?|legal\w*|legislat\w*|obligat\w*|oblig\w*|requir\w*|complian\w*|complie\w*|"
+    r"authorit\w*|supervis\w*|report\w*|disclos\w*|tax\w*|vat|gdpr|dora|esrs|mifid|aml|kyc|licen[cs]\w*|permit\w*|"
+    r"data protection|personal data|controllers?|processors?|breach\w*|ict|financial|entit\w*|sustainab\w*|invoic\w*|"
+    r"exempt\w*|rules?|provisions?|penalt\w*|fines?|sanction\w*|audit\w*|risk\w*|governance|capital|insur\w*|bank\w*|"
+    r"investment\w*|firms?|fund\w*|custom\w*|register\w*|notif\w*|consent|privacy|policy|policies|standards?)\b",
+    r"\b(règlement\w*|réglement\w*|directive\w*|articles?|lois?|obligations?|tva|assujetti\w*|déclaration\w*|factur\w*|"
+    r"données|traitement\w*|impôts?|taxe\w*|exonér\w*|autorité\w*|conformité|sanctions?|amendes?|risques?)\b",
+    r"\b(reglamento\w*|directiva\w*|artículos?|ley\w*|obligaci\w*|iva|datos|tratamiento\w*|factura\w*|impuesto\w*|"
+    r"normativa\w*|autoridad\w*|cumplimiento|sanci\w*|multas?|riesgos?)\b",
 )
 
 

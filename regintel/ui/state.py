@@ -48,6 +48,22 @@ def llm_router():
     return LlmRouter(settings(), lexicon=ConceptLexicon.from_file())
 
 
+def graph_store_or_none():
+    try:
+        return graph_store()
+    except Exception:  # GraphError or a server that cannot start: the chat goes on without concept capture
+        return None
+
+
+@st.cache_resource(show_spinner="Loading the compliance engine…")
+def engine():
+    """One ComplianceEngine per process over the cached stores (it keeps no per-turn state: thread safe)."""
+    from regintel.chat.factory import build_engine
+
+    return build_engine(settings(), db=database(), search_index=search_index(), router=llm_router(),
+                        graph_store=graph_store_or_none())
+
+
 def search_index_or_none() -> SearchIndex | None:
     try:
         return search_index()

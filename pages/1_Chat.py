@@ -1,0 +1,183 @@
+"""Chat: grounded, evidence-graded answers with citation chips, concept chips and feedback, per tenant and user.
+
+The tenant, user and conversation live in the URL (``?t=…&u=…&c=…``), so a reload or a shared link restores
+the conversation with its chips; everything shown is read back from the SQL store.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from regintel.chat.response import ChatResponse
+from regintel.chat.validation import MAX_QUESTION_CHARS
+from regintel.errors import RegIntelError
+from regintel.ui import state
+from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, escape_markdown, explorer_query, mode_caption
+
+st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
+st.title("Chat")
+
+try:
+    engine = state.engine()
+except RegIntelError as exc:
+    st.error(f"The chat is not available yet: {exc}")
+    st.page_link("app.py", label="Go to the home page to build the index", icon=":material/home:")
+    st.stop()
+repo = engine.repo
+llm = engine.router.describe()
+if llm["offline"]:
+    st.info("**Offline mode**: no language model is configured and nothing leaves this machine. Answers quote the "
+            "sources verbatim with their citations; concepts are still captured.", icon=":material/cloud_off:")
+
+
+# -- tenant, user, conversation (sidebar) ----------------------------------------------------------------------
+def _set_param(name: str, value: str | None) -> None:
+    if value:
+        st.query_params[name] = value
+    elif name in st.query_params:
+        del st.query_params[name]
+
+
+with st.sidebar:
+    st.header("Workspace")
+    tenant_names = [t.name for t in repo.tenants()] or ["default"]
+    wanted_tenant = st.query_params.get("t", tenant_names[0])
+    if wanted_tenant not in tenant_names:
+        tenant_names.append(wanted_tenant)
+    tenant_name = st.selectbox("Tenant", tenant_names, index=tenant_names.index(wanted_tenant), key="chat_tenant")
+    new_tenant = st.text_input("New tenant", key="chat_new_tenant", max_chars=120, placeholder="name, then Enter")
+    if new_tenant.strip():
+        tenant_name = new_tenant.strip()
+    try:
+        tenant = repo.ensure_tenant(tenant_name)
+        user_names = [u.name for u in repo.users(tenant.id)] or ["analyst"]
+        wanted_user = st.query_params.get("u", user_names[0])
+        if wanted_user not in user_names:
+            user_names.append(wanted_user)
+        user_name = st.selectbox("User", user_names, index=user_names.index(wanted_user), key=f"chat_user_{tenant.id}")
+        user = repo.ensure_user(tenant.id, user_name)
+    except RegIntelError as exc:
+        st.error(str(exc))
+        st.stop()
+    if tenant_name != st.query_params.get("t") or user.name != st.query_params.get("u"):
+        st.query_params.update({"t": tenant.name, "u": user.name})
+
+    st.header("Conversations")
+    if st.button("New conversation", icon=":material/add:", use_container_width=True):
+        _set_param("c", repo.create_conversation(tenant.id, user.id).id)
+        st.rerun()
+    conversations = repo.conversations(tenant.id, user.id)
+    current_id = st.query_params.get("c", "")
+    if current_id not in {c.id for c in conversations}:
+        current_id = ""
+    for conversation in conversations[:50]:
+        selected = conversation.id == current_id
+        if st.button(escape_markdown(conversation.title[:60]), key=f"conv_{conversation.id}", use_container_width=True,
+                     type="primary" if selected else "secondary"):
+            _set_param("c", conversation.id)
+            st.rerun()
+    if current_id:
+        with st.expander("Rename or delete"):
+            title = st.text_input("Title", key=f"title_{current_id}", max_chars=200)
+            if st.button("Rename", disabled=not title.strip()):
+                try:
+                    repo.rename_conversation(tenant.id, current_id, title)
+                    st.rerun()
+                except RegIntelError as exc:
+                    st.error(str(exc))
+            if st.button("Delete this conversation", type="secondary"):
+                repo.delete_conversation(tenant.id, current_id)
+                _set_param("c", None)
+                st.rerun()
+
+
+# -- rendering of one answer ---------------------------------------------------------------------------------
+def render_extras(response: ChatResponse, key: str) -> None:
+    """Badges, citation chips (each opens its passage), concept chips, feedback."""
+    badges = st.container(horizontal=True)
+    with badges:
+        st.badge(response.response_mode, color=MODE_COLOURS.get(response.response_mode, "gray"))
+        if not response.refused:
+            st.badge(f"confidence {response.confidence.get('level')} {response.confidence.get('score', 0):.2f}",
+                     color=LEVEL_COLOURS.get(response.confidence.get("level"), "gray"))
+            st.badge(f"authority {response.authority.get('level')} {response.authority.get('score', 0):.2f}",
+                     color=LEVEL_COLOURS.get(response.authority.get("level"), "gray"))
+        if response.from_cache:
+            st.badge("from cache", color="gray")
+        if response.query_type:
+            st.badge(response.query_type.replace("_", " ").lower(), color="blue")
+    st.caption(escape_markdown(mode_caption(response)))
+    chips = response.cited or ([] if response.refused else [s for s in response.sources if s.origin == "current"][:5])
+    if chips:
+        if not response.cited:
+            st.caption("Closest passages (not cited):")
+        row = st.container(horizontal=True)
+        with row:
+            for source in chips:
+                with st.popover(chip_label(source), key=f"chip_{key}_{source.index}"):
+                    st.markdown(f"**{escape_markdown(source.title)} — {escape_markdown(source.ref)}**")
+                    st.caption(f"{source.authority_level} · {source.jurisdiction} · similarity {source.similarity:.1f}")
+                    st.text(source.text)
+                    if source.url.startswith(("http://", "https://")):
+                        st.link_button("Open the source", source.url)
+    if response.referenced_nodes:
+        row = st.container(horizontal=True)
+        with row:
+            for node in response.referenced_nodes[:10]:
+                st.page_link("pages/2_Graph_Explorer.py", label=escape_markdown(node.get("label") or node["key"]),
+                             icon=":material/sell:", query_params=explorer_query(node["key"]))
+    if response.message_id and response.status == "complete":
+        render_feedback(response, key)
+
+
+def render_feedback(response: ChatResponse, key: str) -> None:
+    existing = repo.feedback_for(tenant.id, response.message_id)
+    default = None if existing is None else (1 if existing.rating > 0 else 0)
+    rating = st.feedback("thumbs", key=f"fb_{key}", default=default)
+    if rating is None:
+        return
+    comment = st.text_input("Comment (optional)", key=f"fb_comment_{key}", max_chars=2000,
+                            value=existing.comment if existing else "")
+    if st.button("Send feedback", key=f"fb_send_{key}"):
+        try:
+            repo.save_feedback(tenant.id, user.id, response.message_id, 1 if rating == 1 else -1, comment)
+            st.toast("Thanks, your feedback was saved.")
+        except RegIntelError as exc:
+            st.error(str(exc))
+
+
+# -- the conversation ----------------------------------------------------------------------------------------
+if not current_id:
+    st.caption("Ask about GDPR, DORA, ESRS or VAT. A new conversation starts with your first question.")
+else:
+    try:
+        turns = repo.turns(tenant.id, current_id)
+    except RegIntelError as exc:
+        st.error(str(exc))
+        st.stop()
+    for turn in turns:
+        with st.chat_message("user"):
+            st.text(turn.question)
+        with st.chat_message("assistant"):
+            st.markdown(turn.answer)
+            if turn.response is not None:
+                render_extras(turn.response, turn.response.message_id)
+    if turns and turns[-1].response is not None:
+        st.session_state["referenced_nodes"] = [n["key"] for n in turns[-1].response.referenced_nodes]
+
+question = st.chat_input("Ask a question about the regulation…", max_chars=MAX_QUESTION_CHARS)
+if question:
+    conversation_id = current_id or repo.create_conversation(tenant.id, user.id).id
+    with st.chat_message("user"):
+        st.text(question)
+    with st.chat_message("assistant"):
+        try:
+            stream = engine.stream_turn(tenant.id, user.id, conversation_id, question)
+            st.write_stream(stream)
+        except RegIntelError as exc:
+            st.error(str(exc))
+        else:
+            if stream.response is not None and stream.response.status == "failed":
+                st.error(stream.response.error)
+            _set_param("c", conversation_id)
+            st.rerun()

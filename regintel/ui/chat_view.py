@@ -1,0 +1,58 @@
+"""Pure helpers of the Chat page: chip labels, badge colours, Graph Explorer links (tested without a browser).
+
+Everything shown comes from the corpus, the model or the user, so every label is escaped for Streamlit's
+markdown (no link, emphasis or HTML can be injected through a title or a concept label).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from regintel.chat.response import ChatResponse, CitedSource
+
+MODE_COLOURS = {"DIRECT": "green", "QUALIFIED": "orange", "ABSTAIN": "red"}
+LEVEL_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
+AUTHORITY_NAMES = {"eu_law": "EU law", "national_law": "national law", "regulator_guidance": "regulator guidance",
+                   "industry": "industry", "guidance": "guidance"}
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def escape_markdown(text: object) -> str:
+    """Backslash-escape markdown (and HTML angle brackets) in a label; newlines become spaces."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
+
+
+def short_ref(ref: str) -> str:
+    ref = re.sub(r"\s*\(\d+/\d+\)\s*$", "", ref or "")
+    return re.sub(r"^Article\s+", "Art. ", ref.split(" › ")[-1])[:40]
+
+
+def chip_label(source: CitedSource) -> str:
+    """"[3] GDPR · Art. 33 · EU law": number, short title, article, authority badge (escaped)."""
+    title = source.title if len(source.title) <= 28 else source.title[:27] + "…"
+    authority = AUTHORITY_NAMES.get(source.authority_level, source.authority_level)
+    return escape_markdown(f"[{source.index}] {title} · {short_ref(source.ref)} · {authority}")
+
+
+def explorer_query(key: str) -> dict[str, str]:
+    return {"focus": key}
+
+
+def explorer_href(key: str) -> str:
+    return "Graph_Explorer?focus=" + quote(key, safe="")
+
+
+def mode_caption(response: ChatResponse) -> str:
+    """One line explaining the grade (shown under the badges)."""
+    if response.refused:
+        return f"Refused: {response.refusal_reason}."
+    if response.status == "failed":
+        return "The answer failed part-way and was not saved as a good answer."
+    if response.response_mode == "ABSTAIN":
+        return f"Abstained ({response.abstention_reason or 'no supported claim'})."
+    verification = response.claim_verification or {}
+    parts = [f"{verification.get('supported', 0)}/{verification.get('claims', 0)} claims supported by their citation"]
+    if response.concerns:
+        parts.append("concerns: " + ", ".join(response.concerns))
+    return "; ".join(parts) + "."
