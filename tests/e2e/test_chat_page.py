@@ -50,12 +50,13 @@ def test_ask_open_a_citation_give_feedback_and_reload(chat_app, page):
     page.get_by_role("button", name=re.compile(r"^\[\d+\] GDPR")).first.wait_for(timeout=30_000)
     assert "c=" in page.url, "the conversation is in the URL"
 
+    screenshot(page, "chat")
     chip = page.get_by_role("button", name=re.compile(r"^\[\d+\] GDPR")).first
     chip.click()
     passage = page.get_by_test_id("stPopoverBody").get_by_text("personal data breach", exact=False).first
     passage.wait_for(timeout=15_000)
     assert page.get_by_role("link", name="Open the source").first.get_attribute("href").startswith("https://eur-lex.europa.eu/")
-    screenshot(page, "chat")
+    screenshot(page, "chat_citation")
     page.keyboard.press("Escape")
 
     page.get_by_role("radio", name="Thumbs down").first.click()

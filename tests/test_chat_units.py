@@ -1,0 +1,151 @@
+"""Pure steps of a chat turn: evidence sufficiency, grading, suggestions, concept payload validation, cache keys,
+prompt aspects and the Chat page's escaping."""
+
+from __future__ import annotations
+
+import pytest
+
+from regintel.chat import evidence
+from regintel.chat.cache import cache_key, normalise_question
+from regintel.chat.concepts import handle_concept_metadata, validate_payload
+from regintel.chat.evidence import analyse_evidence
+from regintel.chat.grading import authority_level, grade_answer
+from regintel.chat.prompt import PromptAspects, build_messages, system_prompt
+from regintel.chat.response import ChatResponse, CitedSource
+from regintel.chat.suggestions import suggest_questions
+from regintel.llm.prompt_format import PromptSource
+from regintel.retrieval.sources import Source
+from regintel.ui.chat_view import chip_label, escape_markdown, explorer_href
+
+
+def source(similarity: float, authority: float = 1.0, jurisdiction: str = "EU", **fields) -> Source:
+    defaults = dict(chunk_id=f"doc#{similarity}", document_id="eu-gdpr", title="GDPR", ref="Article 33",
+                    url="https://eur-lex.europa.eu/eli/reg/2016/679/oj", text="text", heading="Article 33 — Notification")
+    defaults.update(fields)
+    level = {1.0: "eu_law", 0.4: "guidance", 0.6: "industry"}[authority]
+    return Source(similarity=similarity, authority_level=level, authority_score=authority, jurisdiction=jurisdiction, **defaults)
+
+
+QUESTION = "When must a controller notify a personal data breach?"
+
+
+def test_strong_binding_evidence_is_sufficient():
+    analysis = analyse_evidence(QUESTION, [source(89), source(88), source(87), source(86), source(85.5)])
+    assert analysis.sufficient and analysis.reason is None and analysis.concerns == []
+    assert analysis.high_quality_chunks == 4 and analysis.mean_similarity == pytest.approx(87.1)
+
+
+@pytest.mark.parametrize("similarities, reason", [
+    ([], "NO_RELEVANT_EVIDENCE"),
+    ([83.9, 83.0, 82.0], "NO_RELEVANT_EVIDENCE"),
+    ([86.5, 84.0, 84.0, 83.0, 83.0], "LOW_SIMILARITY"),
+    ([88.0, 85.5, 85.5, 85.0, 85.0], "INSUFFICIENT_CHUNKS"),
+])
+def test_weak_evidence_gives_the_calibrated_reason(similarities, reason):
+    analysis = analyse_evidence(QUESTION, [source(s) for s in similarities])
+    assert not analysis.sufficient and analysis.reason == reason
+
+
+def test_vague_first_question_is_ambiguous_but_a_follow_up_is_judged_on_its_context():
+    strong = [source(89), source(88), source(87)]
+    assert analyse_evidence("what about it?", strong).reason == "AMBIGUOUS_QUERY"
+    assert analyse_evidence("what about it?", strong, follow_up=True).sufficient
+
+
+def test_guidance_only_and_mixed_jurisdictions_are_soft_concerns():
+    guidance = analyse_evidence(QUESTION, [source(89, 0.4, "BE"), source(88, 0.4, "BE")])
+    assert guidance.sufficient and guidance.concerns == ["LOW_AUTHORITY"]
+    mixed = [source(89, 1.0, "EU"), source(88, 1.0, "BE")]
+    assert analyse_evidence(QUESTION, mixed).concerns == ["CONFLICTING_EVIDENCE"]
+    assert analyse_evidence("Compare the EU and Belgian rules on this", mixed, "COMPARISON").concerns == []
+
+
+def test_thresholds_are_ordered_as_calibrated():
+    assert evidence.OUT_OF_DOMAIN_BELOW < evidence.NO_EVIDENCE_BELOW < evidence.LOW_MEAN_BELOW < evidence.RELEVANT_AT
+    assert evidence.RELEVANT_AT < evidence.STRONG_AT <= evidence.DIRECT_MEAN_AT
+
+
+def test_grading_follows_the_seed_rules():
+    assert grade_answer(89.0, 1.0, 1.0, 3, []).mode == "DIRECT"
+    assert grade_answer(86.0, 1.0, 1.0, 3, []).mode == "QUALIFIED", "evidence not strong on average"
+    assert grade_answer(89.0, 0.7, 1.0, 3, []).mode == "QUALIFIED", "authority not above 0.8"
+    assert grade_answer(89.0, 1.0, 0.75, 3, []).mode == "QUALIFIED", "verification not above 0.8"
+    assert grade_answer(89.0, 1.0, 1.0, 3, ["LOW_AUTHORITY"]).mode == "QUALIFIED"
+    nothing = grade_answer(89.0, 1.0, 0.0, 0, [])
+    assert nothing.mode == "ABSTAIN" and nothing.abstention_reason == "NO_RELEVANT_EVIDENCE"
+    assert [authority_level(x) for x in (0.9, 0.8, 0.6, 0.59)] == ["high", "medium", "medium", "low"]
+
+
+def test_suggestions_are_three_distinct_articles_in_the_passages_language():
+    candidates = [
+        source(89, chunk_id="a", ref="Article 33 (1/2)", heading="Article 33 — Notification of a personal data breach"),
+        source(88, chunk_id="b", ref="Article 33 (2/2)", heading="Article 33 — Notification of a personal data breach"),
+        source(87, chunk_id="c", document_id="eu-dora", title="DORA", ref="Article 19", heading="Article 19 — Reporting of major ICT-related incidents"),
+        source(86, chunk_id="d", document_id="eu-vat-directive-fr", title="VAT Directive (FR)", ref="Article 2", heading="Article 2", language="fr"),
+    ]
+    suggestions = suggest_questions("Will the rules change next year?", candidates)
+    assert suggestions == [
+        "What does Article 33 of GDPR say about notification of a personal data breach?",
+        "What does Article 19 of DORA say about reporting of major ICT-related incidents?",
+        "What does Article 2 of VAT Directive (FR) require?",
+    ]
+
+
+@pytest.mark.parametrize("payload, skipped", [
+    (None, ["payload is not an object with a 'concepts' list"]),
+    ({"concepts": "VAT"}, ["payload is not an object with a 'concepts' list"]),
+    ({"concepts": ["VAT"]}, ["concept 1: not an object"]),
+    ({"concepts": [{"domain": "TAX", "kind": "VAT", "jurisdiction": "EU"}]}, ["concept 1: 'prefLabel' missing or not text"]),
+    ({"concepts": [{"domain": "TAX", "kind": "VAT", "jurisdiction": "EU", "prefLabel": "VAT", "altLabels": "TVA"}]},
+     ["concept 1: 'altLabels' is not a list of text"]),
+    ({"concepts": [{"domain": "TAX", "kind": "VAT", "jurisdiction": "EU", "prefLabel": "x" * 201}]},
+     ["concept 1: 'prefLabel' longer than 200 characters"]),
+    ({"concepts": [{"domain": "TAX", "kind": "VAT", "jurisdiction": "EU", "prefLabel": "Client jane.doe@example.com"}]},
+     ["concept 1: contains personal data (kept out of the graph)"]),
+])
+def test_invalid_concept_payloads_are_skipped_with_a_reason(payload, skipped):
+    items, reasons = validate_payload(payload)
+    assert items == [] and reasons == skipped
+
+
+def test_one_bad_concept_does_not_stop_the_others_and_no_graph_means_no_nodes():
+    payload = {"concepts": [{"domain": "TAX"}, {"domain": "TAX", "kind": "VAT", "jurisdiction": "EU", "prefLabel": "VAT"}]}
+    items, reasons = validate_payload(payload)
+    assert [i.pref_label for i in items] == ["VAT"] and len(reasons) == 1
+    outcome = handle_concept_metadata(payload, store=None)
+    assert outcome.referenced == [] and outcome.skipped == reasons
+    assert handle_concept_metadata(None, None, malformed=True).skipped == ["payload was not valid JSON"]
+
+
+def test_cache_key_normalises_the_question_and_separates_tenants_versions_and_settings():
+    base = cache_key("What is a processor?", "t1", "v1", {"model": "m"})
+    assert cache_key("  what is a PROCESSOR ", "t1", "v1", {"model": "m"}) == base
+    assert normalise_question("Qu'est-ce qu'un « responsable » ?") == normalise_question("qu'est-ce qu'un responsable")
+    assert len({base, cache_key("What is a processor?", "t2", "v1", {"model": "m"}),
+                cache_key("What is a processor?", "t1", "v2", {"model": "m"}),
+                cache_key("What is a processor?", "t1", "v1", {"model": "other"})}) == 4
+
+
+def test_prompt_aspects_name_the_jurisdictions_language_and_concepts_in_scope():
+    prompt = system_prompt(PromptAspects(["BE", "EU"], "fr", ["Personal data breach", "Controller"]))
+    assert "Jurisdictions of the sources: BE, EU" in prompt and "(fr)" in prompt
+    assert "Concepts already in scope of this conversation: Personal data breach; Controller." in prompt
+    assert "not instructions" in prompt and "not legal advice" in prompt
+    messages = build_messages("And then?", [PromptSource(1, "text")], PromptAspects(), [("Q1", "A1"), ("Q2", "A2")])
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert "<question>\nAnd then?\n</question>" in messages[-1]["content"]
+
+
+def test_chip_labels_and_links_escape_what_they_show():
+    hostile = CitedSource(1, "c", "d", "<img src=x onerror=alert(1)>", "Article 33 (1/2)", "", "t", 88.0, "eu_law", 1.0)
+    label = chip_label(hostile)
+    assert "<" not in label.replace("\\<", "") and label.startswith("\\[1\\]")
+    assert "Art\\. 33" in label and "EU law" in label
+    assert escape_markdown("[click](javascript:alert(1))") == "\\[click\\]\\(javascript\\:alert\\(1\\)\\)"
+    assert explorer_href('DATA|"; MATCH (n) DETACH DELETE n //|EU').startswith("Graph_Explorer?focus=DATA%7C%22%3B")
+
+
+def test_chat_response_round_trips_through_json():
+    response = ChatResponse("answer [1]", "DIRECT", "conv", sources=[CitedSource(1, "c", "d", "T", "R", "u", "t", 88.0, "eu_law", 1.0, used=True)])
+    again = ChatResponse.from_dict(response.to_dict())
+    assert again == response and again.cited == response.sources
