@@ -86,9 +86,12 @@ def cmd_worker(args: argparse.Namespace) -> int:
     db.create_schema()
     store = open_graph_store(settings)
     store.ensure_schema()
+    from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
+
     enricher = ConceptEnricher(store, open_search_index(settings))
     queue = JobQueue(db)
-    processed = run_worker(queue, {ENRICH_JOB: enrich_job_handler(enricher)}, once=args.once, poll_seconds=args.poll)
+    handlers = {ENRICH_JOB: enrich_job_handler(enricher), CAPTURE_JOB: capture_job_handler(store, queue)}
+    processed = run_worker(queue, handlers, once=args.once, poll_seconds=args.poll)
     print(f"processed {processed} jobs; queue: {queue.counts()}")
     return 0
 
@@ -144,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed = sub.add_parser("build-seed-cache", help="rebuild data/embeddings (the shipped demo-corpus vectors)")
     seed.set_defaults(func=cmd_build_seed_cache)
 
-    worker = sub.add_parser("worker", help="run background jobs (graph enrichment) until stopped")
+    worker = sub.add_parser("worker", help="run background jobs (concept capture queued during a graph outage, enrichment) until stopped")
     worker.add_argument("--once", action="store_true", help="stop when no job is due")
     worker.add_argument("--poll", type=float, default=2.0, help="seconds between polls of an empty queue")
     worker.set_defaults(func=cmd_worker)

@@ -7,6 +7,7 @@ an optional documents.json beside the passages gives document titles ({document_
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,15 @@ def document_titles(passages_path: Path) -> dict[str, str]:
     return {str(d["document_id"]): str(d["title"]) for d in json.loads(candidate.read_text(encoding="utf-8"))}
 
 
+GUIDANCE_TITLE = re.compile(r"\b(guidance|guiding|policy|policies|manual|code of)\b", re.IGNORECASE)
+
+
+def authority_for_title(title: str) -> str:
+    """Binding rulebooks and regulations rank as national law; the regulator's guidance, policies and codes as
+    regulator guidance (a document's type, read from its title, never from the questions)."""
+    return "regulator_guidance" if GUIDANCE_TITLE.search(title) else "national_law"
+
+
 def load_passages(path: Path) -> list[Chunk]:
     """Passages as Chunks (title and reference give the same context header as corpus chunks)."""
     titles = document_titles(path)
@@ -56,7 +66,7 @@ def load_passages(path: Path) -> list[Chunk]:
                 text=str(row.get("text", "")),
                 jurisdiction="",
                 language="en",
-                authority_level="regulator_guidance",
+                authority_level=authority_for_title(titles.get(doc_id, "")),
                 source_url="",
                 position=position,
             )
