@@ -39,11 +39,17 @@ def test_strong_binding_evidence_is_sufficient():
     ([], "NO_RELEVANT_EVIDENCE"),
     ([83.9, 83.0, 82.0], "NO_RELEVANT_EVIDENCE"),
     ([86.5, 84.0, 84.0, 83.0, 83.0], "LOW_SIMILARITY"),
-    ([88.0, 85.5, 85.5, 85.0, 85.0], "INSUFFICIENT_CHUNKS"),
+    ([87.5, 85.5, 85.5, 85.0, 85.0], "INSUFFICIENT_CHUNKS"),
 ])
 def test_weak_evidence_gives_the_calibrated_reason(similarities, reason):
     analysis = analyse_evidence(QUESTION, [source(s) for s in similarities])
     assert not analysis.sufficient and analysis.reason == reason
+
+
+def test_one_strong_passage_answers_a_single_article_question_but_qualified():
+    analysis = analyse_evidence(QUESTION, [source(89.4), source(85.7), source(83.2), source(83.0), source(82.6)])
+    assert analysis.sufficient and analysis.concerns == ["INSUFFICIENT_CHUNKS"]
+    assert grade_answer(89.4, 1.0, 1.0, 2, analysis.concerns).mode == "QUALIFIED"
 
 
 def test_vague_first_question_is_ambiguous_but_a_follow_up_is_judged_on_its_context():

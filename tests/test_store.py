@@ -107,3 +107,19 @@ def test_unreachable_database_names_the_setting():
         database.create_schema()
     assert "REGINTEL_DATABASE_URL" in str(error.value)
     assert "secret" not in str(error.value)
+
+
+def test_a_data_directory_from_an_older_version_gains_the_new_columns_and_keeps_its_rows(db):
+    conversation_id, answer_id = seed_turn(db)
+    with db.engine.begin() as conn:  # an older schema: message_citations had no origin, messages no details
+        conn.execute(text("ALTER TABLE message_citations DROP COLUMN origin"))
+        conn.execute(text("ALTER TABLE messages DROP COLUMN details"))
+        conn.execute(text("ALTER TABLE messages DROP COLUMN from_cache"))
+    db.create_schema()
+    with db.session() as session:
+        answer = session.get(Message, answer_id)
+        assert answer.content == "Within 72 hours [1]." and answer.from_cache is False
+        assert answer.citations[0].origin == "current" and answer.details is None
+        answer.details = {"claim_verification": {"claims": 1}}
+    with db.session() as session:
+        assert session.get(Message, answer_id).details == {"claim_verification": {"claims": 1}}

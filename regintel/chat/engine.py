@@ -138,8 +138,10 @@ class ComplianceEngine:
 
     def settings_fingerprint(self) -> dict[str, Any]:
         s = self.settings
+        thresholds = [evidence_rules.NO_EVIDENCE_BELOW, evidence_rules.LOW_MEAN_BELOW, evidence_rules.RELEVANT_AT,
+                      evidence_rules.STRONG_AT, evidence_rules.DIRECT_MEAN_AT, evidence_rules.OUT_OF_DOMAIN_BELOW]
         return {"llm": self.router.describe(), "k": s.chat_top_k, "fusion": [s.fusion, s.dense_weight, s.bm25_weight,
-                s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit}
+                s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit, "evidence": thresholds}
 
     # -- step 1: validation -----------------------------------------------------------------------------------
     def _validate(self, tenant_id: str, user_id: str, conversation_id: str, question: object) -> TurnInput:
@@ -351,13 +353,16 @@ class ComplianceEngine:
                 trace.steps.append({"step": "conversation_context", "ms": 0.0, "active_node_ids": len(ids)})
             except Exception as exc:
                 log.warning("could not update the conversation context: %s", exc)
-        if cache_key_ and response.status == "complete" and not response.from_cache:
+        cacheable = cache_key_ and response.status == "complete" and not response.from_cache
+        if cacheable:
+            trace.steps.append({"step": "cache_store", "ms": 0.0, "ttl_seconds": self.settings.response_cache_ttl_seconds})
+        saved = self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+        if cacheable:  # only an answer that was saved is cached
             try:
-                with trace.step("cache_store"):
-                    self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.question, response.to_dict())
+                self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.question, saved.to_dict())
             except Exception as exc:
                 log.warning("could not store the response in the cache: %s", exc)
-        return self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+        return saved
 
     def _cache_get(self, key: str, tenant_id: str) -> dict[str, Any] | None:
         try:

@@ -7,9 +7,13 @@ and in-domain, near-miss and out-of-domain question sets on the demo corpus; doc
 and the command that reproduces them.
 
 Hard reasons (the turn abstains): NO_RELEVANT_EVIDENCE, LOW_SIMILARITY, INSUFFICIENT_CHUNKS, AMBIGUOUS_QUERY
-(OUT_OF_SCOPE is the guardrail's). Soft reasons (the answer is given, QUALIFIED, with the concern shown):
-LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a warning) and
-CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none).
+(OUT_OF_SCOPE is the guardrail's). A question answered by one article ("When must a personal data breach be
+notified?": Article 33 at 89, the rest below 86) has one strong passage and weak neighbours; a strong passage
+(>= 88, reached by no passage of an uncovered question) therefore lifts LOW_SIMILARITY and turns
+INSUFFICIENT_CHUNKS into a concern. Soft reasons (the answer is given, QUALIFIED, with the concern shown):
+LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a warning),
+CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none) and
+INSUFFICIENT_CHUNKS under a strong passage.
 """
 
 from __future__ import annotations
@@ -84,10 +88,13 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     if not sources or best < NO_EVIDENCE_BELOW:
         return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
-    if mean < LOW_MEAN_BELOW:
+    strong = best >= STRONG_AT  # one passage squarely on the question (0 % of passages for uncovered questions)
+    if mean < LOW_MEAN_BELOW and not strong:
         return _insufficient(analysis, "LOW_SIMILARITY")
     if len(high_quality) < MIN_HIGH_QUALITY:
-        return _insufficient(analysis, "INSUFFICIENT_CHUNKS")
+        if not strong:
+            return _insufficient(analysis, "INSUFFICIENT_CHUNKS")
+        analysis.concerns.append("INSUFFICIENT_CHUNKS")  # a single strong passage: answer, but QUALIFIED
     if best_authority < LOW_AUTHORITY_BELOW:
         analysis.concerns.append("LOW_AUTHORITY")
     if len(jurisdictions) > 1 and query_type != "COMPARISON" and not JURISDICTION_WORDS.search(question):

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -56,12 +56,31 @@ class Database:
         """Create missing tables; a database that cannot be reached raises StoreError naming the setting."""
         try:
             Base.metadata.create_all(self.engine)
+            self._add_missing_columns()
         except SQLAlchemyError as exc:
             safe_url = make_url(self.url).render_as_string(hide_password=True)
             raise StoreError(
                 f"Cannot open the SQL store at {safe_url} (REGINTEL_DATABASE_URL): {exc.__class__.__name__}: "
                 f"{str(exc.orig if hasattr(exc, 'orig') else exc).splitlines()[0]}"
             ) from exc
+
+    def _add_missing_columns(self) -> None:
+        """Columns added to a model after its table was created (a data directory from an older version) are
+        added in place, nullable, with the model's scalar default, so upgrading keeps every stored row."""
+        inspector = inspect(self.engine)
+        with self.engine.begin() as conn:
+            for table in Base.metadata.sorted_tables:
+                if not inspector.has_table(table.name):
+                    continue
+                present = {c["name"] for c in inspector.get_columns(table.name)}
+                for column in table.columns:
+                    if column.name in present:
+                        continue
+                    kind = column.type.compile(dialect=self.engine.dialect)
+                    default = column.default.arg if column.default is not None and column.default.is_scalar else None
+                    clause = f" DEFAULT {_literal(default)}" if default is not None else ""
+                    # names come from our own models, never from input
+                    conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}{clause}'))
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -83,3 +102,11 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"

@@ -1,0 +1,112 @@
+"""``python -m regintel.gradio_app``: a second, embeddable chat front end (Gradio) over the same engine.
+
+A streaming ``gr.ChatInterface`` whose answers end with their citations, callable from code through
+``gradio_client`` at the named endpoint ``/chat``: inputs ``message`` and ``conversation_id`` (empty starts a
+conversation), outputs the answer text and the conversation id to pass back for a follow-up. Analytics and hub
+telemetry are off and the theme uses system fonts, so serving the app makes no outbound request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from typing import Any, Iterator  # noqa: E402
+
+from regintel.chat.response import ChatResponse  # noqa: E402
+from regintel.errors import RegIntelError  # noqa: E402
+from regintel.ui.chat_view import chip_label, escape_markdown  # noqa: E402
+
+SYSTEM_FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
+SYSTEM_MONO = ("ui-monospace", "monospace")
+
+
+def citations_markdown(response: ChatResponse) -> str:
+    """The block appended under an answer: grade, then one line per cited passage with its link."""
+    lines = [f"**{response.response_mode}**" + (f" ({escape_markdown(response.abstention_reason)})" if response.abstention_reason else "")
+             + f" · confidence {response.confidence.get('level')} · authority {response.authority.get('level')}"]
+    for source in response.cited:
+        link = f" — [source]({source.url})" if source.url.startswith(("http://", "https://")) else ""
+        lines.append(f"- {chip_label(source)}{link}")
+    if response.referenced_nodes:
+        lines.append("Concepts: " + ", ".join(escape_markdown(n.get("label") or n["key"]) for n in response.referenced_nodes))
+    return "\n".join(lines)
+
+
+def make_responder(engine: Any, tenant_name: str = "gradio", user_name: str = "gradio"):
+    """The ChatInterface function: streams the answer, then appends its citations; returns the conversation id."""
+    tenant = engine.repo.ensure_tenant(tenant_name)
+    user = engine.repo.ensure_user(tenant.id, user_name)
+
+    def respond(message: str, history: list, conversation_id: str) -> Iterator[tuple[str, str]]:
+        conversation_id = (conversation_id or "").strip()
+        try:
+            if not conversation_id:
+                conversation_id = engine.repo.create_conversation(tenant.id, user.id).id
+            stream = engine.stream_turn(tenant.id, user.id, conversation_id, message)
+            text = ""
+            for delta in stream:
+                text += delta
+                yield text, conversation_id
+        except RegIntelError as exc:
+            yield f"⚠️ {exc}", conversation_id
+            return
+        response = stream.response
+        if response is not None:
+            if response.status == "failed":
+                text = response.answer
+            yield f"{text}\n\n---\n{citations_markdown(response)}", conversation_id
+
+    return respond
+
+
+def build_app(engine: Any, tenant_name: str = "gradio", user_name: str = "gradio"):
+    import gradio as gr
+
+    with gr.Blocks(title="RegIntel Copilot", analytics_enabled=False) as app:
+        offline = engine.router.describe()["offline"]
+        gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT."
+                    + (" **Offline mode**: answers quote the sources verbatim." if offline else ""))
+        conversation = gr.Textbox(label="Conversation id (empty starts a new one)", value="", render=False)
+        gr.ChatInterface(
+            make_responder(engine, tenant_name, user_name),
+            additional_inputs=[conversation],
+            additional_outputs=[conversation],
+            api_name="chat",
+            analytics_enabled=False,
+            examples=[["When must a personal data breach be notified?", ""],
+                      ["What must financial entities report about major ICT-related incidents?", ""]],
+            cache_examples=False,
+        )
+    return app
+
+
+def launch(app: Any, host: str = "127.0.0.1", port: int = 7860, **options: Any) -> Any:
+    """Serve with the queue (streaming) and a system-font theme (no font download from the page)."""
+    import gradio as gr
+
+    theme = gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
+    return app.queue().launch(server_name=host, server_port=port, share=False, show_error=False, theme=theme, **options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m regintel.gradio_app", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=7860)
+    parser.add_argument("--tenant", default="gradio")
+    parser.add_argument("--user", default="gradio")
+    args = parser.parse_args(argv)
+    from regintel.chat.factory import build_engine
+    from regintel.config import get_settings
+
+    app = build_app(build_engine(get_settings()), args.tenant, args.user)
+    launch(app, args.host, args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
