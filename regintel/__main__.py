@@ -125,6 +125,19 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0 if response.status == "complete" else 1
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from regintel.chat.factory import build_engine, open_graph_or_none
+    from regintel.demo import seed_demo
+    from regintel.retrieval.ingest import index_status, ingest_corpus
+
+    settings = get_settings()
+    graph = open_graph_or_none(settings)
+    if not index_status(settings).get("ready"):
+        print(ingest_corpus(settings, progress=_progress_printer(), graph=graph).summary())
+    print(seed_demo(build_engine(settings, graph_store=graph), force=args.force).summary())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel", description="RegIntel Copilot command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -159,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--user", default="cli", help="user name within the tenant (created when new)")
     ask.add_argument("--json", action="store_true", help="print the ChatResponse as one JSON object on the last line")
     ask.set_defaults(func=cmd_ask)
+
+    demo = sub.add_parser("demo", help="build the index if needed and seed demo conversations and feedback")
+    demo.add_argument("--force", action="store_true", help="add the demo conversations again")
+    demo.set_defaults(func=cmd_demo)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

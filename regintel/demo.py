@@ -1,0 +1,66 @@
+"""``python -m regintel demo``: content for every page of a fresh clone, made by the real engine.
+
+Builds the index (and seeds the graph) when it is empty, then asks a few real questions as two tenants:
+answered, follow-up, French, refused, abstained, and a repeated question served from the cache, with a thumbs
+up and a thumbs down. Nothing is hard-coded but the questions: answers, grades, concepts and traces are the
+engine's own. Running it again adds nothing (the demo tenant already has conversations) unless ``force``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEMO_TENANT = "demo"
+CONVERSATIONS: list[tuple[str, str, list[str]]] = [  # (tenant, user, questions of one conversation)
+    ("demo", "ana", ["When must a personal data breach be notified?", "are you sure?"]),
+    ("demo", "ana", ["What must financial entities report about major ICT-related incidents?"]),
+    ("demo", "ana", ["Quelles sont les obligations de facturation en matière de TVA ?"]),
+    ("demo", "ben", ["What will the EU require on data breaches next year?"]),
+    ("demo", "ben", ["What are the best execution obligations of investment firms under MiFID II?"]),
+    ("demo", "ben", ["When must a personal data breach be notified?"]),  # served from the cache
+    ("acme", "carla", ["What does double materiality mean in the ESRS?"]),
+]
+FEEDBACK = {  # question -> (rating, comment)
+    "What must financial entities report about major ICT-related incidents?": (1, "Clear, with the right article."),
+    "What are the best execution obligations of investment firms under MiFID II?": (-1, "MiFID II is not in the corpus yet: please add it."),
+    "When must a personal data breach be notified?": (1, ""),
+}
+
+
+@dataclass
+class DemoReport:
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    skipped: bool = False
+
+    def summary(self) -> str:
+        if self.skipped:
+            return "The demo tenant already has conversations (use --force to add more)."
+        lines = [f"{t['tenant']}/{t['user']}: {t['question'][:60]} -> {t['mode']}"
+                 + (f" ({t['reason']})" if t["reason"] else "") + (" [cache]" if t["from_cache"] else "")
+                 for t in self.turns]
+        return "\n".join(lines)
+
+
+def seed_demo(engine: Any, force: bool = False) -> DemoReport:
+    repo = engine.repo
+    report = DemoReport()
+    demo = repo.ensure_tenant(DEMO_TENANT)
+    if repo.conversations(demo.id) and not force:
+        report.skipped = True
+        return report
+    rated: set[str] = set()
+    for tenant_name, user_name, questions in CONVERSATIONS:
+        tenant = repo.ensure_tenant(tenant_name)
+        user = repo.ensure_user(tenant.id, user_name)
+        conversation = repo.create_conversation(tenant.id, user.id)
+        for question in questions:
+            response = engine.ask(tenant.id, user.id, conversation.id, question)
+            report.turns.append({"tenant": tenant_name, "user": user_name, "question": question,
+                                 "mode": response.response_mode, "reason": response.abstention_reason,
+                                 "from_cache": response.from_cache})
+            if question in FEEDBACK and question not in rated and response.message_id:
+                rating, comment = FEEDBACK[question]
+                repo.save_feedback(tenant.id, user.id, response.message_id, rating, comment)
+                rated.add(question)
+    return report

@@ -1,0 +1,89 @@
+"""Every page from a fresh data directory after ``python -m regintel demo``, in headless Chromium: the main
+elements render with the demo's real data (screenshots in tests/artifacts/ for the README)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import func, select
+
+from regintel.config import REPO_ROOT, load_settings
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.store import Database
+from regintel.store.models import Message, RagTrace, Tenant
+from tests.e2e.conftest import StreamlitApp, app_env, screenshot
+
+
+@pytest.fixture(scope="module")
+def demo_app(tmp_path_factory):
+    settings = load_settings(data_dir=tmp_path_factory.mktemp("demo") / "data",
+                             embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    env = app_env(settings)
+    done = subprocess.run([sys.executable, "-m", "regintel", "demo"], cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "OUT_OF_SCOPE" in done.stdout and "[cache]" in done.stdout
+    app = StreamlitApp(settings.data_dir, env)
+    yield app, settings
+    app.stop()
+    EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
+
+
+def test_home_page_shows_index_graph_and_llm_mode(demo_app, page):
+    app, _ = demo_app
+    page.goto(app.url)
+    page.get_by_text("Index ready").wait_for(timeout=60_000)
+    page.get_by_text("Offline mode").first.wait_for()
+    page.get_by_text("Rules graph (falkordb-embedded)").wait_for(timeout=30_000)
+    screenshot(page, "home")
+
+
+def test_chat_page_restores_a_demo_conversation(demo_app, page):
+    app, _ = demo_app
+    page.goto(f"{app.url}/Chat?t=demo&u=ana")
+    page.get_by_role("button", name="When must a personal data breach be notified").first.click()
+    page.get_by_text("are you sure?").wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="[1] GDPR", exact=False).count() >= 1
+
+
+def test_dashboard_shows_the_demo_figures(demo_app, page):
+    app, settings = demo_app
+    db = Database(settings.sql_url)
+    with db.session() as session:
+        demo_id = session.scalar(select(Tenant.id).where(Tenant.name == "demo"))
+    page.goto(f"{app.url}/Feedback_Dashboard?t=demo")
+    metric = page.get_by_test_id("stMetric").filter(has_text="Questions").first
+    metric.wait_for(timeout=60_000)
+    assert metric.get_by_test_id("stMetricValue").inner_text().strip() == "7"  # the demo tenant's 7 turns
+    page.get_by_test_id("stVegaLiteChart").nth(3).wait_for(timeout=30_000)
+    assert page.get_by_test_id("stVegaLiteChart").count() >= 4
+    page.get_by_text("Negative feedback").wait_for()
+    page.get_by_test_id("stDataFrame").first.wait_for()  # the thumbs-down table (a canvas grid)
+    assert page.get_by_text("No thumbs down in this period.").count() == 0
+    page.get_by_test_id("stDownloadButton").wait_for()
+    screenshot(page, "dashboard")
+    assert demo_id
+
+
+def test_trace_page_shows_every_step_of_a_turn(demo_app, page):
+    app, settings = demo_app
+    db = Database(settings.sql_url)
+    with db.session() as session:
+        trace_id = session.scalar(select(RagTrace.id).where(RagTrace.question == "What must financial entities report about major ICT-related incidents?"))
+        assert session.scalar(select(func.count()).select_from(Message)) > 0
+    page.goto(f"{app.url}/Traces?t=demo&trace={trace_id}")
+    page.get_by_text("Retrieved passages").wait_for(timeout=60_000)
+    page.get_by_text("Guardrail", exact=True).wait_for()
+    table = page.get_by_test_id("stDataFrame").first
+    table.wait_for()
+    assert page.get_by_text("ICT-related incidents", exact=False).count() >= 1
+    screenshot(page, "traces")
+
+
+def test_graph_explorer_has_the_seeded_graph_and_captured_concepts(demo_app, page):
+    app, _ = demo_app
+    page.goto(f"{app.url}/Graph_Explorer")
+    page.get_by_test_id("stIFrame").first.wait_for(timeout=60_000)
+    screenshot(page, "graph_explorer_demo")
