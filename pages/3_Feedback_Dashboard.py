@@ -2,49 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from regintel.analytics.dashboard import feedback_csv, load_feedback, load_turns, summarise
-from regintel.chat.repository import ConversationRepository
-from regintel.errors import RegIntelError
-from regintel.ui import state
+from regintel.ui.filters import period_select, repository_or_stop, tenant_select
 
 st.set_page_config(page_title="Feedback Dashboard · RegIntel Copilot", page_icon="📊", layout="wide")
 st.title("Feedback Dashboard")
 
-try:
-    db = state.database()
-except RegIntelError as exc:
-    st.error(str(exc))
-    st.stop()
-repo = ConversationRepository(db)
-tenants = repo.tenants()
-if not tenants:
-    st.info("No conversations yet: ask a question on the Chat page (or run `python -m regintel demo`).")
-    st.stop()
-
+repo = repository_or_stop()
+db = repo.db
 with st.sidebar:
-    names = [t.name for t in tenants]
-    wanted = st.query_params.get("t", names[0])
-    tenant = tenants[names.index(wanted) if wanted in names else 0]
-    tenant = tenants[names.index(st.selectbox("Tenant", names, index=names.index(tenant.name), key="dash_tenant"))]
-    today = date.today()
-    period = st.date_input("Period", (today - timedelta(days=30), today), max_value=today, key="dash_period")
-if not isinstance(period, (tuple, list)) or len(period) != 2:
-    st.info("Choose the end of the period.")
-    st.stop()
-start = datetime.combine(period[0], time.min, tzinfo=timezone.utc)
-end = datetime.combine(period[1] + timedelta(days=1), time.min, tzinfo=timezone.utc)
+    tenant = tenant_select(repo)
+    start, end, period_label = period_select()
 
 turns = load_turns(db, tenant.id, start, end)
 feedback = load_feedback(db, tenant.id, start, end)
 summary = summarise(turns, feedback)
 if summary.questions == 0 and feedback.empty:
-    st.info(f"No questions for {tenant.name} between {period[0]} and {period[1]}.")
+    st.info(f"No questions for {tenant.name} in {period_label}.")
     st.stop()
 
 kpis = st.columns(7)

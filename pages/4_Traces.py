@@ -3,45 +3,27 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, time, timedelta, timezone
 
 import pandas as pd
 import streamlit as st
 
 from regintel.analytics.traces import search_traces, step
-from regintel.chat.repository import ConversationRepository
 from regintel.errors import RegIntelError
-from regintel.ui import state
+from regintel.ui.filters import period_select, repository_or_stop, tenant_select
 
 st.set_page_config(page_title="Traces · RegIntel Copilot", page_icon="🔎", layout="wide")
 st.title("Traces")
 
-try:
-    db = state.database()
-except RegIntelError as exc:
-    st.error(str(exc))
-    st.stop()
-repo = ConversationRepository(db)
-tenants = repo.tenants()
-if not tenants:
-    st.info("No traces yet: ask a question on the Chat page.")
-    st.stop()
-
+repo = repository_or_stop()
+db = repo.db
 with st.sidebar:
-    names = [t.name for t in tenants]
-    wanted = st.query_params.get("t", names[0])
-    tenant = tenants[names.index(st.selectbox("Tenant", names, index=names.index(wanted) if wanted in names else 0))]
-    today = date.today()
-    period = st.date_input("Period", (today - timedelta(days=30), today), max_value=today)
+    tenant = tenant_select(repo)
+    start, end, _ = period_select()
     conversation = st.text_input("Conversation id", max_chars=40)
     mode = st.selectbox("Response mode", ["", "DIRECT", "QUALIFIED", "ABSTAIN"], format_func=lambda m: m or "Any")
 
 trace_id = st.query_params.get("trace", "")
 if not trace_id:
-    if not isinstance(period, (tuple, list)) or len(period) != 2:
-        st.stop()
-    start = datetime.combine(period[0], time.min, tzinfo=timezone.utc)
-    end = datetime.combine(period[1] + timedelta(days=1), time.min, tzinfo=timezone.utc)
     found = search_traces(db, tenant.id, start, end, conversation, mode)
     if found.empty:
         st.info("No trace matches.")

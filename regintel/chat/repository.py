@@ -59,6 +59,14 @@ def _source_of(citation: MessageCitation) -> Source:
                   citation.language)
 
 
+def _owned(session: Any, model: type, row_id: str, tenant_id: str, message: str) -> Any:
+    """The row of ``model`` with that id if it belongs to the tenant; NotFound otherwise (same message either way)."""
+    row = session.get(model, row_id) if row_id else None
+    if row is None or row.tenant_id != tenant_id:
+        raise NotFound(message)
+    return row
+
+
 class ConversationRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -98,10 +106,7 @@ class ConversationRepository:
 
     def user_in_tenant(self, tenant_id: str, user_id: str) -> User:
         with self.db.session() as session:
-            user = session.get(User, user_id)
-            if user is None or user.tenant_id != tenant_id:
-                raise NotFound("Unknown user for this tenant.")
-            return user
+            return _owned(session, User, user_id, tenant_id, "Unknown user for this tenant.")
 
     # -- conversations --------------------------------------------------------------------------------------
     def create_conversation(self, tenant_id: str, user_id: str, title: str = "New conversation") -> Conversation:
@@ -114,10 +119,8 @@ class ConversationRepository:
 
     def conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
         with self.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
-            if conversation is None or conversation.tenant_id != tenant_id:
-                raise NotFound(f"No conversation {conversation_id!s:.40} for this tenant.")
-            return conversation
+            return _owned(session, Conversation, conversation_id, tenant_id,
+                          f"No conversation {conversation_id!s:.40} for this tenant.")
 
     def conversations(self, tenant_id: str, user_id: str | None = None) -> list[Conversation]:
         with self.db.session() as session:
@@ -172,9 +175,8 @@ class ConversationRepository:
         """Question, answer, every passage (full text), the trace, in one transaction; returns the response with
         its message and trace ids."""
         with self.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
-            if conversation is None or conversation.tenant_id != tenant_id:
-                raise NotFound("The conversation was deleted during the turn.")
+            conversation = _owned(session, Conversation, conversation_id, tenant_id,
+                                  "The conversation was deleted during the turn.")
             current = session.scalar(select(func.max(Message.turn_index)).where(Message.conversation_id == conversation_id))
             turn_index = 0 if current is None else int(current) + 1
             response.turn_index = turn_index
@@ -269,10 +271,7 @@ class ConversationRepository:
 
     def trace(self, tenant_id: str, trace_id: str) -> RagTrace:
         with self.db.session() as session:
-            trace = session.get(RagTrace, trace_id)
-            if trace is None or trace.tenant_id != tenant_id:
-                raise NotFound("Unknown trace for this tenant.")
-            return trace
+            return _owned(session, RagTrace, trace_id, tenant_id, "Unknown trace for this tenant.")
 
 
 def _details(response: ChatResponse) -> dict[str, Any]:

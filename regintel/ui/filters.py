@@ -1,0 +1,46 @@
+"""Sidebar filters shared by the analytics pages: the tenant (from ``?t=`` or a select box) and a date period."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+
+import streamlit as st
+
+from regintel.chat.repository import ConversationRepository
+from regintel.errors import RegIntelError
+from regintel.store.models import Tenant
+from regintel.ui import state
+
+NO_DATA = "No conversations yet: ask a question on the Chat page (or run `python -m regintel demo`)."
+
+
+def repository_or_stop() -> ConversationRepository:
+    try:
+        return ConversationRepository(state.database())
+    except RegIntelError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
+def tenant_select(repo: ConversationRepository) -> Tenant:
+    """The tenant named in the URL, else the first; stops the page when there is none."""
+    tenants = repo.tenants()
+    if not tenants:
+        st.info(NO_DATA)
+        st.stop()
+    names = [t.name for t in tenants]
+    wanted = st.query_params.get("t", names[0])
+    chosen = st.selectbox("Tenant", names, index=names.index(wanted) if wanted in names else 0, key="filter_tenant")
+    return tenants[names.index(chosen)]
+
+
+def period_select(days: int = 30) -> tuple[datetime, datetime, str]:
+    """[start, end) in UTC covering whole days, and a label; stops the page while the range is incomplete."""
+    today = date.today()
+    period = st.date_input("Period", (today - timedelta(days=days), today), max_value=today, key="filter_period")
+    if not isinstance(period, (tuple, list)) or len(period) != 2:
+        st.info("Choose the end of the period.")
+        st.stop()
+    start = datetime.combine(period[0], time.min, tzinfo=timezone.utc)
+    end = datetime.combine(period[1] + timedelta(days=1), time.min, tzinfo=timezone.utc)
+    return start, end, f"{period[0]} – {period[1]}"
