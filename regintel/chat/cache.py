@@ -13,7 +13,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 
 from regintel.retrieval.text_analysis import fold_for_comparison
 from regintel.store import Database
@@ -75,7 +75,7 @@ class ResponseCache:
 
     def count(self, tenant_id: str | None = None) -> int:
         with self.db.session() as session:
-            query = select(ResponseCacheEntry.key)
+            query = select(func.count()).select_from(ResponseCacheEntry)
             if tenant_id:
                 query = query.where(ResponseCacheEntry.tenant_id == tenant_id)
-            return len(session.scalars(query).all())
+            return int(session.scalar(query) or 0)

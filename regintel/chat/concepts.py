@@ -36,6 +36,15 @@ class ConceptOutcome:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def merge(self, other: "ConceptOutcome") -> None:
+        """Add another payload's outcome (a turn may call the tool more than once); a node is referenced once."""
+        known = {r["id"] for r in self.referenced}
+        self.referenced += [r for r in other.referenced if r["id"] not in known]
+        self.skipped += other.skipped
+        self.errors += other.errors
+        self.queued = self.queued or other.queued
+        self.enrichment_jobs += other.enrichment_jobs
+
 
 def validate_payload(args: Any) -> tuple[list[CanonicalConceptInput], list[str]]:
     """The valid concepts of a payload and a reason per skipped item. A payload that is not the tool's shape
@@ -124,16 +133,11 @@ def handle_concept_metadata(args: Any, store: GraphStore | None, queue: Any = No
     if pending and queue is not None:
         try:
             queue.enqueue(CAPTURE_JOB, "|".join(sorted(i.pref_label for i in pending))[:380],
-                          {"concepts": [_payload(i) for i in pending]}, max_attempts=50)
+                          {"concepts": [i.to_payload() for i in pending]}, max_attempts=50)
             outcome.queued = True
         except Exception as exc:
             outcome.errors.append(f"could not queue concepts: {exc.__class__.__name__}")
     return outcome
-
-
-def _payload(item: CanonicalConceptInput) -> dict[str, Any]:
-    return {"domain": item.domain, "kind": item.kind, "jurisdiction": item.jurisdiction, "prefLabel": item.pref_label,
-            "altLabels": item.alt_labels, "definition": item.definition, "sourceUrls": item.source_urls}
 
 
 def capture_job_handler(store: GraphStore, queue: Any = None):

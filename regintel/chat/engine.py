@@ -153,9 +153,7 @@ class ComplianceEngine:
         if limit and self.repo.questions_since(user_id, since_hours(1)) >= limit:
             raise RateLimited(f"You have asked {limit} questions in the last hour, the limit per user. "
                               "Please wait a few minutes before asking again.")
-        with self.db.session() as session:
-            tenant = session.get(Tenant, tenant_id)
-        return TurnInput(tenant, user_id, conversation_id, cleaned, self.repo.completed_turns(tenant_id, conversation_id))
+        return TurnInput(self.repo.tenant(tenant_id), user_id, conversation_id, cleaned, self.repo.completed_turns(tenant_id, conversation_id))
 
     # -- the turn ---------------------------------------------------------------------------------------------
     def _run(self, turn: TurnInput) -> Iterator[str | ChatResponse]:
@@ -276,12 +274,11 @@ class ComplianceEngine:
         tenant = turn.tenant
         policy = EgressPolicy(tenant.egress_mode, tenant.allow_off_mode, tuple(tenant.allowed_destinations or ()))
         with trace.step("llm") as record:
-            record["prompt"] = {"system": messages[0]["content"], "sources": len(passages), "history_turns": len(history[-3:])}
-            first_at = None
+            record["prompt"] = {"system": messages[0]["content"], "sources": len(passages),
+                                "history_turns": (len(messages) - 2) // 2}  # system + this turn's user message
             for chunk in self.router.stream("main_chat", messages, [CAPTURE_CONCEPTS], policy=policy, on_egress=egress.update):
                 if isinstance(chunk, TextChunk):
-                    if first_at is None:
-                        first_at = time.perf_counter()
+                    if "first_token_ms" not in record:
                         record["first_token_ms"] = trace.elapsed_ms()
                     answer_parts.append(chunk.delta)
                     yield chunk.delta
@@ -296,14 +293,8 @@ class ComplianceEngine:
         with trace.step("concepts") as record:
             outcome = ConceptOutcome()
             for chunk in tool_chunks:
-                if chunk.name != CAPTURE_CONCEPTS.name:
-                    continue
-                one = handle_concept_metadata(chunk.args, self.graph_store, self.queue, chunk.malformed)
-                outcome.referenced += [r for r in one.referenced if r["id"] not in {x["id"] for x in outcome.referenced}]
-                outcome.skipped += one.skipped
-                outcome.errors += one.errors
-                outcome.queued = outcome.queued or one.queued
-                outcome.enrichment_jobs += one.enrichment_jobs
+                if chunk.name == CAPTURE_CONCEPTS.name:
+                    outcome.merge(handle_concept_metadata(chunk.args, self.graph_store, self.queue, chunk.malformed))
             record.update(outcome.to_dict())
             record["payloads"] = [c.args if not c.malformed else {"malformed": c.raw[:500]} for c in tool_chunks]
 
@@ -311,7 +302,7 @@ class ComplianceEngine:
             numbered = {p.index: p for p in passages}
             result = verify_claims(answer, {i: (p.source.text, p.source.language, p.source.authority_score)
                                             for i, p in numbered.items()})
-            cited = sorted({m for c in result.claims for m in c.citations if m in numbered})
+            cited = result.cited_sources
             cited_sources = [numbered[i].source for i in cited]
             authority = authority_score([(s.authority_score, s.similarity) for s in cited_sources])
             cited_mean = sum(s.similarity for s in cited_sources) / len(cited_sources) if cited_sources else 0.0

@@ -96,6 +96,13 @@ class ConversationRepository:
                 session.flush()
             return user
 
+    def tenant(self, tenant_id: str) -> Tenant:
+        with self.db.session() as session:
+            tenant = session.get(Tenant, tenant_id)
+            if tenant is None:
+                raise NotFound("Unknown tenant.")
+            return tenant
+
     def tenants(self) -> list[Tenant]:
         with self.db.session() as session:
             return list(session.scalars(select(Tenant).order_by(Tenant.name)))
@@ -284,9 +291,8 @@ def _details(response: ChatResponse) -> dict[str, Any]:
 def _response_of(message: Message) -> ChatResponse:
     """Rebuild the ChatResponse of a stored answer (the Chat page restores chips and badges from it)."""
     details = dict(message.details or {})
-    sources = [CitedSource(c.citation_index, c.chunk_id, c.document_id, c.title, c.ref, c.url, c.text, c.similarity,
-                           c.authority_level, c.authority_score, c.jurisdiction, c.language, "",
-                           c.origin, 0, c.used) for c in message.citations]
+    sources = [CitedSource.from_passage(ContextPassage(_source_of(c), c.origin, 0, c.citation_index), c.used)
+               for c in message.citations]
     details.update(answer=message.content, sources=[s.__dict__ for s in sources], conversation_id=message.conversation_id,
                    message_id=message.id, trace_id=message.trace_id or "", status=message.status,
                    response_mode=message.response_mode or details.get("response_mode", "ABSTAIN"))

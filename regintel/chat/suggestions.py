@@ -45,11 +45,10 @@ def _ref(source: Source) -> str:
 def suggest_questions(question: str, candidates: Sequence[Source], count: int = 3) -> list[str]:
     """``candidates``: passages retrieved for the question (best first) or any passages of the corpus."""
     question_language = detect_language(question)
-    ordered = sorted(enumerate(candidates), key=lambda pair: pair[0])
     seen_articles: set[tuple[str, str]] = set()
     seen_documents: set[str] = set()
-    first_pass, second_pass = [], []
-    for _, source in ordered:
+    first_pass, second_pass = [], []  # one article per document first, then the other articles, in rank order
+    for source in candidates:
         article = (source.document_id, _ref(source))
         if article in seen_articles:
             continue

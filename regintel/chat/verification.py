@@ -32,6 +32,7 @@ class ClaimCheck:
 @dataclass
 class VerificationResult:
     claims: list[ClaimCheck] = field(default_factory=list)
+    cited_sources: list[int] = field(default_factory=list)  # known source numbers the answer cites
     unused_sources: list[int] = field(default_factory=list)
     low_authority_sources: list[int] = field(default_factory=list)
 
@@ -88,6 +89,7 @@ def verify_claims(answer: str, sources: dict[int, tuple[str, str, float]]) -> Ve
         best = max(_support(text, sources[m][0], sources[m][1]) for m in known)
         supported = best >= SUPPORT_RECALL
         result.claims.append(ClaimCheck(text, markers, supported, round(best, 3), "" if supported else "not supported"))
+    result.cited_sources = sorted(cited)
     result.unused_sources = sorted(set(sources) - cited)
     result.low_authority_sources = sorted(n for n in cited if sources[n][2] < LOW_AUTHORITY)
     return result

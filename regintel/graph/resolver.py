@@ -39,6 +39,11 @@ class CanonicalConceptInput:
             definition=str(payload.get("definition") or ""), source_urls=[str(u) for u in payload.get("sourceUrls") or []],
         )
 
+    def to_payload(self) -> dict[str, Any]:
+        """Back to the ``capture_concepts`` shape (what a queued capture job stores)."""
+        return {"domain": self.domain, "kind": self.kind, "jurisdiction": self.jurisdiction, "prefLabel": self.pref_label,
+                "altLabels": list(self.alt_labels), "definition": self.definition, "sourceUrls": list(self.source_urls)}
+
 
 @dataclass
 class CanonicalConceptResult:
