@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     chat_context_limit: int = Field(20, ge=2, le=100, description="Most passages in a turn's unified context (previous turn's, older turns' cited, fresh).")
     chat_rate_limit_per_hour: int = Field(100, ge=0, le=100000, description="Questions a user may ask per rolling hour (0: no limit).")
     response_cache_ttl_seconds: int = Field(3600, ge=0, le=604800, description="Lifetime of a cached first-turn answer (0 turns the response cache off).")
+    concept_language: Literal["es", "en", "fr", "de", "nl", "it", "pt"] = Field("es", description="Language of extracted concepts and of their markdown notes' section titles (the extraction seed's default is Spanish); the self-critique flags concepts in another language.")
+    notes_dir: Path = Field(Path(""), description="Folder for the markdown (Obsidian) notes of committed concepts. Empty: `<data_dir>/notes`.")
+    extraction_critique_rounds: int = Field(3, ge=1, le=10, description="Most self-critique and refinement rounds before a proposal goes to human review.")
+    extraction_review_rounds: int = Field(8, ge=1, le=50, description="Most feedback rounds on one extraction run; at the limit the run is aborted and kept for manual review.")
+    extraction_concurrency: int = Field(4, ge=1, le=32, description="Candidates checked for duplicates (and concepts related) in parallel.")
+    extraction_similar_concepts: int = Field(50, ge=1, le=500, description="Existing concepts compared with each candidate during duplicate detection (top-k by embedding similarity).")
+    extraction_batch_quotes: int = Field(40, ge=1, le=500, description="Quotes per candidate-extraction call; larger contents are processed in batches with progress.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")
@@ -137,6 +144,10 @@ class Settings(BaseSettings):
     @property
     def graph_dir(self) -> Path:
         return self.data_dir / "graph"
+
+    @property
+    def notes_path(self) -> Path:
+        return self.notes_dir if str(self.notes_dir) not in ("", ".") else self.data_dir / "notes"
 
     @property
     def embedding_cache_path(self) -> Path:

@@ -19,3 +19,7 @@ class IndexError_(RegIntelError):
 
 class StoreError(RegIntelError):
     """The SQL store cannot be reached or used."""
+
+
+class ExtractionError(RegIntelError):
+    """A concept extraction input or run cannot be used; the message says what to fix."""

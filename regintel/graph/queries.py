@@ -163,3 +163,37 @@ def explorer_neighbourhood(depth: int) -> str:
         f"MATCH (f) WHERE f.key = $key OR f.code = $key MATCH (f)-[*1..{depth}]-(n) "
         f"WITH DISTINCT n RETURN {_NODE_COLUMNS} LIMIT $limit"
     )
+
+# -- contents, quotes and extraction -----------------------------------------------------------------------------
+CONTENT_BY_KEY = (
+    "MATCH (c:Content {key: $key}) RETURN c.key AS key, c.title AS title, c.author AS author, c.category AS category, "
+    "c.source_url AS source_url, c.domain AS domain, c.jurisdiction AS jurisdiction, c.language AS language, "
+    "c.processed_date AS processed_date"
+)
+CONTENT_QUOTES = (
+    "MATCH (c:Content {key: $key})-[:HAS_QUOTE]->(q:Quote) RETURN q.key AS key, q.text AS text, q.position AS position "
+    "ORDER BY q.position"
+)
+CONTENT_LIST = (
+    "MATCH (c:Content) OPTIONAL MATCH (c)-[:HAS_QUOTE]->(q:Quote) WITH c, count(q) AS quotes "
+    "RETURN c.key AS key, c.title AS title, c.processed_date AS processed_date, quotes, c.created_at AS created_at "
+    "ORDER BY created_at DESC LIMIT $limit"
+)
+CONCEPT_CATALOGUE = (
+    "MATCH (c:Concept) RETURN c.key AS key, c.id AS id, c.pref_label AS title, c.alt_labels AS alt_labels, "
+    "c.definition AS definition, c.short_summary AS short_summary, c.domain AS domain, c.jurisdiction AS jurisdiction"
+)
+CONCEPTS_BY_KEYS = (
+    "MATCH (c:Concept) WHERE c.key IN $keys RETURN c.key AS key, c.id AS id, c.pref_label AS title"
+)
+QUOTE_SUPPORTS = (
+    "MATCH (q:Quote)-[:SUPPORTS]->(c:Concept) WHERE q.key IN $keys RETURN q.key AS quote, c.key AS concept"
+)
+CREATE_CONCEPTS = (
+    "UNWIND $rows AS r MERGE (c:Concept {key: r.key}) ON CREATE SET c.id = r.id, c.created_at = $now, "
+    "c.status = 'active', c.alt_labels = [], c.source_urls = [], c += r.props, c.updated_at = $now"
+)
+CONCEPT_RELATIONS_BY_IDS = (
+    "MATCH (a:Concept)-[e]->(b:Concept) WHERE a.id IN $ids "
+    "RETURN a.id AS source, type(e) AS type, b.id AS target, b.pref_label AS target_title"
+)

@@ -36,9 +36,11 @@ NODE_PROPERTIES: dict[str, frozenset[str]] = {
     "Rule": frozenset({"key", "title", "short_title", "jurisdiction", "language", "authority_level", "source_url", "celex"}),
     "Section": frozenset({"key", "rule_key", "ref", "heading", "section_path", "source_url", "chunk_ids"}),
     "Concept": frozenset({"key", "id", "domain", "kind", "jurisdiction", "pref_label", "alt_labels", "definition",
-                          "source_urls", "specific_label", "status", "enriched_at"}),
+                          "source_urls", "specific_label", "status", "enriched_at", "short_summary", "summary",
+                          "analysis", "language", "origin"}),
     "Label": frozenset({"key", "text", "normalised", "jurisdiction"}),
-    "Content": frozenset({"key", "title", "author", "category", "source_url", "processed_date"}),
+    "Content": frozenset({"key", "title", "author", "category", "source_url", "processed_date", "domain",
+                          "jurisdiction", "language", "origin"}),
     "Quote": frozenset({"key", "text", "content_key", "position"}),
 }
 EDGE_PROPERTIES = frozenset({"evidence", "explanation", "chunk_id", "reference_text", "source", "confidence"})

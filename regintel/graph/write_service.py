@@ -77,3 +77,12 @@ class GraphWriteService:
         if rel_type in SEMANTIC_RELATIONS:
             reverse = [{"from": r["to"], "to": r["from"], "props": r["props"]} for r in prepared]
             self._emit(queries.merge_edges(REVERSE[rel_type], to_label, from_label), {"rows": reverse, "now": stamp})
+
+    def create_concepts(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """rows: {"key", "id", "props"}; a key that already exists is left exactly as it is (MERGE ... ON CREATE)."""
+        prepared = []
+        for row in rows:
+            self.guard.check_node("Concept", row["key"], {"id": row["id"], **row["props"]})
+            prepared.append({"key": row["key"], "id": row["id"], "props": dict(row["props"])})
+        if prepared:
+            self._emit(queries.CREATE_CONCEPTS, {"rows": prepared, "now": now_ms()})

@@ -24,7 +24,7 @@ MAX_CONCEPTS = 5
 # Legal definitions: "'term' means ..." (EN), "« terme » : ..." / "on entend par « terme », ..." (FR), "«término»: ..." (ES).
 # Each template has a {term} slot (any term, or one escaped term) and an {n} bound on the definition's length.
 DEFINITION_TEMPLATES = {
-    "en": (r"[‘'\"“]({term})[’'\"”]\s+(?:of the data subject\s+)?means\s+([^;]{{10,{n}}})", r"[^’'\"”]{2,80}"),
+    "en": (r"[‘'\"“]({term})[’'\"”]\s+(?:of the data subject\s+)?means:?\s+([^;]{{10,{n}}})", r"[^’'\"”]{2,80}"),
     "fr": (r"(?:on entend par\s+)?[«\"“]\s*({term})\s*[»\"”]\s*(?::|,)\s*([^;]{{10,{n}}})", r"[^»\"”]{2,80}?"),
     "es": (r"[«\"“]({term})[»\"”]\s*:\s*([^;]{{10,{n}}})", r"[^»\"”]{2,80}"),
 }

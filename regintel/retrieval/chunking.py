@@ -110,7 +110,7 @@ class Chunk:
 
 
 @dataclass
-class _Unit:
+class DocumentUnit:
     heading: str  # cleaned heading text ("Article 6 — Lawfulness of processing")
     ref: str  # short reference ("Article 6")
     path: list[str]
@@ -121,11 +121,11 @@ class _Unit:
         return sum(len(p) for p in self.paragraphs) + 2 * max(len(self.paragraphs) - 1, 0)
 
 
-def _parse_units(text: str) -> list[_Unit]:
+def parse_units(text: str) -> list[DocumentUnit]:
     """Split markdown into heading units, tracking the path of structural ancestors."""
-    units: list[_Unit] = []
+    units: list[DocumentUnit] = []
     stack: list[tuple[int, str]] = []  # (level, heading) of open ancestors
-    current = _Unit(heading="", ref="Preamble", path=[])
+    current = DocumentUnit(heading="", ref="Preamble", path=[])
     buffer: list[str] = []
 
     def flush_paragraph() -> None:
@@ -156,14 +156,14 @@ def _parse_units(text: str) -> list[_Unit]:
         else:
             parent = path[-1] if path and not is_structural(heading) else ""
             ref = f"{parent} › {heading}" if parent and not article_number(parent) else heading
-        current = _Unit(heading=heading, ref=ref, path=path)
+        current = DocumentUnit(heading=heading, ref=ref, path=path)
         stack.append((level, heading))
     flush_paragraph()
     units.append(current)
     return [u for u in units if u.paragraphs]
 
 
-def _split_long_paragraph(paragraph: str, max_chars: int) -> list[str]:
+def split_long_paragraph(paragraph: str, max_chars: int) -> list[str]:
     """Break a paragraph bigger than max_chars into sentence-aligned pieces (hard cut as a last resort)."""
     sentences = SENTENCE_SPLIT_RE.split(paragraph)
     pieces: list[str] = []
@@ -191,7 +191,7 @@ def _pack(paragraphs: list[str], max_chars: int, overlap_chars: int) -> list[lis
     """Group paragraphs into parts of at most max_chars, each repeating the tail of the previous part."""
     pieces: list[str] = []
     for paragraph in paragraphs:
-        pieces.extend(_split_long_paragraph(paragraph, max_chars) if len(paragraph) > max_chars else [paragraph])
+        pieces.extend(split_long_paragraph(paragraph, max_chars) if len(paragraph) > max_chars else [paragraph])
     parts: list[list[str]] = []
     current: list[str] = []
     size = 0
@@ -215,10 +215,10 @@ def _pack(paragraphs: list[str], max_chars: int, overlap_chars: int) -> list[lis
     return parts
 
 
-def _merge_small(units: list[_Unit], min_chars: int, max_chars: int) -> list[_Unit]:
+def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int) -> list[DocumentUnit]:
     """Merge each unit below min_chars into the next unit, else the previous one, when the result fits."""
-    merged: list[_Unit] = []
-    pending: _Unit | None = None
+    merged: list[DocumentUnit] = []
+    pending: DocumentUnit | None = None
     for unit in units:
         if pending is not None:
             if pending.size + unit.size + 2 <= max_chars:
@@ -240,8 +240,8 @@ def _merge_small(units: list[_Unit], min_chars: int, max_chars: int) -> list[_Un
     return merged
 
 
-def _join(first: _Unit, second: _Unit) -> _Unit:
-    return _Unit(
+def _join(first: DocumentUnit, second: DocumentUnit) -> DocumentUnit:
+    return DocumentUnit(
         heading=f"{first.heading}; {second.heading}".strip("; "),
         ref=f"{first.ref}; {second.ref}",
         path=first.path,
@@ -249,7 +249,7 @@ def _join(first: _Unit, second: _Unit) -> _Unit:
     )
 
 
-def _chunk_base_id(doc_id: str, unit: _Unit) -> str:
+def _chunk_base_id(doc_id: str, unit: DocumentUnit) -> str:
     """Stable id of a unit: ``doc#art-6`` for articles, a slug of parent and heading otherwise."""
     first_ref = unit.ref.split("; ")[0]
     number = first_ref.removeprefix("Article ") if first_ref.startswith("Article ") else None
@@ -263,7 +263,7 @@ def chunk_document(
     doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
-    units = _merge_small(_parse_units(text), min_chars, max_chars)
+    units = _merge_small(parse_units(text), min_chars, max_chars)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for unit in units:

@@ -200,3 +200,52 @@ class Job(Base):
     result: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ExtractionRun(Base):
+    """One concept extraction over a Content: its phase, status and counters; proposals live in revisions.
+
+    status: running / review / committing / committed / notes_sync_pending / aborted / failed / already_processed.
+    """
+
+    __tablename__ = "extraction_runs"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[Optional[str]] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    curator: Mapped[str] = mapped_column(String(120), default="")
+    content_key: Mapped[str] = mapped_column(String(400), index=True)
+    content_title: Mapped[str] = mapped_column(String(500), default="")
+    status: Mapped[str] = mapped_column(String(24), default="running", index=True)
+    phase: Mapped[str] = mapped_column(String(40), default="")
+    progress: Mapped[dict[str, Any]] = mapped_column(default=dict)  # {phase: {"done": n, "total": m, "ms": t}}
+    current_revision: Mapped[int] = mapped_column(Integer, default=0)
+    review_rounds: Mapped[int] = mapped_column(Integer, default=0)
+    mode: Mapped[str] = mapped_column(String(20), default="offline")  # offline / llm
+    errors: Mapped[list[Any]] = mapped_column(default=list)
+    committed: Mapped[dict[str, Any]] = mapped_column(default=dict)  # concept keys/ids, counts, notes written
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    revisions: Mapped[list["ExtractionRevision"]] = relationship(
+        back_populates="run", cascade="all, delete-orphan", order_by="ExtractionRevision.number"
+    )
+
+
+class ExtractionRevision(Base):
+    """A numbered proposal of a run: what produced it (extraction / refinement / feedback) and its critique."""
+
+    __tablename__ = "extraction_revisions"
+    __table_args__ = (UniqueConstraint("run_id", "number", name="uq_extraction_revision"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    run_id: Mapped[str] = mapped_column(ForeignKey("extraction_runs.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(20))  # extraction / refinement / feedback
+    proposal: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    critique: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    feedback: Mapped[str] = mapped_column(Text, default="")
+    interpretation: Mapped[list[Any]] = mapped_column(default=list)
+    unresolved: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    run: Mapped[ExtractionRun] = relationship(back_populates="revisions")
