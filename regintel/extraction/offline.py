@@ -23,7 +23,6 @@ from regintel.retrieval.text_analysis import fold_for_comparison, tokenize
 
 # Calibrated on regintel/bench/calibration/extraction_duplicates.jsonl (docs/benchmarks.md, "Concept extraction").
 DUPLICATE_SIMILARITY = 0.95  # "title: summary" cosine at or above which two concepts are the same idea
-DUPLICATE_WITH_SHARED_HEAD = 0.92  # lower bar when the titles also share their head word
 SIMILAR_TO_SIMILARITY = 0.90
 MAX_RELATES_TO = 3
 MAX_SIMILAR_TO = 2
@@ -120,13 +119,11 @@ class OfflineMethods:
         for existing, score in similar:
             if jurisdiction and existing.jurisdiction and existing.jurisdiction != jurisdiction:
                 continue
-            shared_head = _head(candidate.title, language) == _head(existing.title, language)
-            if score >= DUPLICATE_SIMILARITY or (shared_head and score >= DUPLICATE_WITH_SHARED_HEAD):
+            if score >= DUPLICATE_SIMILARITY:
                 if rules.head_aligned(existing.title, candidate.title, language) or rules.head_aligned(candidate.title, existing.title, language):
                     continue  # a narrower or broader concept, not the same one (a relation, not a duplicate)
                 return DuplicateDecision(candidate.id, True, existing.key, existing.title, round(score, 3),
-                                         f"Similarity {score:.3f} with '{existing.title}'"
-                                         + (" and the same head word." if shared_head else "."))
+                                         f"Similarity {score:.3f} with '{existing.title}'.")
         best = similar[0] if similar else None
         reason = (f"Closest existing concept '{best[0].title}' at {best[1]:.3f}, below the duplicate threshold."
                   if best else "No existing concepts to compare with.")

@@ -98,7 +98,7 @@ def starts_with_phrase(text: str, phrase: str, within_words: int = 2) -> bool:
     for i in range(0, min(within_words, max(len(t) - len(p) + 1, 0))):
         if t[i: i + len(p)] == p:
             following = t[i + len(p)] if i + len(p) < len(t) else ""
-            if not following or following in GENUS_ENDS:
+            if not following or following in GENUS_ENDS or following.endswith(("ing", "ed")):
                 return True
     return False
 

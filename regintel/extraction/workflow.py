@@ -226,6 +226,7 @@ class ExtractionWorkflow:
                 break
             refined.notes = [*refined.notes, *[f"Refinement {round_}: {c}" for c in changes]]
             proposal = refined
+        self._file_errors(run_id)
         if not critique.overall_passes:
             failing = [name for name, check in critique.checks.items() if not check.passes]
             proposal_warning = f"Self-critique still fails on {', '.join(failing)} after {round_} round(s); review these points."
@@ -266,6 +267,7 @@ class ExtractionWorkflow:
         proposal = outcome.proposal
         proposal.relations = critique_rules.valid_relations(proposal, existing_keys)
         critique = self._critique(proposal, quotes, existing_keys, existing_labels, content.language)
+        self._file_errors(run_id)
         number = self.runs.add_revision(run_id, "feedback", proposal, critique, text, outcome.interpretation, outcome.unresolved)
         self.runs.update(run_id, review_rounds=run.review_rounds + 1)
         return self.runs.revision(run_id, number)  # type: ignore[return-value]
@@ -355,12 +357,18 @@ class ExtractionWorkflow:
         def report(phase: str, done: int, total: int, started: float | None = None) -> None:
             ms = (time.perf_counter() - started) * 1000 if started is not None else None
             self.runs.progress(run_id, phase, done, total, ms)
+            self._file_errors(run_id)
             if progress is not None:
                 try:
                     progress(phase, done, total)
                 except Exception:  # a progress display must not stop the run
                     log.exception("progress callback failed")
         return report
+
+    def _file_errors(self, run_id: str) -> None:
+        """Errors of model calls (invalid output twice, provider failures) go into the run, step by step."""
+        for step, message in self.methods.drain_errors() if hasattr(self.methods, "drain_errors") else []:
+            self.runs.add_error(run_id, step, message)
 
     _content_language = "en"
 

@@ -38,6 +38,10 @@ class OpenAIResponsesProvider:
             ]
         if opts.get("temperature") is not None:
             request["temperature"] = opts["temperature"]
+        if opts.get("response_format") is not None:  # Chat Completions' shape -> the Responses API's text.format
+            schema = opts["response_format"].get("json_schema", {})
+            request["text"] = {"format": {"type": "json_schema", "name": schema.get("name", "output"),
+                                          "schema": schema.get("schema", {}), "strict": bool(schema.get("strict", False))}}
         try:
             events = self.client.responses.create(**request)
         except Exception as exc:  # openai raises many types; all become a ProviderError
