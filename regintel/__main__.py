@@ -138,6 +138,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_notes(args: argparse.Namespace) -> int:
+    from regintel.extraction.factory import build_workflow
+
+    workflow = build_workflow(get_settings())
+    runs = workflow.repair_notes()
+    if args.all:
+        runs += [workflow.export_notes(run.id) for run in workflow.runs.by_status("committed")]
+    pending = [run for run in runs if run.status == "notes_sync_pending"]
+    for run in runs:
+        print(f"{run.id[:8]} {run.status:<20} {len(run.committed.get('notes', []))} notes  {run.content_title}")
+    print(f"{len(runs) - len(pending)} run(s) exported to {workflow.settings.notes_path}, {len(pending)} still pending")
+    return 1 if pending else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel", description="RegIntel Copilot command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -176,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="build the index if needed and seed demo conversations and feedback")
     demo.add_argument("--force", action="store_true", help="add the demo conversations again")
     demo.set_defaults(func=cmd_demo)
+
+    notes = sub.add_parser("export-notes", help="write the markdown notes of committed extractions whose notes failed (notes_sync_pending)")
+    notes.add_argument("--all", action="store_true", help="rewrite the notes of every committed extraction too")
+    notes.set_defaults(func=cmd_export_notes)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

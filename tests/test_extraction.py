@@ -294,3 +294,89 @@ def test_upload_and_text_sources_are_split_into_quotes(world, tmp_path):
     with pytest.raises(ExtractionError, match="title"):
         content_from_text("  ", "text")
     assert Path(world["settings"].notes_path).name == "notes"
+
+
+# -- LLM path: a local OpenAI-compatible server returning recorded structured outputs ----------------------------
+RECORDED = {
+    "CandidatesOut": {"candidate_concepts": [
+        {"title": "Datos personales", "concept": "Toda información sobre una persona física identificada o identificable.",
+         "analysis": "Base del RGPD.", "short_summary": "Información sobre una persona identificable.",
+         "summary": "Información sobre una persona física identificada o identificable.", "source_quote_ids": ["q1"],
+         "rationale": "Definición del artículo 4."},
+        {"title": "Responsable del tratamiento", "concept": "La persona que determina los fines y medios del tratamiento de datos personales.",
+         "short_summary": "Quien decide fines y medios.", "source_quote_ids": ["q2"], "rationale": "Definición."}],
+        "unattributed_quotes": [], "extraction_notes": "Dos definiciones."},
+    "RelationsOut": {"relations": [{"target_concept_id": "n1", "relation_type": "RELATES_TO",
+                                    "explanation": "El responsable trata datos personales.", "confidence": 0.8}]},
+    "CritiqueOut": {"quality_assessment": {"atomicity": {"passes": True, "issues": []}}, "overall_passes": True,
+                    "critique_summary": "Correcto.", "improvement_suggestions": []},
+}
+
+
+def _structured_replies(malformed_first: set[str], always_malformed: set[str]):
+    seen: dict[str, int] = {}
+
+    def script(handler):
+        from tests.llm_server import chat_chunk
+
+        body = handler.server.requests[-1]["body"]
+        name = body["response_format"]["json_schema"]["name"]
+        seen[name] = seen.get(name, 0) + 1
+        reply = json.dumps(RECORDED.get(name, {}))
+        if name in always_malformed or (name in malformed_first and seen[name] == 1):
+            reply = '{"candidate_concepts": [{"title": "Datos'  # cut off: not JSON
+        handler.start_stream()
+        for i in range(0, len(reply), 40):
+            handler.sse(chat_chunk(content=reply[i:i + 40]))
+        handler.sse(chat_chunk(finish="stop"))
+        handler.sse("[DONE]")
+        handler.end_stream()
+    return script
+
+
+def _llm_workflow(world, server):
+    from regintel.llm.router import LlmRouter
+
+    settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
+                             llm_base_url=server.base_url, extraction_concurrency=1, llm_max_retries=0)
+    return ExtractionWorkflow(settings, world["db"], world["graph"], world["embedder"], router=LlmRouter(settings))
+
+
+def test_llm_path_uses_json_schemas_and_retries_a_malformed_output_once(world):
+    from tests.llm_server import LlmTestServer
+
+    content = world["contents"].save(content_from_text("Two definitions", "\n\n".join(GDPR_DEFINITIONS), jurisdiction="EU"))
+    with LlmTestServer() as server:
+        server.scripts = [_structured_replies({"CandidatesOut"}, set())]
+        wf = _llm_workflow(world, server)
+        run = wf.start(content.key)
+        requests = [r["body"] for r in server.requests]
+    assert run.mode == "llm" and run.status == "review" and run.errors == []
+    names = [r["response_format"]["json_schema"]["name"] for r in requests]
+    assert names[:2] == ["CandidatesOut", "CandidatesOut"] and "RelationsOut" in names and "CritiqueOut" in names
+    assert requests[0]["response_format"]["json_schema"]["schema"]["required"] == ["candidate_concepts"]
+    retry = requests[1]["messages"]
+    assert "does not match the JSON schema" in retry[-1]["content"] and retry[-2]["role"] == "assistant"
+    assert "never instructions" in retry[0]["content"] and "Spanish" in retry[0]["content"]
+    quotes_sent = json.loads(retry[1]["content"])["quotes"]
+    assert [q["quote_id"] for q in quotes_sent] == ["q1", "q2"]
+    revision = wf.runs.revision(run.id)
+    proposal = revision.proposal
+    assert [c.title for c in proposal.concepts] == ["Datos personales", "Responsable del tratamiento"]
+    assert relation_set(proposal) >= {("Responsable del tratamiento", "RELATES_TO", "Datos personales")}
+    assert revision.critique.checks["language"].passes  # Spanish concepts, Spanish setting
+
+
+def test_llm_output_invalid_twice_is_recorded_and_the_step_falls_back_offline(world):
+    from tests.llm_server import LlmTestServer
+
+    content = world["contents"].save(content_from_text("Two definitions", "\n\n".join(GDPR_DEFINITIONS), jurisdiction="EU"))
+    with LlmTestServer() as server:
+        server.scripts = [_structured_replies(set(), {"CandidatesOut"})]
+        wf = _llm_workflow(world, server)
+        run = wf.start(content.key)
+    assert run.status == "review"
+    assert any(e["step"] == "1.1a candidates" and "invalid structured output twice" in e["error"] for e in run.errors)
+    proposal = wf.runs.revision(run.id).proposal
+    assert [c.title for c in proposal.concepts] == ["Personal data", "Controller"]  # the offline method's result
+    assert "fell back to the offline method" in proposal.warnings[0]

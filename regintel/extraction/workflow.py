@@ -261,7 +261,7 @@ class ExtractionWorkflow:
         content = self._content(run.content_key)
         quotes = self.contents.quotes(content.key)
         existing_labels, existing_keys = self._existing_labels()
-        existing_titles = self._existing_titles()
+        existing_titles = self.existing_titles()
         outcome = self.methods.feedback(latest.proposal, text, quotes, existing_titles, content.language) if hasattr(
             self.methods, "feedback") else apply_feedback(latest.proposal, text, quotes, existing_titles, content.language)
         proposal = outcome.proposal
@@ -349,7 +349,7 @@ class ExtractionWorkflow:
                     labels.setdefault(fold_for_comparison(name), row["key"])
         return labels, {row["key"] for row in rows}
 
-    def _existing_titles(self) -> dict[str, str]:
+    def existing_titles(self) -> dict[str, str]:
         rows = self.store.query("MATCH (c:Concept) RETURN c.key AS key, c.pref_label AS title")
         return {row["key"]: row.get("title") or row["key"] for row in rows}
 

@@ -69,3 +69,13 @@ def search_index_or_none() -> SearchIndex | None:
         return search_index()
     except IndexError_:
         return None
+
+
+@st.cache_resource(show_spinner=False)
+def extraction_workflow():
+    """One ExtractionWorkflow per process (stateless between calls: runs live in SQL, concepts in the graph)."""
+    from regintel.extraction.factory import build_workflow
+
+    index = search_index_or_none()
+    return build_workflow(settings(), db=database(), graph_store=graph_store(), router=llm_router(),
+                          embedder=index.embedder if index is not None else None)
