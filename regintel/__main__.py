@@ -134,7 +134,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     graph = open_graph_or_none(settings)
     if not index_status(settings).get("ready"):
         print(ingest_corpus(settings, progress=_progress_printer(), graph=graph).summary())
-    print(seed_demo(build_engine(settings, graph_store=graph), force=args.force).summary())
+    engine = build_engine(settings, graph_store=graph)
+    print(seed_demo(engine, force=args.force).summary())
+    if graph is None:
+        print("extraction: skipped (the rules graph is not available)")
+        return 0
+    from regintel.demo import seed_extraction
+    from regintel.extraction.factory import build_workflow
+
+    print(seed_extraction(build_workflow(settings, db=engine.db, graph_store=graph, router=engine.router)))
     return 0
 
 
@@ -187,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the ChatResponse as one JSON object on the last line")
     ask.set_defaults(func=cmd_ask)
 
-    demo = sub.add_parser("demo", help="build the index if needed and seed demo conversations and feedback")
+    demo = sub.add_parser("demo", help="build the index if needed and seed demo conversations, feedback and one committed extraction")
     demo.add_argument("--force", action="store_true", help="add the demo conversations again")
     demo.set_defaults(func=cmd_demo)
 

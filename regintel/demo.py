@@ -2,7 +2,8 @@
 
 Builds the index (and seeds the graph) when it is empty, then asks a few real questions as two tenants:
 answered, follow-up, French, refused, abstained, and a repeated question served from the cache, with a thumbs
-up and a thumbs down. Nothing is hard-coded but the questions: answers, grades, concepts and traces are the
+up and a thumbs down; then runs one concept extraction (DORA Article 3), takes one feedback command and commits
+it, so the Extraction Review page has a committed run and the graph has reviewed concepts. Nothing is hard-coded but the questions: answers, grades, concepts and traces are the
 engine's own. Running it again adds nothing (the demo tenant already has conversations) unless ``force``.
 """
 
@@ -64,3 +65,25 @@ def seed_demo(engine: Any, force: bool = False) -> DemoReport:
                 repo.save_feedback(tenant.id, user.id, response.message_id, rating, comment)
                 rated.add(question)
     return report
+
+
+EXTRACTION_SOURCE = ("eu-dora", "Article 3")
+EXTRACTION_FEEDBACK = "rename 1 to Digital operational resilience (DORA)"
+
+
+def seed_extraction(workflow: Any) -> str:
+    """One committed extraction over a real corpus article (skipped when that content is already processed)."""
+    from regintel.extraction.content import content_from_corpus
+    from regintel.llm.concept_harvest import ConceptLexicon
+    from regintel.retrieval.corpus import scan_corpus
+
+    doc_id, ref = EXTRACTION_SOURCE
+    document = next(d for d in scan_corpus(workflow.settings.corpus_dir).documents if d.id == doc_id)
+    content = workflow.contents.save(content_from_corpus(document, ref, ConceptLexicon.from_file().domain_for(doc_id)))
+    run = workflow.start(content.key, curator="demo")
+    if run.status != "review":
+        return f"extraction: {content.title} is {run.status}"
+    workflow.feedback(run.id, EXTRACTION_FEEDBACK)
+    run = workflow.approve(run.id)
+    return (f"extraction: {content.title} -> {run.status}, {len(run.committed.get('concepts', []))} concepts, "
+            f"{run.committed.get('relations', 0)} relations, {len(run.committed.get('notes', []))} notes")

@@ -25,6 +25,7 @@ def demo_app(tmp_path_factory):
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "OUT_OF_SCOPE" in done.stdout and "[cache]" in done.stdout
+    assert "extraction: DORA Article 3 — Definitions -> committed" in done.stdout, done.stdout[-1000:]
     app = StreamlitApp(settings.data_dir, env)
     yield app, settings
     app.stop()
@@ -87,3 +88,15 @@ def test_graph_explorer_has_the_seeded_graph_and_captured_concepts(demo_app, pag
     page.goto(f"{app.url}/Graph_Explorer")
     page.get_by_test_id("stIFrame").first.wait_for(timeout=60_000)
     screenshot(page, "graph_explorer_demo")
+
+
+def test_extraction_review_shows_the_committed_demo_extraction(demo_app, page):
+    app, _ = demo_app
+    page.goto(f"{app.url}/Extraction_Review")
+    page.get_by_role("button", name="DORA Article 3 — Definitions · committed").click()
+    page.get_by_text("Committed:").first.wait_for(timeout=60_000)
+    assert page.get_by_text("Digital operational resilience (DORA)").first.is_visible()
+    page.get_by_role("tab", name="Revisions").click()
+    page.get_by_text("title 'Digital operational resilience' → 'Digital operational resilience (DORA)'").first.wait_for(timeout=30_000)
+    screenshot(page, "extraction_review_demo")
+    assert page.dialogs == []  # type: ignore[attr-defined]
