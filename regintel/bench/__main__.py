@@ -128,9 +128,23 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--out", default="evidence_calibration.json")
     evidence.set_defaults(func=_evidence)
 
+    extraction = sub.add_parser("extraction", help="concept extraction on fixed corpus articles: quotes/s, concepts, phases, duplicate P/R")
+    extraction.add_argument("--duplicates-only", action="store_true", help="only score duplicate detection on the labelled pairs")
+    extraction.add_argument("--json", action="store_true")
+    extraction.set_defaults(func=_extraction)
+
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
     return parser
+
+
+def _extraction(args: argparse.Namespace) -> int:
+    from regintel.bench.extraction import print_report, run_articles, score_duplicates
+
+    settings = get_settings()
+    rows = [] if args.duplicates_only else run_articles(settings)
+    print_report(rows, score_duplicates(settings), args.json)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
