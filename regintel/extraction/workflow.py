@@ -109,8 +109,9 @@ class ExtractionWorkflow:
         vectors = self._vectors(proposal)
         proposal = self._deduplicate(content, proposal, vectors, catalogue, report)
         vectors = self._vectors(proposal)
-        pools = self._relation_pools(proposal, catalogue, report)
-        proposal.relations = self._relations(proposal, vectors, pools, report)
+        language = content.language or "en"
+        pools = self._relation_pools(proposal, catalogue, language, report)
+        proposal.relations = self._relations(proposal, vectors, pools, language, report)
         if not len(catalogue):
             proposal.notes.append("The graph has no concepts yet: every candidate is new.")
         if proposal.concepts == [] and not proposal.existing:
@@ -169,13 +170,12 @@ class ExtractionWorkflow:
         proposal.concepts = kept
         return proposal
 
-    def _relation_pools(self, proposal: Proposal, catalogue: ConceptCatalogue, report: Callable) -> list[list]:
+    def _relation_pools(self, proposal: Proposal, catalogue: ConceptCatalogue, language: str, report: Callable) -> list[list]:
         """1.1c queries per concept and relation type, 1.1d one batched semantic search, pooled per concept."""
         started = time.perf_counter()
         if not proposal.concepts or not len(catalogue):
             report("relation_search", len(proposal.concepts), len(proposal.concepts), started)
             return [[] for _ in proposal.concepts]
-        language = self._content_language
         per_concept = self.methods.relation_queries_all(proposal.concepts, language) if hasattr(
             self.methods, "relation_queries_all") else [self.methods.relation_queries(c, language) for c in proposal.concepts]
         pools = []
@@ -190,10 +190,10 @@ class ExtractionWorkflow:
             report("relation_search", i + 1, len(per_concept), started)
         return pools
 
-    def _relations(self, proposal: Proposal, vectors: np.ndarray, pools: list[list], report: Callable) -> list[Relation]:
+    def _relations(self, proposal: Proposal, vectors: np.ndarray, pools: list[list], language: str,
+                   report: Callable) -> list[Relation]:
         started = time.perf_counter()
         total = len(proposal.concepts)
-        language = self._content_language
         new_sims = vectors @ vectors.T if total else np.zeros((0, 0))
 
         def relate(index: int) -> list[Relation]:
@@ -331,7 +331,6 @@ class ExtractionWorkflow:
         content = self.contents.get(key)
         if content is None:
             raise ExtractionError("That content does not exist in the graph (create it first).")
-        self._content_language = content.language or "en"
         return content
 
     def _latest(self, run_id: str) -> RevisionView:
@@ -369,8 +368,6 @@ class ExtractionWorkflow:
         """Errors of model calls (invalid output twice, provider failures) go into the run, step by step."""
         for step, message in self.methods.drain_errors() if hasattr(self.methods, "drain_errors") else []:
             self.runs.add_error(run_id, step, message)
-
-    _content_language = "en"
 
 
 WEAK_RELATIONS = ("RELATES_TO", "SIMILAR_TO")
