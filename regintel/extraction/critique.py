@@ -10,8 +10,10 @@ noted). An LLM critique is merged with these, so structural errors are always ca
 from __future__ import annotations
 
 from regintel.extraction import rules
-from regintel.extraction.proposal import CHECKS, CheckResult, Critique, Issue, NewConcept, Proposal, Quote, Relation
-from regintel.retrieval.text_analysis import fold_for_comparison
+from regintel.extraction.proposal import (
+    CHECKS, CheckResult, Critique, ExistingAttribution, Issue, NewConcept, Proposal, Quote, Relation,
+)
+from regintel.retrieval.text_analysis import detect_language, fold_for_comparison
 
 DETECTABLE_LANGUAGES = {"en", "fr", "es"}
 CONTRADICTIONS = {("GENERALIZES", "SPECIFIC_OF"), ("PART_OF", "HAS_PART"), ("SUPPORTS", "SUPPORTED_BY")}
@@ -74,7 +76,7 @@ def check(proposal: Proposal, quotes: list[Quote], existing_keys: set[str], exis
 
     if language in DETECTABLE_LANGUAGES:
         for n, concept in enumerate(proposal.concepts, 1):
-            found = rules.language_of(f"{concept.title}. {concept.concept}")
+            found = detect_language(f"{concept.title}. {concept.concept}")
             if found != language:
                 _fail(checks, "language", concept.id, f"Concept {n} is in '{found}', not '{language}'.", "medium")
 
@@ -171,7 +173,8 @@ def refine(proposal: Proposal, critique: Critique, quotes: list[Quote], existing
         if quote.id not in attributed and quote.id not in result.unattributed:
             result.unattributed[quote.id] = "No concept found for this quote."
             changes.append(f"Explained why quote {quote.id} supports no concept.")
-    for quote_id in [q for q in result.unattributed if q in result.attributions()]:
+    attributed = result.attributions()
+    for quote_id in [q for q in result.unattributed if q in attributed]:
         del result.unattributed[quote_id]
 
     # relation accuracy
@@ -225,8 +228,6 @@ def drop_concept(proposal: Proposal, concept: NewConcept, reason: str) -> None:
 
 
 def _to_existing(proposal: Proposal, concept: NewConcept, existing_key: str) -> None:
-    from regintel.extraction.proposal import ExistingAttribution
-
     target = next((e for e in proposal.existing if e.key == existing_key), None)
     if target is None:
         target = ExistingAttribution(key=existing_key, title=concept.title, reasoning="Same label as a new concept.")

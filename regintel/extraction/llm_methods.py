@@ -123,6 +123,10 @@ def _proposal_json(proposal: Proposal) -> dict[str, Any]:
             "unattributed_quotes": [{"quote_id": q, "reason": r} for q, r in proposal.unattributed.items()]}
 
 
+def _quotes_json(quotes: list[Quote]) -> list[dict[str, str]]:
+    return [{"quote_id": q.id, "quote_text": q.text} for q in quotes]
+
+
 def _from_extraction(out: ExtractionOut, previous: Proposal) -> Proposal:
     return Proposal(concepts=out.novel_concepts, existing=out.existing_concepts_with_quotes, relations=out.relations,
                     unattributed={u.quote_id: u.reason for u in out.unattributed_quotes}, notes=list(previous.notes),
@@ -170,9 +174,14 @@ class LlmMethods:
                 parts.append(chunk.delta)
         return "".join(parts), ""
 
-    def _fallback(self, step: str, exc: Exception) -> None:
-        with self._lock:
-            self.errors.append((step, str(exc)))
+    def attempt(self, task: str, step: str, instructions: str, data: dict[str, Any], schema: type[T]) -> T | None:
+        """``call``, with a failure recorded in ``errors`` and ``None`` returned (the step then uses its fallback)."""
+        try:
+            return self.call(task, step, instructions, data, schema)
+        except StructuredOutputError as exc:
+            with self._lock:
+                self.errors.append((step, str(exc)))
+            return None
 
     def drain_errors(self) -> list[tuple[str, str]]:
         with self._lock:
@@ -182,13 +191,11 @@ class LlmMethods:
     # -- steps ------------------------------------------------------------------------------------------------
     def candidates(self, content: ContentInfo, quotes: list[Quote], first_id: int = 1) -> Proposal:
         data = {"content": {"title": content.title, "author": content.author, "category": content.category},
-                "quotes": [{"quote_id": q.id, "quote_text": q.text} for q in quotes]}
-        try:
-            out = self.call("extraction", "1.1a candidates", (
-                "Extract every meaningful atomic concept from the quotes, each with the ids of the quotes that formed it. "
-                "List quotes that support no concept in unattributed_quotes with the reason."), data, CandidatesOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.1a candidates", exc)
+                "quotes": _quotes_json(quotes)}
+        out = self.attempt("extraction", "1.1a candidates", (
+            "Extract every meaningful atomic concept from the quotes, each with the ids of the quotes that formed it. "
+            "List quotes that support no concept in unattributed_quotes with the reason."), data, CandidatesOut)
+        if out is None:
             proposal = self.offline.candidates(content, quotes, first_id)
             proposal.warnings.append("Candidate extraction fell back to the offline method (the model's output was unusable).")
             return proposal
@@ -207,12 +214,10 @@ class LlmMethods:
             return self.offline.duplicate(candidate, jurisdiction, similar, language)
         data = {"candidate": {"title": candidate.title, "concept": candidate.concept, "analysis": candidate.analysis},
                 "existing_concepts": [{"key": e.key, "title": e.title, "summary_short": e.summary_text} for e, _ in similar]}
-        try:
-            out = self.call("extraction", "1.1b duplicates", (
-                "Is the candidate the same idea as one of the existing concepts (a paraphrase is a duplicate; a narrower "
-                "or broader concept is not)? If so give that concept's key."), data, DuplicateOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.1b duplicates", exc)
+        out = self.attempt("extraction", "1.1b duplicates", (
+            "Is the candidate the same idea as one of the existing concepts (a paraphrase is a duplicate; a narrower "
+            "or broader concept is not)? If so give that concept's key."), data, DuplicateOut)
+        if out is None:
             return self.offline.duplicate(candidate, jurisdiction, similar, language)
         titles = {e.key: e.title for e, _ in similar}
         if out.is_duplicate and out.existing_concept_key in titles:
@@ -220,18 +225,13 @@ class LlmMethods:
                                      out.confidence, out.reasoning)
         return DuplicateDecision(candidate.id, False, confidence=out.confidence, reasoning=out.reasoning)
 
-    def relation_queries(self, concept: NewConcept, language: str) -> dict[str, list[str]]:
-        return self.relation_queries_all([concept], language)[0]
-
     def relation_queries_all(self, concepts: list[NewConcept], language: str) -> list[dict[str, list[str]]]:
         data = {"novel_concepts": [{"concept_id": c.id, "title": c.title, "concept": c.concept} for c in concepts],
                 "relation_types": RELATION_DESCRIPTIONS}
-        try:
-            out = self.call("extraction", "1.1c relation queries", (
-                "For each novel concept write two search queries per relation type that would find existing concepts "
-                "having that relation with it."), data, QueriesOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.1c relation queries", exc)
+        out = self.attempt("extraction", "1.1c relation queries", (
+            "For each novel concept write two search queries per relation type that would find existing concepts "
+            "having that relation with it."), data, QueriesOut)
+        if out is None:
             return [self.offline.relation_queries(c, language) for c in concepts]
         by_id = {q.concept_id: {t: v[:2] for t, v in q.relation_queries.items() if t in RELATION_DESCRIPTIONS}
                  for q in out.concept_queries}
@@ -245,26 +245,22 @@ class LlmMethods:
         data = {"target_concept": concept.model_dump(include={"id", "title", "concept", "analysis"}),
                 "other_novel_concepts": others, "existing_concept_candidates": existing,
                 "relation_types": RELATION_DESCRIPTIONS}
-        try:
-            out = self.call("extraction", "1.1e relations", (
-                "Which relations should the target concept have with the other novel concepts and the existing "
-                "candidates? Relations are optional; give each an explanation and a confidence."), data, RelationsOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.1e relations", exc)
+        out = self.attempt("extraction", "1.1e relations", (
+            "Which relations should the target concept have with the other novel concepts and the existing "
+            "candidates? Relations are optional; give each an explanation and a confidence."), data, RelationsOut)
+        if out is None:
             return self.offline.relations(concept, proposal, pool, similarity, language)
         allowed = {o["concept_id"] for o in others} | {e["concept_id"] for e in existing}
         return [Relation(source=concept.id, type=r.relation_type, target=r.target_concept_id, explanation=r.explanation,
                          confidence=r.confidence) for r in out.relations if r.target_concept_id in allowed]
 
     def critique(self, proposal: Proposal, quotes: list[Quote]) -> Critique | None:
-        data = {"extraction": _proposal_json(proposal), "quotes": [{"quote_id": q.id, "quote_text": q.text} for q in quotes],
+        data = {"extraction": _proposal_json(proposal), "quotes": _quotes_json(quotes),
                 "checklist": ["atomicity", "distinctness", "quote_coverage", "relation_accuracy", "language", "edge_cases"]}
-        try:
-            out = self.call("critique", "1.2 critique", (
-                f"Critique the extraction against the checklist (concepts must be in {self.language}). Give specific, "
-                "actionable issues per check."), data, CritiqueOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.2 critique", exc)
+        out = self.attempt("critique", "1.2 critique", (
+            f"Critique the extraction against the checklist (concepts must be in {self.language}). Give specific, "
+            "actionable issues per check."), data, CritiqueOut)
+        if out is None:
             return None
         return Critique(checks=out.quality_assessment, overall_passes=out.overall_passes, summary=out.critique_summary,
                         suggestions=out.improvement_suggestions)
@@ -272,13 +268,11 @@ class LlmMethods:
     def refine(self, proposal: Proposal, critique: Critique, quotes: list[Quote], existing_labels: dict[str, str],
                content_language: str) -> tuple[Proposal, list[str]]:
         data = {"extraction": _proposal_json(proposal), "critique": critique.model_dump(),
-                "quotes": [{"quote_id": q.id, "quote_text": q.text} for q in quotes]}
-        try:
-            out = self.call("extraction", "1.3 refinement", (
-                "Refine the extraction to address every issue of the critique. Keep concept ids; new concepts get new "
-                "ids (n followed by a number)."), data, RefinementOut)
-        except StructuredOutputError as exc:
-            self._fallback("1.3 refinement", exc)
+                "quotes": _quotes_json(quotes)}
+        out = self.attempt("extraction", "1.3 refinement", (
+            "Refine the extraction to address every issue of the critique. Keep concept ids; new concepts get new "
+            "ids (n followed by a number)."), data, RefinementOut)
+        if out is None:
             return self.offline.refine(proposal, critique, quotes, existing_labels, content_language)
         refined = _from_extraction(out.refined_extraction, proposal)
         changed = refined.model_dump(exclude={"notes", "warnings"}) != proposal.model_dump(exclude={"notes", "warnings"})
@@ -287,15 +281,13 @@ class LlmMethods:
     def feedback(self, proposal: Proposal, text: str, quotes: list[Quote], existing: dict[str, str],
                  content_language: str) -> FeedbackOutcome:
         data = {"extraction": _proposal_json(proposal), "human_feedback": text,
-                "quotes": [{"quote_id": q.id, "quote_text": q.text} for q in quotes],
+                "quotes": _quotes_json(quotes),
                 "concept_numbers": {str(i): c.id for i, c in enumerate(proposal.concepts, 1)}}
-        try:
-            out = self.call("extraction", "2.3 feedback", (
-                "Revise the extraction following the curator's feedback (numbers refer to concept_numbers). The "
-                "curator's intent wins over the checklist. Say how you read the feedback and what you could not do."),
-                data, FeedbackOut)
-        except StructuredOutputError as exc:
-            self._fallback("2.3 feedback", exc)
+        out = self.attempt("extraction", "2.3 feedback", (
+            "Revise the extraction following the curator's feedback (numbers refer to concept_numbers). The "
+            "curator's intent wins over the checklist. Say how you read the feedback and what you could not do."),
+            data, FeedbackOut)
+        if out is None:
             outcome = self.offline.feedback(proposal, text, quotes, existing, content_language)
             outcome.unresolved.insert(0, "The model could not process this feedback; it was read as commands instead.")
             return outcome

@@ -51,8 +51,9 @@ class DuplicateDecision:
 class OfflineMethods:
     name = "offline"
 
-    def __init__(self, concept_language: str = "es") -> None:
+    def __init__(self, concept_language: str = "es", duplicate_similarity: float = DUPLICATE_SIMILARITY) -> None:
         self.concept_language = concept_language
+        self.duplicate_similarity = duplicate_similarity
         self.text = ANALYSIS.get(concept_language, ANALYSIS["en"])
 
     # -- 1.1a ------------------------------------------------------------------------------------------------
@@ -111,7 +112,7 @@ class OfflineMethods:
     def duplicate(self, candidate: NewConcept, jurisdiction: str, similar: list[tuple[ExistingConcept, float]],
                   language: str) -> DuplicateDecision:
         folded = fold_for_comparison(candidate.title)
-        for existing, score in similar:
+        for existing, _ in similar:
             same_place = not jurisdiction or not existing.jurisdiction or existing.jurisdiction == jurisdiction
             if same_place and folded in existing.folded_labels:
                 return DuplicateDecision(candidate.id, True, existing.key, existing.title, 1.0,
@@ -119,7 +120,7 @@ class OfflineMethods:
         for existing, score in similar:
             if jurisdiction and existing.jurisdiction and existing.jurisdiction != jurisdiction:
                 continue
-            if score >= DUPLICATE_SIMILARITY:
+            if score >= self.duplicate_similarity:
                 if rules.head_aligned(existing.title, candidate.title, language) or rules.head_aligned(candidate.title, existing.title, language):
                     continue  # a narrower or broader concept, not the same one (a relation, not a duplicate)
                 return DuplicateDecision(candidate.id, True, existing.key, existing.title, round(score, 3),
@@ -142,6 +143,9 @@ class OfflineMethods:
             "SIMILAR_TO": [f"{concept.title}: {concept.short_summary}"],
             "RELATES_TO": [concept.short_summary],
         }
+
+    def relation_queries_all(self, concepts: list[NewConcept], language: str) -> list[dict[str, list[str]]]:
+        return [self.relation_queries(c, language) for c in concepts]
 
     # -- 1.1e ------------------------------------------------------------------------------------------------
     def relations(self, concept: NewConcept, proposal: Proposal, pool: list[tuple[ExistingConcept, float]],
@@ -183,7 +187,11 @@ class OfflineMethods:
                                       explanation=f"Similar meaning to '{titles[ref]}' (similarity {score:.3f})."))
         return found
 
-    # -- 1.3 and 2.3 -----------------------------------------------------------------------------------------
+    # -- 1.2, 1.3 and 2.3 ------------------------------------------------------------------------------------
+    def critique(self, proposal: Proposal, quotes: list[Quote]) -> Critique | None:
+        """No critique of its own: the rule checks (which always run) are the offline critique."""
+        return None
+
     def refine(self, proposal: Proposal, critique: Critique, quotes: list[Quote], existing_labels: dict[str, str],
                content_language: str) -> tuple[Proposal, list[str]]:
         return refine(proposal, critique, quotes, existing_labels, content_language)
@@ -192,6 +200,10 @@ class OfflineMethods:
                  content_language: str) -> FeedbackOutcome:
         return apply_feedback(proposal, text, quotes, existing, content_language)
 
+    def drain_errors(self) -> list[tuple[str, str]]:
+        """Deterministic steps have no call errors to report."""
+        return []
+
 
 def _heading_title(content_title: str) -> str:
     """ "GDPR Article 33 — Notification of a personal data breach" -> "Notification of a personal data breach"."""
@@ -199,13 +211,6 @@ def _heading_title(content_title: str) -> str:
         if separator in content_title:
             return content_title.split(separator, 1)[1].strip()
     return ""
-
-
-def _head(title: str, language: str) -> str:
-    tokens = rules.words(title)
-    if not tokens:
-        return ""
-    return tokens[-1] if language in rules.HEAD_FINAL else tokens[0]
 
 
 def _shares_tokens(text: str, heading: str, language: str) -> bool:

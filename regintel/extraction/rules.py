@@ -9,7 +9,7 @@ import re
 
 from regintel.llm.concept_harvest import DEFINITION_TEMPLATES
 from regintel.llm.sentences import split_sentences
-from regintel.retrieval.text_analysis import detect_language, fold_for_comparison
+from regintel.retrieval.text_analysis import fold_for_comparison
 
 HEAD_FINAL = {"en", "de", "nl"}  # "major ICT-related incident": the head noun is last; fr/es/it/pt put it first
 POINT_PREFIX_RE = re.compile(r"^\s*(?:[-*•]\s*)?\(\d{1,3}\)\s*")
@@ -120,7 +120,3 @@ def summarise(text: str, max_words: int) -> str:
 
 def is_procedural(text: str) -> bool:
     return bool(PROCEDURAL_RE.match(clean_quote(text))) or len(words(text)) < MIN_CONCEPT_WORDS
-
-
-def language_of(text: str) -> str:
-    return detect_language(text)

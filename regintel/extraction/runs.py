@@ -18,7 +18,6 @@ from regintel.store import Database
 from regintel.store.models import ExtractionRevision, ExtractionRun
 
 ACTIVE = ("running", "review")
-FINAL = ("committed", "notes_sync_pending", "aborted", "already_processed")
 
 
 @dataclass

@@ -22,7 +22,6 @@ from regintel.extraction import critique as critique_rules
 from regintel.extraction.catalogue import ConceptCatalogue, Embedder, concept_text
 from regintel.extraction.commit import commit_proposal
 from regintel.extraction.content import ContentStore
-from regintel.extraction.feedback import apply_feedback
 from regintel.extraction.notes import export_notes
 from regintel.extraction.offline import OfflineMethods
 from regintel.extraction.proposal import ContentInfo, Critique, ExistingAttribution, Proposal, Quote, Relation
@@ -30,7 +29,6 @@ from regintel.extraction.runs import RevisionView, RunRepository, RunView
 from regintel.graph.schema import REVERSE
 from regintel.graph.store import GraphError, GraphStore
 from regintel.graph.write_service import GraphWriteService
-from regintel.retrieval.text_analysis import fold_for_comparison
 from regintel.store import Database
 
 log = logging.getLogger(__name__)
@@ -88,8 +86,8 @@ class ExtractionWorkflow:
             if latest is None:
                 return self.extract(run_id, progress)
             content = self._content(run.content_key)
-            return self._critique_loop(run_id, content, self.contents.quotes(content.key), latest.proposal, progress,
-                                       rounds_done=run.current_revision)
+            return self._critique_loop(run_id, content, self.contents.quotes(content.key), latest.proposal,
+                                       self._catalogue(), progress, rounds_done=run.current_revision)
         if run.status == "committing":
             return self.approve(run_id)
         return run
@@ -104,7 +102,7 @@ class ExtractionWorkflow:
             proposal = Proposal(warnings=["The content has no quotes: there is nothing to extract. Approving marks it processed."])
             self.runs.add_revision(run_id, "extraction", proposal, Critique.from_checks({}, []))
             return self.runs.update(run_id, status="review", phase="review")
-        catalogue = ConceptCatalogue.from_graph(self.store, self.embedder)
+        catalogue = self._catalogue()
         proposal = self._candidates(content, quotes, report)
         vectors = self._vectors(proposal)
         proposal = self._deduplicate(content, proposal, vectors, catalogue, report)
@@ -118,7 +116,7 @@ class ExtractionWorkflow:
             proposal.warnings.append("No quote carries a concept: every quote is unattributed.")
         elif proposal.concepts == []:
             proposal.warnings.append("Every concept found already exists in the graph: the quotes are attributed to them.")
-        return self._critique_loop(run_id, content, quotes, proposal, progress, rounds_done=0)
+        return self._critique_loop(run_id, content, quotes, proposal, catalogue, progress, rounds_done=0)
 
     def _candidates(self, content: ContentInfo, quotes: list[Quote], report: Callable) -> Proposal:
         proposal = Proposal()
@@ -144,13 +142,10 @@ class ExtractionWorkflow:
             report("duplicates", total, total, started)
             return proposal
         k = self.settings.extraction_similar_concepts
-        done = [0]
 
         def decide(index: int):
-            concept = proposal.concepts[index]
-            decision = self.methods.duplicate(concept, content.jurisdiction, catalogue.similar(vectors[index], k), content.language)
-            done[0] += 1
-            return decision
+            similar = catalogue.similar(vectors[index], k)
+            return self.methods.duplicate(proposal.concepts[index], content.jurisdiction, similar, content.language)
 
         with ThreadPoolExecutor(self.settings.extraction_concurrency) as pool:
             decisions = list(pool.map(decide, range(total)))
@@ -176,8 +171,7 @@ class ExtractionWorkflow:
         if not proposal.concepts or not len(catalogue):
             report("relation_search", len(proposal.concepts), len(proposal.concepts), started)
             return [[] for _ in proposal.concepts]
-        per_concept = self.methods.relation_queries_all(proposal.concepts, language) if hasattr(
-            self.methods, "relation_queries_all") else [self.methods.relation_queries(c, language) for c in proposal.concepts]
+        per_concept = self.methods.relation_queries_all(proposal.concepts, language)
         pools = []
         for i, queries in enumerate(per_concept):
             texts = list(dict.fromkeys(q for qs in queries.values() for q in qs if q.strip()))
@@ -208,9 +202,9 @@ class ExtractionWorkflow:
         return _without_reverse_duplicates(found)
 
     def _critique_loop(self, run_id: str, content: ContentInfo, quotes: list[Quote], proposal: Proposal,
-                       progress: Progress | None, rounds_done: int) -> RunView:
+                       catalogue: ConceptCatalogue, progress: Progress | None, rounds_done: int) -> RunView:
         report = self._reporter(run_id, progress)
-        existing_labels, existing_keys = self._existing_labels()
+        existing_labels, existing_keys = catalogue.labels(), catalogue.keys
         started = time.perf_counter()
         limit = self.settings.extraction_critique_rounds
         round_ = rounds_done
@@ -229,16 +223,14 @@ class ExtractionWorkflow:
         self._file_errors(run_id)
         if not critique.overall_passes:
             failing = [name for name, check in critique.checks.items() if not check.passes]
-            proposal_warning = f"Self-critique still fails on {', '.join(failing)} after {round_} round(s); review these points."
-            latest = self.runs.revision(run_id)
-            if latest is not None and proposal_warning not in latest.proposal.warnings:
-                self.runs.add_error(run_id, "critique", proposal_warning)
+            self.runs.add_error(run_id, "critique", f"Self-critique still fails on {', '.join(failing)} after {round_} "
+                                "round(s); review these points.")
         return self.runs.update(run_id, status="review", phase="review")
 
     def _critique(self, proposal: Proposal, quotes: list[Quote], existing_keys: set[str],
                   existing_labels: dict[str, str], content_language: str) -> Critique:
         rule_critique = critique_rules.check(proposal, quotes, existing_keys, existing_labels, self.language, content_language)
-        model_critique = self.methods.critique(proposal, quotes) if hasattr(self.methods, "critique") else None
+        model_critique = self.methods.critique(proposal, quotes)
         return critique_rules.merge_critiques(rule_critique, model_critique) if model_critique else rule_critique
 
     # -- phase 2 ----------------------------------------------------------------------------------------------
@@ -260,10 +252,9 @@ class ExtractionWorkflow:
         latest = self._latest(run_id)
         content = self._content(run.content_key)
         quotes = self.contents.quotes(content.key)
-        existing_labels, existing_keys = self._existing_labels()
-        existing_titles = self.existing_titles()
-        outcome = self.methods.feedback(latest.proposal, text, quotes, existing_titles, content.language) if hasattr(
-            self.methods, "feedback") else apply_feedback(latest.proposal, text, quotes, existing_titles, content.language)
+        catalogue = self._catalogue()
+        existing_labels, existing_keys = catalogue.labels(), catalogue.keys
+        outcome = self.methods.feedback(latest.proposal, text, quotes, catalogue.titles(), content.language)
         proposal = outcome.proposal
         proposal.relations = critique_rules.valid_relations(proposal, existing_keys)
         critique = self._critique(proposal, quotes, existing_keys, existing_labels, content.language)
@@ -339,18 +330,12 @@ class ExtractionWorkflow:
             raise ExtractionError("This run has no proposal yet.")
         return latest
 
-    def _existing_labels(self) -> tuple[dict[str, str], set[str]]:
-        rows = self.store.query("MATCH (c:Concept) RETURN c.key AS key, c.pref_label AS title, c.alt_labels AS alt")
-        labels: dict[str, str] = {}
-        for row in rows:
-            for name in [row.get("title") or "", *(row.get("alt") or [])]:
-                if name:
-                    labels.setdefault(fold_for_comparison(name), row["key"])
-        return labels, {row["key"] for row in rows}
+    def _catalogue(self) -> ConceptCatalogue:
+        """The graph's concepts as they are now (vectors are only computed if a search needs them)."""
+        return ConceptCatalogue.from_graph(self.store, self.embedder)
 
     def existing_titles(self) -> dict[str, str]:
-        rows = self.store.query("MATCH (c:Concept) RETURN c.key AS key, c.pref_label AS title")
-        return {row["key"]: row.get("title") or row["key"] for row in rows}
+        return self._catalogue().titles()
 
     def _reporter(self, run_id: str, progress: Progress | None) -> Callable:
         def report(phase: str, done: int, total: int, started: float | None = None) -> None:
@@ -366,7 +351,7 @@ class ExtractionWorkflow:
 
     def _file_errors(self, run_id: str) -> None:
         """Errors of model calls (invalid output twice, provider failures) go into the run, step by step."""
-        for step, message in self.methods.drain_errors() if hasattr(self.methods, "drain_errors") else []:
+        for step, message in self.methods.drain_errors():
             self.runs.add_error(run_id, step, message)
 
 
