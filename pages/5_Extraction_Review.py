@@ -23,8 +23,11 @@ st.caption("Turn a source's quotes into atomic, de-duplicated concepts. Nothing 
 
 try:
     workflow = state.extraction_workflow()
-except (GraphError, RegIntelError) as exc:
+except GraphError as exc:
     st.error(f"Extraction needs the rules graph, which is not available: {exc}")
+    st.stop()
+except RegIntelError as exc:
+    st.error(f"Extraction is not available: {exc}")
     st.stop()
 
 STATUS_ICONS = {"review": ":material/rate_review:", "committed": ":material/check_circle:",

