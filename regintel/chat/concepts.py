@@ -17,6 +17,7 @@ from regintel.egress.sanitiser import contains_pii
 from regintel.graph.enrichment import gate_enrichment
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.graph.store import GraphError, GraphStore, GraphUnavailable
+from regintel.retrieval.text_analysis import printable
 
 log = logging.getLogger(__name__)
 CAPTURE_JOB = "capture_concepts"
@@ -71,7 +72,7 @@ def _item_problem(item: Any) -> str:
         return "not an object"
     for name in REQUIRED:
         value = item.get(name)
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or not printable(value):
             return f"'{name}' missing or not text"
         if len(value) > MAX_FIELD:
             return f"'{name}' longer than {MAX_FIELD} characters"
@@ -82,6 +83,7 @@ def _item_problem(item: Any) -> str:
     if "definition" in item and item["definition"] is not None and not isinstance(item["definition"], str):
         return "'definition' is not text"
     texts = [item[n] for n in REQUIRED] + list(item.get("altLabels") or []) + [item.get("definition") or ""]
+    texts += list(item.get("sourceUrls") or [])  # stored on the node too ("...?user=jane@example.com")
     if any(contains_pii(t) for t in texts):
         return "contains personal data (kept out of the graph)"
     return ""

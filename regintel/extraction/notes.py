@@ -20,6 +20,7 @@ import yaml
 from regintel.extraction.proposal import RELATION_DESCRIPTIONS, Proposal, Quote
 from regintel.graph import queries
 from regintel.graph.store import GraphStore
+from regintel.retrieval.text_analysis import printable
 
 SECTION_TITLES = {
     "es": ("Concepto", "Análisis", "Conexiones", "Fuente"),
@@ -46,7 +47,7 @@ class NoteConcept:
 
 def note_name(title: str) -> str:
     """A file and link name Obsidian accepts: no path separators, no link syntax, no control characters."""
-    name = UNSAFE_NAME.sub(" ", title).strip(" .")
+    name = UNSAFE_NAME.sub(" ", printable(title)).strip(" .")
     return " ".join(name.split())[:120] or "Concepto"
 
 
@@ -77,7 +78,7 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".note-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:  # a lone surrogate from a model reply
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -12,6 +12,7 @@ from typing import Any
 from regintel.graph import queries
 from regintel.graph.schema import NODE_LABELS
 from regintel.graph.store import GraphStore
+from regintel.retrieval.text_analysis import printable
 
 DEFAULT_LABELS = ("Concept", "Rule", "Jurisdiction")
 MAX_NODES = 300
@@ -39,7 +40,7 @@ def fetch_subgraph(store: GraphStore, labels: list[str] | None = None, jurisdict
         rows = store.query(queries.NODE_BY_KEY, {"key": focus})
         rows += store.query(queries.explorer_neighbourhood(depth), {"key": focus, "limit": limit + 1})
     elif search.strip():
-        text = search.strip()[:200]
+        text = printable(search)[:200]
         rows = store.query(queries.EXPLORER_SEARCH, {**params, "text": text})
         rows += store.query(queries.EXPLORER_SEARCH_ALIASES, {"text": text, "limit": limit + 1})
     else:

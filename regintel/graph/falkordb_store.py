@@ -22,6 +22,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def transmittable(value: Any) -> Any:
+    """Parameters as FalkorDB can receive them. The client sends them quoted in a ``CYPHER name=value`` header of
+    the query text, which the server reads as a C string: a NUL byte would cut the query short and a lone
+    surrogate cannot be encoded. NULs are dropped and lone surrogates become U+FFFD; everything else (quotes,
+    backslashes: the client escapes them) is sent as it is, as data."""
+    if isinstance(value, str):
+        return SURROGATE_RE.sub("\ufffd", value.replace("\x00", ""))
+    if isinstance(value, dict):
+        return {k: transmittable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [transmittable(v) for v in value]
+    return value
+
+
 def _rows(result: Any) -> list[dict[str, Any]]:
     """A FalkorDB QueryResult as a list of {column: plain value} dicts."""
     columns = [h[1] if isinstance(h, (list, tuple)) else h for h in result.header]
@@ -74,14 +91,14 @@ class FalkorDBStore(GraphStore):
     # -- GraphStore ----------------------------------------------------------------------------------------
     def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         try:
-            return self._call(lambda graph: _rows(graph.ro_query(cypher, params or {})))
+            return self._call(lambda graph: _rows(graph.ro_query(cypher, transmittable(params or {}))))
         except GraphQueryError as exc:
             if "empty key" in str(exc):  # the graph has not been written yet: it reads as empty
                 return []
             raise
 
     def write(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        return self._call(lambda graph: _rows(graph.query(cypher, params or {})))
+        return self._call(lambda graph: _rows(graph.query(cypher, transmittable(params or {}))))
 
     def write_all(self, statements: Sequence[Statement]) -> None:
         """One atomic query: FalkorDB has no multi-query transactions (MULTI/EXEC does not roll back), but a

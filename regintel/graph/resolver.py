@@ -16,6 +16,7 @@ from regintel.graph import queries
 from regintel.graph.schema import DOMAIN_LABELS, concept_key, fold_for_comparison, normalise_code
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService, now_ms
+from regintel.retrieval.text_analysis import printable
 
 MAX_LABEL = 200
 
@@ -33,10 +34,11 @@ class CanonicalConceptInput:
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> "CanonicalConceptInput":
         """From the ``capture_concepts`` SKOS shape (camelCase keys)."""
-        return cls(
-            domain=str(payload["domain"]), kind=str(payload["kind"]), jurisdiction=str(payload["jurisdiction"]),
-            pref_label=str(payload["prefLabel"]), alt_labels=[str(a) for a in payload.get("altLabels") or []],
-            definition=str(payload.get("definition") or ""), source_urls=[str(u) for u in payload.get("sourceUrls") or []],
+        return cls(  # printable text only: no control, zero-width or direction characters reach the graph
+            domain=printable(payload["domain"]), kind=printable(payload["kind"]), jurisdiction=printable(payload["jurisdiction"]),
+            pref_label=printable(payload["prefLabel"]), alt_labels=[printable(a) for a in payload.get("altLabels") or []],
+            definition=printable(payload.get("definition") or ""),
+            source_urls=[printable(u) for u in payload.get("sourceUrls") or []],
         )
 
     def to_payload(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ MODE_COLOURS = {"DIRECT": "green", "QUALIFIED": "orange", "ABSTAIN": "red"}
 LEVEL_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
 AUTHORITY_NAMES = {"eu_law": "EU law", "national_law": "national law", "regulator_guidance": "regulator guidance",
                    "industry": "industry", "guidance": "guidance"}
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")  # & too: "&lt;" shows as typed
 
 
 def escape_markdown(text: object) -> str:
