@@ -7,6 +7,7 @@ from README.md.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -17,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from regintel.errors import SettingsError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")  # scheme://user:password@
 
 
 class Settings(BaseSettings):
@@ -108,6 +110,11 @@ class Settings(BaseSettings):
         if self.dense_weight == 0 and self.bm25_weight == 0:
             raise ValueError("REGINTEL_DENSE_WEIGHT and REGINTEL_BM25_WEIGHT cannot both be 0")
         return self
+
+    def __repr_args__(self):  # type: ignore[override]
+        """repr() and str() mask a password inside a URL setting (SecretStr fields are masked by pydantic)."""
+        for name, value in super().__repr_args__():
+            yield name, _URL_PASSWORD.sub(r"\1***@", value) if isinstance(value, str) else value
 
     # -- derived values ---------------------------------------------------------------------------------------
     def api_key(self) -> str:
