@@ -12,7 +12,8 @@ from regintel.chat.response import ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import state
-from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, escape_markdown, explorer_query, mode_caption
+from regintel.ui.chat_view import (LEVEL_COLOURS, MODE_COLOURS, answer_markdown, chip_label, escape_markdown, explorer_query,
+                                   mode_caption)
 
 st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
 st.title("Chat")
@@ -159,7 +160,7 @@ else:
         with st.chat_message("user"):
             st.text(turn.question)
         with st.chat_message("assistant"):
-            st.markdown(turn.answer)
+            st.markdown(answer_markdown(turn.answer))
             if turn.response is not None:
                 render_extras(turn.response, turn.response.message_id)
     if turns and turns[-1].response is not None:
@@ -173,7 +174,7 @@ if question:
     with st.chat_message("assistant"):
         try:
             stream = engine.stream_turn(tenant.id, user.id, conversation_id, question)
-            st.write_stream(stream)
+            st.write_stream(answer_markdown(delta) for delta in stream)
         except RegIntelError as exc:
             st.error(str(exc))
         else:

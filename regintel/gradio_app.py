@@ -19,7 +19,7 @@ from typing import Any, Iterator  # noqa: E402
 
 from regintel.chat.response import ChatResponse  # noqa: E402
 from regintel.errors import RegIntelError  # noqa: E402
-from regintel.ui.chat_view import chip_label, escape_markdown  # noqa: E402
+from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown  # noqa: E402
 
 SYSTEM_FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
 SYSTEM_MONO = ("ui-monospace", "monospace")
@@ -50,7 +50,7 @@ def make_responder(engine: Any, tenant_name: str = "gradio", user_name: str = "g
             stream = engine.stream_turn(tenant.id, user.id, conversation_id, message)
             text = ""
             for delta in stream:
-                text += delta
+                text += answer_markdown(delta)
                 yield text, conversation_id
         except RegIntelError as exc:
             yield f"⚠️ {exc}", conversation_id
@@ -58,7 +58,7 @@ def make_responder(engine: Any, tenant_name: str = "gradio", user_name: str = "g
         response = stream.response
         if response is not None:
             if response.status == "failed":
-                text = response.answer
+                text = answer_markdown(response.answer)
             yield f"{text}\n\n---\n{citations_markdown(response)}", conversation_id
 
     return respond

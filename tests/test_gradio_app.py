@@ -54,7 +54,7 @@ def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(eng
         outputs = list(job)
         assert len(outputs) > 2, "the answer arrives in several streamed updates"
         final_text, conversation_id = job.outputs()[-1]
-        assert "[1]" in final_text and "GDPR" in final_text and "eur-lex.europa.eu" in final_text
+        assert "\\[1\\]" in final_text and "GDPR" in final_text and "eur-lex.europa.eu" in final_text
         assert any(mode in final_text for mode in ("**DIRECT**", "**QUALIFIED**"))
         assert conversation_id
         follow_up, same_conversation = client.predict("are you sure?", conversation_id, api_name="/chat")

@@ -38,7 +38,7 @@ from regintel.retrieval.ingest import ingest_corpus, open_search_index
 from regintel.retrieval.text_analysis import printable
 from regintel.store import Database
 from regintel.store.models import Feedback, Message, Tenant
-from regintel.ui.chat_view import chip_label, escape_markdown
+from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown
 from regintel.ui.graph_view import render_network_html
 from tests.hostile import HOSTILE, IDS, TEXTS
 
@@ -342,3 +342,11 @@ def test_pyvis_labels_and_tooltips_carry_hostile_text_as_data(name):
                                         [], False, 10))
     for tag in ("<script", "<img", "<svg", "<iframe", "<style", "<a "):
         assert page.lower().count(tag) == benign.lower().count(tag), tag
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_answers_keep_their_words_but_draw_no_link_image_or_html(name):
+    text = TEXTS[name].strip() + " [1]"  # (inside a code block escapes show as typed: answers are prose)
+    rendered = MARKDOWN.render(answer_markdown(text))
+    assert not re.search(r"<(a|img|script|iframe|svg|style|html|b)\b", rendered, re.IGNORECASE), rendered
+    assert "[1]" in html.unescape(rendered)

