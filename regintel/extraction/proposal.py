@@ -85,7 +85,7 @@ class Proposal(BaseModel):
 
     def next_concept_id(self, used: set[str] | None = None) -> str:
         taken = {c.id for c in self.concepts} | (used or set())
-        numbers = [int(i[1:]) for i in taken if i.startswith("n") and i[1:].isdigit()]
+        numbers = [int(i[1:]) for i in taken if i.startswith("n") and i[1:].isdecimal()]  # "n²".isdigit(), int fails
         return f"n{max(numbers, default=0) + 1}"
 
     def is_new(self, ref: str) -> bool:

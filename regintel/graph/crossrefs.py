@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ARTICLE_NUMBER = r"\d+[a-z]?(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies))?"
+# Whole words only: "Article 3 territorial" is Article 3, "l'article 369 terdecies" is not 369 ter.
+ARTICLE_NUMBER = r"\d+[a-z]?\b(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|[a-z]*decies|[a-z]*vicies)\b)?"
 EN_ARTICLES_RE = re.compile(
     rf"\bArticles?\s+(?P<first>{ARTICLE_NUMBER})(?P<para>(?:\(\d+[a-z]?\))*(?:\([a-z]{{1,4}}\))*)"
     rf"(?P<more>(?:\s*(?:,|and|or|to)\s*(?:{ARTICLE_NUMBER})(?:\(\d+[a-z]?\))*(?:\([a-z]{{1,4}}\))*)*)"
@@ -51,13 +52,16 @@ def act_id(kind: str, number: str) -> str:
 
 
 def _expand(first: str, more: str) -> list[str]:
-    """"12", " to 22" -> 12..22 (bounded); "33", " and 36" -> 33, 36."""
+    """"12", " to 22" -> 12..22 (bounded); "358", " à 369 quinvicies" -> 358..369, 369 quinvicies; "33", " and 36"
+    -> 33, 36."""
     numbers = [first]
     tokens = re.findall(rf"(,|and|or|to|et|ou|à)\s*({ARTICLE_NUMBER})", more)
     for connector, number in tokens:
-        previous = numbers[-1]
-        if connector in RANGE_WORDS and previous.isdigit() and number.isdigit() and 0 < int(number) - int(previous) <= 50:
-            numbers.extend(str(n) for n in range(int(previous) + 1, int(number) + 1))
+        previous, last = numbers[-1], re.match(r"\d+", number).group()
+        if connector in RANGE_WORDS and previous.isdigit() and 0 < int(last) - int(previous) <= 50:
+            numbers.extend(str(n) for n in range(int(previous) + 1, int(last) + 1))
+            if number != last:
+                numbers.append(number)
         else:
             numbers.append(number)
     return numbers
@@ -74,7 +78,7 @@ def parse_cross_references(text: str, language: str = "en") -> list[CrossRef]:
         of_act = OF_ACT_RE.match(following)
         external = ""
         if of_act:
-            act_match = ACT_RE.match(following, of_act.end())
+            act_match = ACT_RE.match(text, match.end() + of_act.end())  # the act number may pass the window
             if act_match:
                 external = act_id(act_match.group("type"), act_match.group("number"))
         for number in _expand(match.group("first"), match.group("more") or ""):

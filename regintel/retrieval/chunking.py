@@ -265,13 +265,15 @@ def chunk_document(
     """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
     units = _merge_small(parse_units(text), min_chars, max_chars)
     chunks: list[Chunk] = []
-    seen: dict[str, int] = {}
+    used: set[str] = set()  # a repeated base gets "-2", "-3" ...; skip suffixes another unit's base already has
     for unit in units:
         parts = _pack(unit.paragraphs, max_chars, overlap_chars)
-        base = _chunk_base_id(doc.id, unit)
-        seen[base] = seen.get(base, 0) + 1
-        if seen[base] > 1:
-            base = f"{base}-{seen[base]}"
+        first = base = _chunk_base_id(doc.id, unit)
+        repeat = 1
+        while base in used:
+            repeat += 1
+            base = f"{first}-{repeat}"
+        used.add(base)
         for number, part in enumerate(parts, start=1):
             chunks.append(
                 Chunk(
