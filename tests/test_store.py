@@ -146,3 +146,24 @@ def test_concurrent_first_sign_ins_of_one_tenant_and_user_share_one_row(db):
     assert len(ids) == 1
     with db.session() as session:
         assert len(session.scalars(select(Tenant).where(Tenant.name == "brand-new-tenant")).all()) == 1
+
+
+def test_concurrent_stores_of_one_cached_answer_keep_one_entry_without_error(db):
+    """Two sessions answering the same first question at once both store it (found by the load benchmark)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import timedelta
+
+    from regintel.chat.cache import ResponseCache
+    from regintel.chat.repository import ConversationRepository
+
+    tenant = ConversationRepository(db).ensure_tenant("cache-race")
+    cache = ResponseCache(db, timedelta(hours=1))
+    barrier = threading.Barrier(8)
+
+    def store(n: int) -> None:
+        barrier.wait()
+        cache.put("same-key", tenant.id, "v1", "What is a personal data breach?", {"answer": f"answer {n}"})
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(store, range(8)))
+    assert cache.count(tenant.id) == 1 and cache.get("same-key", tenant.id)["answer"].startswith("answer ")

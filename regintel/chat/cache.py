@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from regintel.retrieval.text_analysis import fold_for_comparison
 from regintel.store import Database
@@ -57,14 +58,20 @@ class ResponseCache:
             return dict(entry.response)
 
     def put(self, key: str, tenant_id: str, corpus_version: str, question: str, response: dict[str, Any]) -> None:
-        with self.db.session() as session:
-            entry = session.get(ResponseCacheEntry, key)
-            if entry is None:
-                entry = ResponseCacheEntry(key=key, tenant_id=tenant_id, corpus_version=corpus_version, question=question[:1000])
-                session.add(entry)
-            entry.response = response
-            entry.created_at = _now()
-            entry.expires_at = _now() + self.ttl
+        """Store (or refresh) an answer. Two sessions answering the same first question at once both miss and
+        both store: the second insert loses the race on the key and the first one's answer is kept."""
+        try:
+            with self.db.session() as session:
+                entry = session.get(ResponseCacheEntry, key)
+                if entry is None:
+                    entry = ResponseCacheEntry(key=key, tenant_id=tenant_id, corpus_version=corpus_version,
+                                               question=question[:1000])
+                    session.add(entry)
+                entry.response = response
+                entry.created_at = _now()
+                entry.expires_at = _now() + self.ttl
+        except IntegrityError:
+            pass
 
     def invalidate_other_versions(self, corpus_version: str) -> int:
         """Drop entries built on another corpus version (and expired ones)."""
