@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, get_args
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -570,3 +571,12 @@ def test_a_critique_passes_exactly_when_every_check_passes(passes: dict[str, Che
     assert all(name in critique.summary for name in failing)
     assert (critique.summary == "All checks pass.") == (not failing)
     assert critique.suggestions == suggestions
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_relation_or_attribution_with_a_non_finite_confidence_is_rejected(value: float) -> None:
+    """json.dumps would write NaN, which PostgreSQL's JSON type refuses: the proposal would not be storable."""
+    with pytest.raises(ValidationError):
+        Relation(source="n1", type="SPECIFIC_OF", target="n2", confidence=value)
+    with pytest.raises(ValidationError):
+        ExistingAttribution(key="K|K|EU", title="t", confidence=value)

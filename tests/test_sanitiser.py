@@ -136,3 +136,15 @@ def test_sanitise_is_idempotent_and_total(text: str) -> None:
     assert second.text == first.text
     assert not second.changed
     json.dumps(first.report())
+
+
+@pytest.mark.parametrize("hidden, kind", [
+    ("jean\u200b@example.fr", "EMAIL"), ("jean@exam\u2060ple.fr", "EMAIL"),
+    ("+33 6 12\u200b34 56 78", "PHONE"), ("DE89\u200d 3704 0044 0532 0130 00", "IBAN"),
+    ("192.168.\u202e1.20", "IP_ADDRESS"), ("je\u00adan@example.fr", "EMAIL"),
+])
+def test_a_value_split_by_invisible_characters_is_still_found_and_shares_the_plain_value_placeholder(hidden, kind):
+    plain = re.sub("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]", "", hidden)
+    result = sanitise(f"Write to {hidden} or to {plain} about Article 33.")
+    assert [f.type for f in result.findings] == [kind, kind]
+    assert result.text == f"Write to [{kind}_1] or to [{kind}_1] about Article 33."

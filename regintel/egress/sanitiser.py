@@ -305,7 +305,30 @@ _DETECTORS: tuple[tuple[str, Callable[[str], Iterator[tuple[int, int]]]], ...] =
 )  # fmt: skip
 
 
+# Invisible format characters (zero-width, bidi controls, soft hyphen) a value can be split with to slip past a
+# detector ("jean\u200b@example.fr"): detection reads the text without them, findings keep the original span.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def find_pii(text: str) -> list[Finding]:
+    """All PII findings in ``text``, non-overlapping and sorted. With invisible characters present the text is
+    read twice: as it is (an invisible mark may be what separates a value from its neighbour) and without them
+    (a mark may split a value); a finding of the second reading replaces the first reading's findings it covers,
+    with its span in the original text."""
+    findings = _find_visible(text)
+    if not _INVISIBLE.search(text):
+        return findings
+    positions = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
+    visible = "".join(text[i] for i in positions)
+    for f in _find_visible(visible):
+        start, end = positions[f.start], positions[f.end - 1] + 1
+        overlapping = [o for o in findings if o.start < end and start < o.end]
+        if all(start <= o.start and o.end <= end for o in overlapping):  # it covers them: the whole value
+            findings = [o for o in findings if o not in overlapping] + [Finding(f.type, start, end, text[start:end])]
+    return sorted(findings, key=lambda f: f.start)
+
+
+def _find_visible(text: str) -> list[Finding]:
     """All PII findings, non-overlapping and sorted by start; more specific types win overlaps.
 
     Rounds repeat until one finds nothing: a value hidden by a neighbour that turned out to be PII itself
@@ -334,9 +357,10 @@ def contains_pii(text: str) -> bool:
 
 def _normalise(finding: Finding) -> str:
     """The identity of a value, so "DE89 3704…" and "DE893704…" share a placeholder."""
+    value = _INVISIBLE.sub("", finding.text)
     if finding.type in ("EMAIL", "IP_ADDRESS"):
-        return finding.text.lower()
-    return re.sub(r"[\s.\-()]", "", finding.text).upper()
+        return value.lower()
+    return re.sub(r"[\s.\-()]", "", value).upper()
 
 
 def sanitise(text: str) -> SanitiseResult:

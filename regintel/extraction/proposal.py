@@ -55,7 +55,7 @@ class ExistingAttribution(BaseModel):
     title: str
     quote_ids: list[str] = Field(default_factory=list, description="Quotes that support the existing concept")
     reasoning: str = ""
-    confidence: float = 1.0
+    confidence: float = Field(1.0, allow_inf_nan=False)  # NaN would be written as invalid JSON
     duplicate_of: str = Field("", description="Title of the candidate found to duplicate this concept, if any")
 
 
@@ -64,7 +64,7 @@ class Relation(BaseModel):
     type: RelationType
     target: str = Field(description="New concept id (n2) or existing concept key")
     explanation: str = ""
-    confidence: float = 1.0
+    confidence: float = Field(1.0, allow_inf_nan=False)  # NaN would be written as invalid JSON
 
 
 class Proposal(BaseModel):
