@@ -316,23 +316,17 @@ def targets_at(text: str, start: int, language: str) -> list[str]:
     return [r.target for r in parse_cross_references(text, language) if r.start == start and r.kind == "article"]
 
 
-@FAST
-@given(hostile_text, st.sampled_from(EN_LEADS), english_citations(), st.sampled_from(EN_TAILS), invisible, hostile_text)
-def test_english_article_citations_are_found(before: str, lead: str, citation: tuple[str, list[str]], tail: str,
-                                             mark: str, after: str) -> None:
-    cited, expected = citation
-    text = f"{before}{mark}{lead}{cited}{tail}{mark}{after}"
-    found = targets_at(text, len(before + mark + lead), "en")
-    assert sorted(found) == sorted(expected), text
+CITATION_FORMS = {"en": (EN_LEADS, english_citations, EN_TAILS), "fr": (FR_LEADS, french_citations, FR_TAILS)}
 
 
+@pytest.mark.parametrize("language", sorted(CITATION_FORMS))
 @FAST
-@given(hostile_text, st.sampled_from(FR_LEADS), french_citations(), st.sampled_from(FR_TAILS), invisible, hostile_text)
-def test_french_article_citations_are_found(before: str, lead: str, citation: tuple[str, list[str]], tail: str,
-                                            mark: str, after: str) -> None:
-    cited, expected = citation
+@given(data=st.data(), before=hostile_text, mark=invisible, after=hostile_text)
+def test_article_citations_are_found(language: str, data: st.DataObject, before: str, mark: str, after: str) -> None:
+    leads, citations, tails = CITATION_FORMS[language]
+    lead, (cited, expected), tail = data.draw(st.sampled_from(leads)), data.draw(citations()), data.draw(st.sampled_from(tails))
     text = f"{before}{mark}{lead}{cited}{tail}{mark}{after}"
-    found = targets_at(text, len(before + mark + lead), "fr")
+    found = targets_at(text, len(before + mark + lead), language)
     assert sorted(found) == sorted(expected), text
 
 
