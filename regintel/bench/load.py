@@ -354,7 +354,7 @@ def _shutdown_graph(graph: Any) -> None:
 
 def scratch_postgres_database(admin_url: str) -> tuple[str, Callable[[], None]]:
     """A database created for this run on the server of ``admin_url``, and the function that drops it."""
-    from sqlalchemy import create_engine, text
+    from sqlalchemy import text
 
     from regintel.store.db import make_engine
 
@@ -365,8 +365,7 @@ def scratch_postgres_database(admin_url: str) -> tuple[str, Callable[[], None]]:
     url = make_url(admin_url).set(database=name)
 
     def drop() -> None:
-        create_engine(url).dispose()
-        with admin.connect() as conn:
+        with admin.connect() as conn:  # FORCE ends the run's remaining pooled connections
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
     return url.render_as_string(hide_password=False), drop
