@@ -35,14 +35,14 @@ with left:
     except RegIntelError as exc:
         st.error(str(exc))
         scan = None
-    index_problem = ""
+    problem = status.get("error", "")
     if status.get("ready"):
         try:
             state.search_index()
         except RegIntelError as exc:  # a corrupt or half-written index: say so, re-indexing rebuilds it
-            index_problem = str(exc)
-    if status.get("error") or index_problem:
-        st.error(f"The index cannot be used: {(status.get('error') or index_problem).rstrip('.')}. **Re-index corpus** rebuilds it "
+            problem = str(exc)
+    if problem:
+        st.error(f"The index cannot be used: {problem.rstrip('.')}. **Re-index corpus** rebuilds it "
                  "(vectors come back from the embedding cache).")
     elif status.get("ready"):
         st.success(
@@ -52,7 +52,7 @@ with left:
     else:
         st.info("The corpus is not indexed yet. Build the index to start chatting (about a minute with the shipped embedding cache).")
 
-    if st.button("Re-index corpus" if status.get("ready") or status.get("error") else "Build index", type="primary", disabled=scan is None):
+    if st.button("Re-index corpus" if status.get("ready") or problem else "Build index", type="primary", disabled=scan is None):
         bar = st.progress(0.0, text="Starting…")
 
         def progress(phase: str, done: int, total: int) -> None:

@@ -86,6 +86,12 @@ class TurnRecord:
     ms: float = 0.0
     error: str = ""
 
+    def take(self, response: Any) -> None:
+        """The stored ids and outcome of the turn's ChatResponse (what the audit checks)."""
+        self.message_id, self.trace_id, self.sources = response.message_id, response.trace_id, len(response.sources)
+        self.status, self.from_cache = response.status, response.from_cache
+        self.concept_keys = [n["key"] for n in response.referenced_nodes]
+
 
 class LockCounter(logging.Handler):
     """Counts log records that report a locked SQLite database (side features log and swallow their errors)."""
@@ -118,9 +124,7 @@ def run_session(engine: Any, plan: SessionPlan, mode: str) -> list[TurnRecord]:
         except Exception as exc:  # counted, never hidden
             record.error = f"{exc.__class__.__name__}: {str(exc)[:300]}"
         else:
-            record.message_id, record.trace_id = response.message_id, response.trace_id
-            record.sources, record.status, record.from_cache = len(response.sources), response.status, response.from_cache
-            record.concept_keys = [n["key"] for n in response.referenced_nodes]
+            record.take(response)
             if response.status != "complete":
                 record.error = f"answer {response.status}: {response.error[:200]}"
         record.ms = (time.perf_counter() - started) * 1000
@@ -210,10 +214,7 @@ def _with_stored_ids(engine: Any, tenant_name: str, records: list[TurnRecord]) -
     for conversation, rows in by_conversation.items():
         turns = engine.repo.turns(tenant.id, conversation)
         for record, turn in zip(rows, turns):
-            response = turn.response
-            record.message_id, record.trace_id, record.sources = response.message_id, response.trace_id, len(response.sources)
-            record.status, record.from_cache = response.status, response.from_cache
-            record.concept_keys = [n["key"] for n in response.referenced_nodes]
+            record.take(turn.response)
         for record in rows[len(turns):]:
             record.error = record.error or "turn not stored"
     return records

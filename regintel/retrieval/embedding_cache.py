@@ -17,11 +17,12 @@ import hashlib
 import logging
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from regintel.retrieval.quarantine import set_aside
 
 log = logging.getLogger(__name__)
 
@@ -76,10 +77,9 @@ class EmbeddingCache:
         return ""
 
     def _quarantine(self, problem: str) -> None:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
         for suffix in ("-wal", "-shm"):
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-        self.path.replace(aside)
+        aside = set_aside(self.path)
         self.recovered = f"corrupt embedding cache ({problem}) moved to {aside.name}; a new cache was started"
         log.warning("%s", self.recovered)
 

