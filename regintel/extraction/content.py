@@ -13,11 +13,12 @@ import hashlib
 import io
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import Field
+
 from regintel.errors import ExtractionError
-from regintel.extraction.proposal import ContentInfo, Quote
+from regintel.extraction.proposal import ContentInfo, ContentMetadata, Quote
 from regintel.graph import queries
 from regintel.graph.guard import IngressRejected
 from regintel.graph.store import GraphStore
@@ -36,18 +37,13 @@ BULLET_RE = re.compile(r"^\s*[-*•]\s+")
 UPLOAD_TYPES = ("json", "csv", "md", "markdown", "txt")
 
 
-@dataclass
-class ContentDraft:
+class ContentDraft(ContentMetadata):
+    """A source's title, quotes and metadata before they are saved as a Content node."""
+
     title: str
     quotes: list[str]
-    author: str = ""
-    category: str = ""
-    source_url: str = ""
-    domain: str = ""
-    jurisdiction: str = ""
-    language: str = ""
     origin: str = "text"  # corpus / text / upload
-    problems: list[str] = field(default_factory=list)  # rows of an upload that were skipped, and why
+    problems: list[str] = Field(default_factory=list)  # rows of an upload that were skipped, and why
 
     @property
     def key(self) -> str:
@@ -231,9 +227,7 @@ class ContentStore:
         existing = self.get(key)
         if existing is not None:
             return existing
-        props = {"title": draft.title, "author": draft.author, "category": draft.category,
-                 "source_url": draft.source_url, "domain": draft.domain, "jurisdiction": draft.jurisdiction,
-                 "language": draft.language, "origin": draft.origin, "processed_date": ""}
+        props = {"title": draft.title, **draft.metadata(), "origin": draft.origin, "processed_date": ""}
         rows = [{"key": quote_key(key, i), "text": text, "content_key": key, "position": i}
                 for i, text in enumerate(draft.quotes, 1)]
         try:

@@ -131,15 +131,23 @@ class Critique(BaseModel):
         return cls(checks=checks, overall_passes=not failing, summary=summary, suggestions=suggestions)
 
 
-class ContentInfo(BaseModel):
-    """A Content node as the workflow sees it."""
+class ContentMetadata(BaseModel):
+    """What is known about a source beside its text: shared by a draft and the Content node it becomes."""
 
-    key: str
-    title: str
     author: str = ""
     category: str = ""
     source_url: str = ""
     domain: str = ""
     jurisdiction: str = ""
     language: str = ""
+
+    def metadata(self) -> dict[str, str]:
+        return self.model_dump(include=set(ContentMetadata.model_fields))
+
+
+class ContentInfo(ContentMetadata):
+    """A Content node as the workflow sees it."""
+
+    key: str
+    title: str
     processed_date: str = ""
