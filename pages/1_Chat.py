@@ -64,7 +64,7 @@ with st.sidebar:
         st.query_params.update({"t": tenant.name, "u": user.name})
 
     st.header("Conversations")
-    if st.button("New conversation", icon=":material/add:", use_container_width=True):
+    if st.button("New conversation", icon=":material/add:", width="stretch"):
         _set_param("c", repo.create_conversation(tenant.id, user.id).id)
         st.rerun()
     conversations = repo.conversations(tenant.id, user.id)
@@ -73,7 +73,7 @@ with st.sidebar:
         current_id = ""
     for conversation in conversations[:50]:
         selected = conversation.id == current_id
-        if st.button(escape_markdown(conversation.title[:60]), key=f"conv_{conversation.id}", use_container_width=True,
+        if st.button(escape_markdown(conversation.title[:60]), key=f"conv_{conversation.id}", width="stretch",
                      type="primary" if selected else "secondary"):
             _set_param("c", conversation.id)
             st.rerun()

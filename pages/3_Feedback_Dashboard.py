@@ -55,7 +55,7 @@ with right:
     if not scores.empty:
         st.altair_chart(alt.Chart(scores).mark_bar(opacity=0.7).encode(
             x=alt.X("score:Q", bin=alt.Bin(maxbins=10), title="score"), y=alt.Y("count():Q", title="answers"),
-            color="kind:N", xOffset="kind:N"), use_container_width=True)
+            color="kind:N", xOffset="kind:N"), width="stretch")
     st.subheader("Top captured concepts")
     if summary.top_concepts:
         st.bar_chart(pd.DataFrame(summary.top_concepts, columns=["concept", "turns"]).set_index("concept"), horizontal=True)
@@ -67,7 +67,7 @@ if summary.negative_feedback.empty:
     st.caption("No thumbs down in this period.")
 else:
     table = summary.negative_feedback.assign(trace=lambda f: "Traces?trace=" + f["trace_id"].fillna(""))
-    st.dataframe(table.drop(columns=["trace_id"]), hide_index=True, use_container_width=True,
+    st.dataframe(table.drop(columns=["trace_id"]), hide_index=True, width="stretch",
                  column_config={"trace": st.column_config.LinkColumn("Trace", display_text="open trace")})
 st.download_button("Export feedback (CSV)", feedback_csv(feedback), file_name=f"feedback-{tenant.name}.csv",
                    mime="text/csv", disabled=feedback.empty)

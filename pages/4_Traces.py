@@ -29,7 +29,7 @@ if not trace_id:
         st.info("No trace matches.")
         st.stop()
     found = found.assign(open="Traces?trace=" + found["trace_id"])
-    st.dataframe(found.drop(columns=["trace_id"]), hide_index=True, use_container_width=True,
+    st.dataframe(found.drop(columns=["trace_id"]), hide_index=True, width="stretch",
                  column_config={"open": st.column_config.LinkColumn("Trace", display_text="open")})
     trace_id = st.selectbox("Trace", list(found["trace_id"]),
                             format_func=lambda t: f"{found.set_index('trace_id').loc[t, 'question'][:80]} ({t[:8]})")
@@ -67,7 +67,7 @@ with cols[2]:
 retrieval = step(trace.steps, "retrieval")
 st.markdown("**Retrieved passages** (BM25, dense and fused ranks and scores)")
 if retrieval.get("chunks"):
-    st.dataframe(pd.DataFrame(retrieval["chunks"]), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(retrieval["chunks"]), hide_index=True, width="stretch")
     st.caption("Timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in retrieval.get("timings_ms", {}).items()))
 else:
     st.caption("No retrieval in this turn (the previous turn's passages were reused, or the answer came from the cache).")

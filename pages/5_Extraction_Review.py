@@ -71,12 +71,12 @@ runs = workflow.runs.runs()
 with st.sidebar:
     st.text_input("Curator", key="curator", max_chars=120, placeholder="your name")
     st.subheader("Runs")
-    if st.button("New extraction", icon=":material/add:", use_container_width=True):
+    if st.button("New extraction", icon=":material/add:", width="stretch"):
         st.query_params.pop("run", None)
         st.rerun()
     for run in runs[:30]:
         label = f"{run.content_title[:40]} · {run.status}"
-        if st.button(label, key=f"run-{run.id}", icon=STATUS_ICONS.get(run.status), use_container_width=True):
+        if st.button(label, key=f"run-{run.id}", icon=STATUS_ICONS.get(run.status), width="stretch"):
             st.query_params["run"] = run.id
             st.rerun()
 
@@ -143,7 +143,7 @@ if not run_id:
         else:
             st.dataframe(pd.DataFrame([{"title": c["title"], "quotes": c["quotes"],
                                         "processed": c["processed_date"] or "—"} for c in contents]),
-                         hide_index=True, use_container_width=True)
+                         hide_index=True, width="stretch")
             pending = [c for c in contents if not c["processed_date"]]
             chosen = st.selectbox("Unprocessed content", [c["key"] for c in pending], key="xr_existing",
                                   format_func=lambda k: next(c["title"] for c in pending if c["key"] == k))
@@ -175,7 +175,7 @@ phase_rows = [{"phase": PHASE_LABELS[p], "done": run.progress.get(p, {}).get("do
                "total": run.progress.get(p, {}).get("total", ""), "ms": run.progress.get(p, {}).get("ms", "")}
               for p in PHASES if p in run.progress]
 with st.expander("Phases", expanded=False, icon=":material/timeline:"):
-    st.dataframe(pd.DataFrame(phase_rows), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(phase_rows), hide_index=True, width="stretch")
 for error in run.errors:
     st.warning(f"{error.get('step', '')}: {error.get('error', '')}", icon=":material/warning:")
 
@@ -208,17 +208,17 @@ with proposal_tab:
             for quote_id, text in concept["quote_texts"]:
                 st.markdown(f"> **{quote_id}** {escape_markdown(text)}")
     st.markdown("**Relations** (the reverse of each is written automatically)")
-    st.dataframe(pd.DataFrame(report.relations or [{"source": "—"}]), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(report.relations or [{"source": "—"}]), hide_index=True, width="stretch")
     if report.existing:
         st.markdown("**Quotes attributed to existing concepts** (candidates found to be duplicates)")
-        st.dataframe(pd.DataFrame(report.existing), hide_index=True, use_container_width=True)
+        st.dataframe(pd.DataFrame(report.existing), hide_index=True, width="stretch")
     if report.disconnected:
         st.caption("Disconnected concepts (no relation): " + ", ".join(escape_markdown(d) for d in report.disconnected))
 with quotes_tab:
     st.markdown("**Quote attributions** (quotes that support several concepts are marked)")
-    st.dataframe(pd.DataFrame(report.attributions or [{"quote": "—"}]), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(report.attributions or [{"quote": "—"}]), hide_index=True, width="stretch")
     st.markdown("**Unattributed quotes**")
-    st.dataframe(pd.DataFrame(report.unattributed or [{"quote": "—"}]), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(report.unattributed or [{"quote": "—"}]), hide_index=True, width="stretch")
 with critique_tab:
     for revision in revisions:
         critique = revision.critique
@@ -226,7 +226,7 @@ with critique_tab:
         rows = [{"check": name, "passes": check.passes, "issues": len(check.issues),
                  "first issue": check.issues[0].issue if check.issues else ""} for name, check in critique.checks.items()]
         if rows:
-            st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         for note in revision.proposal.notes:
             st.caption(note)
 with diff_tab:
