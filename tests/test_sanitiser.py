@@ -1,4 +1,4 @@
-"""PII sanitiser: the shared case table (regintel/egress/cases.py), sanitise/report guarantees, properties."""
+"""PII sanitiser: the shared case table (data/bench/egress_cases.jsonl), sanitise/report guarantees, properties."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regintel.egress.cases import CASES, LOOKALIKES, MIXED, POSITIVES
+from regintel.bench.egress import load_cases
 from regintel.egress.sanitiser import PII_TYPES, Finding, contains_pii, find_pii, sanitise
 
+POSITIVES, LOOKALIKES, MIXED = load_cases("positive"), load_cases("lookalike"), load_cases("mixed")
+CASES = POSITIVES + LOOKALIKES + MIXED
 WITH_PII = [case for case in CASES if case[2]]
 IDS = [case[0] for case in CASES]
 

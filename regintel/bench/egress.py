@@ -2,8 +2,8 @@
 
 Entity-level means each expected ``(type, exact text)`` of a case must be found with the same type and exactly
 the same span text; anything else found is a false positive (so a lookalike that is flagged costs precision).
-The table is the one tests/test_sanitiser.py asserts on (``regintel.egress.cases``), so these numbers move only
-when the table or the sanitiser does.
+The table is the one tests/test_sanitiser.py asserts on (``data/bench/egress_cases.jsonl``, read by
+``load_cases``), so these numbers move only when the table or the sanitiser does.
 """
 
 from __future__ import annotations
@@ -13,8 +13,35 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from regintel.egress.cases import CASES, Case
+from regintel.config import REPO_ROOT
 from regintel.egress.sanitiser import PII_TYPES, find_pii, sanitise
+
+CASES_PATH = REPO_ROOT / "data" / "bench" / "egress_cases.jsonl"
+CASE_GROUPS = ("positive", "lookalike", "mixed")
+
+Expected = list[tuple[str, str]]
+Case = tuple[str, str, Expected]
+
+
+def load_cases(group: str | None = None, path: Path = CASES_PATH) -> list[Case]:
+    """The sanitiser's case table as ``(id, text, expected)``, in file order; ``group`` keeps one of CASE_GROUPS.
+
+    Each line of the JSONL file is ``{"id", "group", "text", "expected"}``; ``expected`` lists ``[type, exact matched
+    text]`` in order of appearance. Groups: ``positive`` (one PII type per case), ``lookalike`` (``expected == []``:
+    regulatory text that resembles PII and must pass untouched), ``mixed`` (several types in one text).
+    Identifiers carry valid check digits (computed with the sanitiser's own validators and cross-checked against
+    published test values); the invalid variants among the lookalikes differ by one check character.
+    """
+    cases: list[Case] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row["group"] not in CASE_GROUPS:
+            raise ValueError(f"{path}: case {row['id']} has unknown group {row['group']!r}")
+        if group is None or row["group"] == group:
+            cases.append((row["id"], row["text"], [(t, value) for t, value in row["expected"]]))
+    return cases
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -83,13 +110,14 @@ def scan_corpus(corpus_dir: Path | None = None) -> dict:
 
 def run_egress_bench(repeat: int = 20) -> dict:
     """Scores plus mean time per case (find_pii and the full sanitise) over `repeat` passes of the table."""
-    texts = [text for _, text, _ in CASES]
+    cases = load_cases()
+    texts = [text for _, text, _ in cases]
     return {
         "bench": "egress",
-        "cases": len(CASES),
-        "lookalikes": sum(1 for _, _, expected in CASES if not expected),
-        "entities": sum(len(expected) for _, _, expected in CASES),
-        **score_cases(CASES),
+        "cases": len(cases),
+        "lookalikes": sum(1 for _, _, expected in cases if not expected),
+        "entities": sum(len(expected) for _, _, expected in cases),
+        **score_cases(cases),
         "us_per_case_find_pii": _time_per_case_us(find_pii, texts, repeat),
         "us_per_case_sanitise": _time_per_case_us(sanitise, texts, repeat),
         **scan_corpus(),
