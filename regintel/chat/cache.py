@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from regintel.retrieval.text_analysis import fold_for_comparison
 from regintel.store import Database
 from regintel.store.models import ResponseCacheEntry
+from regintel.text.normalise import fold_for_comparison
 
 TTL = timedelta(hours=1)
 

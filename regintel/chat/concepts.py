@@ -17,7 +17,7 @@ from regintel.egress.sanitiser import contains_pii
 from regintel.graph.enrichment import gate_enrichment
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.graph.store import GraphError, GraphStore, GraphUnavailable
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 log = logging.getLogger(__name__)
 CAPTURE_JOB = "capture_concepts"

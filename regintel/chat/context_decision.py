@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from regintel.retrieval.text_analysis import fold_for_comparison
+from regintel.text.normalise import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
     "are you sure", "really", "is that right", "explain more", "tell me more", "why", "can you elaborate",

@@ -40,9 +40,9 @@ from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.ingest import corpus_version
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
-from regintel.retrieval.text_analysis import detect_language
 from regintel.store import Database
 from regintel.store.models import Tenant
+from regintel.text.analysis import detect_language
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from regintel.retrieval.sources import Source
-from regintel.retrieval.text_analysis import detect_language, tokenize
+from regintel.text.analysis import detect_language, tokenize
 
 # Calibrated thresholds (see the module docstring). "Best" is the highest similarity among the retrieved passages.
 NO_EVIDENCE_BELOW = 84.0  # flags no ObliQA question on its own index (min 84.3), 100 % of out-of-domain ones

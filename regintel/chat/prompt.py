@@ -13,7 +13,7 @@ from typing import Sequence
 
 from regintel.llm.base import ChatMessage
 from regintel.llm.prompt_format import render_user_message
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 PERSONA = ("You are RegIntel Copilot, a regulatory intelligence assistant for compliance analysts. You answer only "
            "from the numbered sources given in the user message.")

@@ -17,11 +17,11 @@ from regintel.chat.context import ContextPassage
 from regintel.chat.response import ChatResponse, CitedSource
 from regintel.chat.validation import InputError
 from regintel.retrieval.sources import Source
-from regintel.retrieval.text_analysis import printable
 from regintel.store import Database
 from regintel.store.models import (
     Conversation, ConversationContext, Feedback, Message, MessageCitation, RagTrace, Tenant, User,
 )
+from regintel.text.normalise import printable
 
 MAX_ACTIVE_NODES = 50
 MAX_TITLE = 200

@@ -12,7 +12,7 @@ import re
 from typing import Sequence
 
 from regintel.retrieval.sources import Source
-from regintel.retrieval.text_analysis import detect_language
+from regintel.text.analysis import detect_language
 
 TEMPLATES = {  # (article with topic, article alone, section of a guidance document)
     "en": ("What does {ref} of {title} say about {topic}?", "What does {ref} of {title} require?",

@@ -7,7 +7,7 @@ and reviewers); whitespace is folded. What remains must be 1 to 1000 characters.
 from __future__ import annotations
 
 from regintel.errors import RegIntelError
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 MAX_QUESTION_CHARS = 1000
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from regintel.llm.sentences import split_sentences
-from regintel.retrieval.text_analysis import tokenize
+from regintel.text.analysis import tokenize
+from regintel.text.sentences import split_sentences
 
 MARKER_RE = re.compile(r"\[(\d{1,3})\]")
 TRAILING_MARKERS_RE = re.compile(r"([.!?;])\s*((?:\[\d{1,3}\]\s*)+)")

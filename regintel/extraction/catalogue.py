@@ -16,7 +16,7 @@ import numpy as np
 
 from regintel.graph import queries
 from regintel.graph.store import GraphStore
-from regintel.retrieval.text_analysis import fold_for_comparison
+from regintel.text.normalise import fold_for_comparison
 
 
 class Embedder(Protocol):

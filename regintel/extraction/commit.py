@@ -18,10 +18,11 @@ from regintel.extraction.content import quote_key
 from regintel.extraction.proposal import ContentInfo, Proposal
 from regintel.graph import queries
 from regintel.graph.resolver import label_key
-from regintel.graph.schema import DOMAIN_LABELS, concept_key, fold_for_comparison, normalise_code
+from regintel.graph.schema import DOMAIN_LABELS, concept_key
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
 from regintel.llm.concept_harvest import concept_kind
+from regintel.text.normalise import fold_for_comparison, normalise_code
 
 DEFAULT_DOMAIN = "REGULATORY"
 

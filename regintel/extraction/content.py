@@ -25,7 +25,8 @@ from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
 from regintel.retrieval.chunking import DocumentUnit, parse_units, split_long_paragraph
 from regintel.retrieval.corpus import CorpusDocument, read_document_text
-from regintel.retrieval.text_analysis import detect_language, printable
+from regintel.text.analysis import detect_language
+from regintel.text.normalise import printable
 
 MAX_QUOTE_CHARS = 1500
 MIN_QUOTE_CHARS = 3

@@ -13,7 +13,8 @@ from regintel.extraction import rules
 from regintel.extraction.proposal import (
     CHECKS, CheckResult, Critique, ExistingAttribution, Issue, NewConcept, Proposal, Quote, Relation,
 )
-from regintel.retrieval.text_analysis import detect_language, fold_for_comparison
+from regintel.text.analysis import detect_language
+from regintel.text.normalise import fold_for_comparison
 
 DETECTABLE_LANGUAGES = {"en", "fr", "es"}
 CONTRADICTIONS = {("GENERALIZES", "SPECIFIC_OF"), ("PART_OF", "HAS_PART"), ("SUPPORTS", "SUPPORTED_BY")}

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from regintel.extraction import rules
 from regintel.extraction.critique import drop_concept, merge_into
 from regintel.extraction.proposal import RELATION_DESCRIPTIONS, ExistingAttribution, Proposal, Quote, Relation
-from regintel.retrieval.text_analysis import fold_for_comparison
+from regintel.text.normalise import fold_for_comparison
+from regintel.text.sentences import split_sentences
 
 REF = r"(\d+|\"[^\"]+\"|“[^”]+”|'[^']+')"
 COMMANDS = [
@@ -110,8 +111,6 @@ def _split(proposal, numbered, match, quotes, existing, language) -> str:
     if len(spans) > 1:
         parts = [(rules.title_case(term), current.concept[s:e].strip().rstrip(";,")) for term, s, e in spans]
     else:
-        from regintel.llm.sentences import split_sentences
-
         sentences = [s.text for s in split_sentences(current.concept)]
         if len(sentences) < 2:
             sentences = [p.strip() for p in current.concept.split(";") if p.strip()]

@@ -20,7 +20,7 @@ import yaml
 from regintel.extraction.proposal import RELATION_DESCRIPTIONS, Proposal, Quote
 from regintel.graph import queries
 from regintel.graph.store import GraphStore
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 SECTION_TITLES = {
     "es": ("Concepto", "Análisis", "Conexiones", "Fuente"),

@@ -19,7 +19,9 @@ from regintel.extraction.catalogue import ExistingConcept
 from regintel.extraction.critique import refine
 from regintel.extraction.feedback import FeedbackOutcome, apply_feedback
 from regintel.extraction.proposal import ContentInfo, Critique, NewConcept, Proposal, Quote, Relation
-from regintel.retrieval.text_analysis import fold_for_comparison, tokenize
+from regintel.text.analysis import tokenize
+from regintel.text.normalise import fold_for_comparison
+from regintel.text.sentences import split_sentences
 
 # Calibrated on regintel/bench/calibration/extraction_duplicates.jsonl (docs/benchmarks.md, "Concept extraction").
 DUPLICATE_SIMILARITY = 0.95  # "title: summary" cosine at or above which two concepts are the same idea
@@ -220,8 +222,6 @@ def _shares_tokens(text: str, heading: str, language: str) -> bool:
 
 def _central_sentence(texts: list[str], language: str) -> str:
     """The sentence sharing most stemmed words with the others (a TextRank-style key sentence), verbatim."""
-    from regintel.llm.sentences import split_sentences
-
     sentences = [s.text for t in texts for s in split_sentences(t) if len(s.text.split()) >= rules.MIN_CONCEPT_WORDS]
     if not sentences:
         return texts[0]

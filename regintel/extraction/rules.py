@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from regintel.llm.concept_harvest import DEFINITION_TEMPLATES
-from regintel.llm.sentences import split_sentences
-from regintel.retrieval.text_analysis import fold_for_comparison
+from regintel.text.normalise import fold_for_comparison
+from regintel.text.sentences import split_sentences
 
 HEAD_FINAL = {"en", "de", "nl"}  # "major ICT-related incident": the head noun is last; fr/es/it/pt put it first
 POINT_PREFIX_RE = re.compile(r"^\s*(?:[-*•]\s*)?\(\d{1,3}\)\s*")

@@ -14,11 +14,11 @@ from typing import Any
 
 from regintel.graph import queries
 from regintel.graph.guard import IngressRejected
-from regintel.graph.schema import fold_for_comparison
 from regintel.graph.seed import section_key
 from regintel.llm.concept_harvest import find_definitions
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService, now_ms
+from regintel.text.normalise import fold_for_comparison
 
 log = logging.getLogger(__name__)
 STALE_AFTER_MS = 30 * 24 * 3600 * 1000

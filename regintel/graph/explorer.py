@@ -12,7 +12,7 @@ from typing import Any
 from regintel.graph import queries
 from regintel.graph.schema import NODE_LABELS
 from regintel.graph.store import GraphStore
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 DEFAULT_LABELS = ("Concept", "Rule", "Jurisdiction")
 MAX_NODES = 300

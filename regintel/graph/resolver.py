@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from regintel.graph import queries
-from regintel.graph.schema import DOMAIN_LABELS, concept_key, fold_for_comparison, normalise_code
+from regintel.graph.schema import DOMAIN_LABELS, concept_key
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService, now_ms
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import fold_for_comparison, normalise_code, printable
 
 MAX_LABEL = 200
 

@@ -7,9 +7,7 @@ Ireland and VAT in Spain stay distinct and aliases hang off the concept as Label
 
 from __future__ import annotations
 
-from regintel.retrieval.text_analysis import fold_for_comparison, normalise_code
-
-__all__ = ["concept_key", "fold_for_comparison", "normalise_code"]
+from regintel.text.normalise import normalise_code
 
 NODE_LABELS = ("Jurisdiction", "Regime", "Rule", "Section", "Concept", "Label", "Content", "Quote")
 

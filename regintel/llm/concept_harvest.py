@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from regintel.config import REPO_ROOT
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.text_analysis import fold, normalise_code
+from regintel.text.normalise import fold, normalise_code
 
 TAXONOMY_PATH = REPO_ROOT / "data" / "taxonomy.json"
 MAX_CONCEPTS = 5

@@ -20,8 +20,8 @@ from regintel.llm.base import ChatMessage, ToolSpec
 from regintel.llm.chunks import LlmStreamChunk, TextChunk, ToolChunk
 from regintel.llm.concept_harvest import ConceptLexicon, capture_concepts
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources
-from regintel.llm.sentences import split_sentences
-from regintel.retrieval.text_analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
+from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
+from regintel.text.sentences import split_sentences
 
 LEAD_IN = {
     "en": "From the retrieved sources (offline mode, quoted verbatim):",

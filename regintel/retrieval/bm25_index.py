@@ -15,7 +15,7 @@ import bm25s
 import numpy as np
 
 from regintel.errors import IndexError_
-from regintel.retrieval.text_analysis import tokenize
+from regintel.text.analysis import tokenize
 
 IDS_FILE = "chunk_ids.json"
 logging.getLogger("bm25s").setLevel(logging.WARNING)

@@ -13,7 +13,7 @@ import re
 from pyvis.network import Network
 
 from regintel.graph.explorer import Subgraph
-from regintel.retrieval.text_analysis import printable
+from regintel.text.normalise import printable
 
 COLORS = {
     "Concept": "#d9534f", "Rule": "#1f4e79", "Section": "#5b9bd5", "Jurisdiction": "#70ad47",

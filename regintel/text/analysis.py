@@ -1,4 +1,4 @@
-"""Tokenisation for BM25: Unicode folding, stop words and Snowball stemming per language.
+"""Language detection and BM25 tokenisation: folded words, stop words and Snowball stemming per language.
 
 The corpus mixes English and French (and analysts ask in Spanish too), so each text is stemmed with the
 stemmer of its language: documents by their manifest language, questions by a stop-word vote. Identifiers that
@@ -9,11 +9,12 @@ matter in regulation survive: article numbers ("6(1)(f)" -> "6", "1", "f"), CELE
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH, STOPWORDS_SPANISH
+
+from regintel.text.normalise import fold
 
 SUPPORTED_LANGUAGES = {"en": "english", "fr": "french", "es": "spanish"}
 STOPWORDS = {
@@ -22,31 +23,6 @@ STOPWORDS = {
     "es": frozenset(STOPWORDS_SPANISH),
 }
 TOKEN_RE = re.compile(r"[a-z0-9]+")
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip diacritics (so "Déclaration" and "declaration" meet)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def fold_for_comparison(text: str) -> str:
-    """Folded words separated by single spaces, punctuation removed: for comparing labels, never for display."""
-    return re.sub(r"[^a-z0-9]+", " ", fold(text)).strip()
-
-
-def normalise_code(text: str) -> str:
-    """A code such as a concept kind or jurisdiction: upper case, underscores ("sales tax" -> "SALES_TAX")."""
-    return re.sub(r"[^A-Z0-9]+", "_", fold_for_comparison(text).upper()).strip("_")
-
-
-def printable(text: object) -> str:
-    """Text a person can see: line breaks and tabs become spaces; control, format (zero-width, bidi override),
-    surrogate, private-use and unassigned characters are removed; whitespace is folded."""
-    normalised = unicodedata.normalize("NFC", str(text or ""))
-    kept = "".join(" " if ch in "\n\r\t" else ch for ch in normalised
-                   if ch in "\n\r\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
-    return " ".join(kept.split())
 
 
 @lru_cache(maxsize=8)

@@ -1,0 +1,31 @@
+"""Text normalisation: Unicode folding for matching, comparison labels, codes, and text a person can see."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics (so "Déclaration" and "declaration" meet)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def fold_for_comparison(text: str) -> str:
+    """Folded words separated by single spaces, punctuation removed: for comparing labels, never for display."""
+    return re.sub(r"[^a-z0-9]+", " ", fold(text)).strip()
+
+
+def normalise_code(text: str) -> str:
+    """A code such as a concept kind or jurisdiction: upper case, underscores ("sales tax" -> "SALES_TAX")."""
+    return re.sub(r"[^A-Z0-9]+", "_", fold_for_comparison(text).upper()).strip("_")
+
+
+def printable(text: object) -> str:
+    """Text a person can see: line breaks and tabs become spaces; control, format (zero-width, bidi override),
+    surrogate, private-use and unassigned characters are removed; whitespace is folded."""
+    normalised = unicodedata.normalize("NFC", str(text or ""))
+    kept = "".join(" " if ch in "\n\r\t" else ch for ch in normalised
+                   if ch in "\n\r\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
+    return " ".join(kept.split())
