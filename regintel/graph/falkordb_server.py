@@ -47,10 +47,13 @@ class EmbeddedFalkorDB:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def _client(self):
+    def _client(self, retries: int = 3):
         import redis
+        from redis.backoff import ExponentialBackoff
+        from redis.retry import Retry
 
-        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=5, socket_connect_timeout=2)
+        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=5, socket_connect_timeout=2,
+                           retry=Retry(ExponentialBackoff(), retries))
 
     def alive(self) -> bool:
         if not self.socket.exists():
@@ -122,8 +125,10 @@ class EmbeddedFalkorDB:
         if not self.alive():
             return
         try:
-            self._client().execute_command("SHUTDOWN", "SAVE" if save else "NOSAVE")
-        except Exception:  # the server closes the connection as it exits
+            # no retry: the server closes the connection as it exits, and redis-py would otherwise reconnect to
+            # the removed socket with backoff for seconds (the CLI waited ~4 s to exit)
+            self._client(retries=0).execute_command("SHUTDOWN", "SAVE" if save else "NOSAVE")
+        except Exception:  # the closed connection
             pass
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and self.socket.exists():
