@@ -6,7 +6,6 @@ import streamlit as st
 
 from regintel.errors import RegIntelError
 from regintel.retrieval.corpus import scan_corpus
-from regintel.retrieval.ingest import index_status, ingest_corpus
 from regintel.ui import state
 
 st.set_page_config(page_title="RegIntel Copilot", page_icon="⚖️", layout="wide")
@@ -17,13 +16,33 @@ st.caption(
 )
 
 try:
-    settings = state.settings()
-    state.database()
+    app = state.app()
+    status = app.status()
 except RegIntelError as exc:
     st.error(str(exc))
     st.stop()
+settings = app.settings
 
-status = index_status(settings)
+
+def build_index() -> None:
+    """Index the corpus with a progress bar, keep the report for the next run, and rerun so the page shows the
+    index as it now is (not the state read before the build)."""
+    bar = st.progress(0.0, text="Starting…")
+
+    def progress(phase: str, done: int, total: int) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0, text=f"{phase}: {done}/{total}")
+
+    try:
+        report = app.ingest(progress=progress)
+    except RegIntelError as exc:
+        st.session_state.ingest_outcome = ("error", f"Indexing failed: {exc}", [])
+    else:
+        warnings = [f"Skipped {name}: {reason}" for name, reason in report.problems]
+        warnings += [f"Repaired: {repaired}" for repaired in report.repaired]
+        st.session_state.ingest_outcome = ("success", report.summary().replace("\n", "  \n"), warnings)
+    st.rerun()
+
+
 left, right = st.columns(2)
 with left:
     st.subheader("Corpus and index")
@@ -35,76 +54,54 @@ with left:
     except RegIntelError as exc:
         st.error(str(exc))
         scan = None
-    problem = status.get("error", "")
-    if status.get("ready"):
-        try:
-            state.search_index()
-        except RegIntelError as exc:  # a corrupt or half-written index: say so, re-indexing rebuilds it
-            problem = str(exc)
-    if problem:
-        st.error(f"The index cannot be used: {problem.rstrip('.')}. **Re-index corpus** rebuilds it "
+    index = status.index
+    if index.problem:
+        st.error(f"The index cannot be used: {index.problem.rstrip('.')}. **Re-index corpus** rebuilds it "
                  "(vectors come back from the embedding cache).")
-    elif status.get("ready"):
-        st.success(
-            f"Index ready: {status['chunks']} passages from {len(status.get('documents', []))} documents "
-            f"(corpus version {str(status['corpus_version'])[:12]})."
-        )
+    elif index.ready:
+        st.success(f"Index ready: {index.chunks} passages from {len(index.documents)} documents "
+                   f"(corpus version {index.corpus_version[:12]}).")
     else:
-        st.info("The corpus is not indexed yet. Build the index to start chatting (about a minute with the shipped embedding cache).")
+        st.info("The corpus is not indexed yet. Build the index to start chatting (a few seconds with the shipped "
+                "embedding cache of the demo corpus; new or changed documents are embedded, about 5 passages a second).")
 
-    if st.button("Re-index corpus" if status.get("ready") or problem else "Build index", type="primary", disabled=scan is None):
-        bar = st.progress(0.0, text="Starting…")
+    outcome = st.session_state.pop("ingest_outcome", None)
+    if outcome is not None:
+        kind, message, warnings = outcome
+        (st.success if kind == "success" else st.error)(message)
+        for warning in warnings:
+            st.warning(warning)
 
-        def progress(phase: str, done: int, total: int) -> None:
-            bar.progress(min(1.0, done / total) if total else 1.0, text=f"{phase}: {done}/{total}")
-
-        try:
-            try:
-                graph = state.graph_store()
-            except RegIntelError as exc:  # the graph is a side feature: index without it
-                graph = None
-                st.warning(f"The rules graph is not available, indexing without it: {exc}")
-            report = ingest_corpus(settings, progress=progress, graph=graph)
-        except RegIntelError as exc:
-            st.error(f"Indexing failed: {exc}")
-        else:
-            state.search_index.clear()
-            state.engine.clear()  # the engine keys its response cache by corpus version
-            bar.progress(1.0, text="Done")
-            st.success(report.summary().replace("\n", "  \n"))
-            for name, reason in report.problems:
-                st.warning(f"Skipped {name}: {reason}")
-            for repaired in report.repaired:
-                st.warning(f"Repaired: {repaired}")
+    if st.button("Re-index corpus" if index.ready or index.problem else "Build index", type="primary", disabled=scan is None):
+        build_index()
 
 with right:
     st.subheader("Language model and rules graph")
-    llm = state.llm_router().describe()
-    if llm["offline"]:
+    llm = status.llm
+    if status.offline:
         st.info("**Offline mode**: no language model is configured, nothing leaves this machine. Answers quote the "
                 "most relevant sentences of the sources verbatim, with their citations. Set REGINTEL_LLM_API_KEY or "
                 "REGINTEL_LLM_BASE_URL to use a model (see README).")
     else:
         st.success(f"Language model: {llm['provider']} · {llm['model']} (personal data is replaced before any request leaves).")
-    try:
-        counts = state.graph_store().query("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n")
-        summary = ", ".join(f"{row['n']} {row['label']}" for row in sorted(counts, key=lambda r: r["label"]))
-        if summary:
-            st.write(f"Rules graph ({settings.graph_backend}): {summary}.")
-        else:
-            st.info(f"The rules graph ({settings.graph_backend}) is empty: **Build index** / **Re-index corpus** seeds it "
-                    "with the corpus's rules, articles and cross-references; chats and reviews then add concepts.")
-    except RegIntelError as exc:
-        st.warning(f"The rules graph is not available: {exc}")
+    graph = status.graph
+    if not graph.available:
+        st.warning(f"The rules graph is not available: {graph.problem}")
+    elif graph.counts:
+        summary = ", ".join(f"{n} {label}" for label, n in sorted(graph.counts.items()))
+        st.write(f"Rules graph ({graph.backend}): {summary}.")
+    else:
+        st.info(f"The rules graph ({graph.backend}) is empty: **Build index** / **Re-index corpus** seeds it "
+                "with the corpus's rules, articles and cross-references; chats and reviews then add concepts.")
 
     st.subheader("Try a search")
-    index = state.search_index_or_none()
-    if index is None:
+    search_index = app.index_or_none() if index.ready else None
+    if search_index is None:
         st.caption("Available once the index is built.")
     else:
         question = st.text_input("Search the regulation", placeholder="e.g. When must a personal data breach be notified?")
         if question.strip():
-            for number, source in enumerate(index.search(question.strip()[:1000], k=5).sources, start=1):
+            for number, source in enumerate(search_index.search(question.strip()[:1000], k=5).sources, start=1):
                 with st.expander(f"[{number}] {source.title} — {source.ref} · similarity {source.similarity:.0f} · {source.authority_level}"):
                     st.text(source.text)
                     if source.url:

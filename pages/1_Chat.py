@@ -19,13 +19,15 @@ st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layo
 st.title("Chat")
 
 try:
-    engine = state.engine()
+    app = state.app()
+    engine = app.chat
 except RegIntelError as exc:
     st.error(f"The chat is not available yet: {exc}")
     st.page_link("app.py", label="Go to the home page to build the index", icon=":material/home:")
     st.stop()
-repo = engine.repo
-llm = engine.router.describe()
+repo = app.conversations
+tenants = app.tenants
+llm = app.describe_llm()
 if llm["offline"]:
     st.info("**Offline mode**: no language model is configured and nothing leaves this machine. Answers quote the "
             "sources verbatim with their citations; concepts are still captured.", icon=":material/cloud_off:")
@@ -41,7 +43,7 @@ def _set_param(name: str, value: str | None) -> None:
 
 with st.sidebar:
     st.header("Workspace")
-    tenant_names = [t.name for t in repo.tenants()] or ["default"]
+    tenant_names = [t.name for t in tenants.tenants()] or ["default"]
     wanted_tenant = st.query_params.get("t", tenant_names[0])
     if wanted_tenant not in tenant_names:
         tenant_names.append(wanted_tenant)
@@ -50,13 +52,13 @@ with st.sidebar:
     if new_tenant.strip():
         tenant_name = new_tenant.strip()
     try:
-        tenant = repo.ensure_tenant(tenant_name)
-        user_names = [u.name for u in repo.users(tenant.id)] or ["analyst"]
+        tenant = tenants.ensure_tenant(tenant_name)
+        user_names = [u.name for u in tenants.users(tenant.id)] or ["analyst"]
         wanted_user = st.query_params.get("u", user_names[0])
         if wanted_user not in user_names:
             user_names.append(wanted_user)
         user_name = st.selectbox("User", user_names, index=user_names.index(wanted_user), key=f"chat_user_{tenant.id}")
-        user = repo.ensure_user(tenant.id, user_name)
+        user = tenants.ensure_user(tenant.id, user_name)
     except RegIntelError as exc:
         st.error(str(exc))
         st.stop()

@@ -20,7 +20,7 @@ st.caption("Jurisdictions, rules, sections and the regulatory concepts captured 
            "No personal data is ever stored here.")
 
 try:
-    store = state.graph_store()
+    store = state.app().require_graph()
 except GraphError as exc:
     st.error(f"The rules graph is not available: {exc}")
     st.stop()

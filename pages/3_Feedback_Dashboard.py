@@ -15,7 +15,7 @@ st.title("Feedback Dashboard")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    tenant = tenant_select(repo)
+    tenant = tenant_select()
     start, end, period_label = period_select()
 
 turns = load_turns(db, tenant.id, start, end)

@@ -17,7 +17,7 @@ st.title("Traces")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    tenant = tenant_select(repo)
+    tenant = tenant_select()
     start, end, _ = period_select()
     conversation = st.text_input("Conversation id", max_chars=40)
     mode = st.selectbox("Response mode", ["", "DIRECT", "QUALIFIED", "ABSTAIN"], format_func=lambda m: m or "Any")

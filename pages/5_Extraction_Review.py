@@ -22,7 +22,8 @@ st.caption("Turn a source's quotes into atomic, de-duplicated concepts. Nothing 
            "approve. Offline, concepts keep the source's wording and feedback is read as commands.")
 
 try:
-    workflow = state.extraction_workflow()
+    app = state.app()
+    workflow = app.extraction
 except GraphError as exc:
     st.error(f"Extraction needs the rules graph, which is not available: {exc}")
     st.stop()
@@ -67,7 +68,7 @@ def start_extraction(content_key: str) -> None:
 
 
 # -- sidebar: curator and runs -----------------------------------------------------------------------------------
-runs = workflow.runs.runs()
+runs = workflow.list_runs()
 with st.sidebar:
     st.text_input("Curator", key="curator", max_chars=120, placeholder="your name")
     st.subheader("Runs")
@@ -93,11 +94,9 @@ if not run_id:
         ref = st.selectbox("Article or section", [r for r, _ in sections], key="xr_ref",
                            format_func=lambda r: next((h for rr, h in sections if rr == r), r))
         if st.button("Create content and extract", key="xr_corpus_go", type="primary", disabled=not ref):
-            from regintel.llm.concept_harvest import ConceptLexicon
-
-            domain = ConceptLexicon.from_file().domain_for(doc_id)
+            domain = app.lexicon.domain_for(doc_id)
             try:
-                content = workflow.contents.save(content_from_corpus(documents[doc_id], ref, domain))
+                content = workflow.save_content(content_from_corpus(documents[doc_id], ref, domain))
             except ExtractionError as exc:
                 show_error(exc)
             else:
@@ -116,7 +115,7 @@ if not run_id:
             go = st.form_submit_button("Create content and extract", type="primary")
         if go:
             try:
-                content = workflow.contents.save(content_from_text(title, text, author=author, category=category,
+                content = workflow.save_content(content_from_text(title, text, author=author, category=category,
                                                                    source_url=url, jurisdiction=jurisdiction, domain=domain))
             except ExtractionError as exc:
                 show_error(exc)
@@ -131,13 +130,13 @@ if not run_id:
                 draft = content_from_upload(upload.name, upload.getvalue(), title=up_title)
                 for problem in draft.problems:
                     st.warning(f"Skipped {problem}")
-                content = workflow.contents.save(draft)
+                content = workflow.save_content(draft)
             except ExtractionError as exc:
                 show_error(exc)
             else:
                 start_extraction(content.key)
     with from_graph:
-        contents = workflow.contents.contents()
+        contents = workflow.list_contents()
         if not contents:
             st.info("No contents yet.")
         else:
@@ -153,13 +152,13 @@ if not run_id:
 
 # -- one run -----------------------------------------------------------------------------------------------------
 try:
-    run = workflow.runs.get(run_id)
+    run = workflow.run(run_id)
 except ExtractionError as exc:
     show_error(exc)
     st.stop()
-content = workflow.contents.get(run.content_key)
-quotes = workflow.contents.quotes(run.content_key)
-revisions = workflow.runs.revisions(run.id)
+content = workflow.content(run.content_key)
+quotes = workflow.quotes(run.content_key)
+revisions = workflow.revisions(run.id)
 existing_titles = workflow.existing_titles()
 
 st.subheader(escape_markdown(run.content_title))

@@ -8,8 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
-from regintel.config import get_settings
 from regintel.errors import RegIntelError
+from regintel.runtime import RegIntel
 
 
 def _progress_printer():
@@ -30,26 +30,15 @@ def _progress_printer():
     return progress
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    from regintel.retrieval.ingest import ingest_corpus
-
-    settings = get_settings()
-    graph = None
-    if not args.no_graph:
-        from regintel.graph.factory import open_graph_store
-
-        graph = open_graph_store(settings)
-    report = ingest_corpus(settings, Path(args.corpus) if args.corpus else None, progress=_progress_printer(), graph=graph)
+def cmd_ingest(app: RegIntel, args: argparse.Namespace) -> int:
+    report = app.ingest(Path(args.corpus) if args.corpus else None, progress=_progress_printer(), seed_graph=not args.no_graph)
     print(report.summary())
     return 0
 
 
-def cmd_search(args: argparse.Namespace) -> int:
-    from regintel.retrieval.ingest import open_search_index
-
-    index = open_search_index(get_settings())
+def cmd_search(app: RegIntel, args: argparse.Namespace) -> int:
     filters = {"jurisdiction": args.jurisdiction or [], "document_id": args.document or [], "language": args.language or []}
-    result = index.search(args.question, k=args.k, filters=filters, mode=args.mode)
+    result = app.index.search(args.question, k=args.k, filters=filters, mode=args.mode)
     if args.json:
         print(json.dumps([s.to_dict() for s in result.sources], ensure_ascii=False))
         return 0
@@ -60,50 +49,30 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_build_seed_cache(args: argparse.Namespace) -> int:
-    from regintel.retrieval.ingest import ingest_corpus, make_embedder, seed_cache_entries
+def cmd_build_seed_cache(app: RegIntel, args: argparse.Namespace) -> int:
+    from regintel.retrieval.ingest import seed_cache_entries
     from regintel.retrieval.seed_cache import write_seed_cache
 
-    settings = get_settings()
-    embedder = make_embedder(settings)
-    ingest_corpus(settings, progress=_progress_printer(), embedder=embedder)
-    keys, vectors = seed_cache_entries(settings, embedder)
-    path = write_seed_cache(settings.embedding_seed_cache, embedder.model_id, keys, vectors)
+    app.ingest(progress=_progress_printer(), seed_graph=False)
+    keys, vectors = seed_cache_entries(app.settings, app.embedder)
+    path = write_seed_cache(app.settings.embedding_seed_cache, app.embedder.model_id, keys, vectors)
     print(f"wrote {len(keys)} vectors to {path}")
     return 0
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from regintel.graph.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler
-    from regintel.graph.factory import open_graph_store
-    from regintel.jobs.queue import JobQueue
+def cmd_worker(app: RegIntel, args: argparse.Namespace) -> int:
     from regintel.jobs.worker import run_worker
-    from regintel.retrieval.ingest import open_search_index
-    from regintel.store import Database
 
-    settings = get_settings()
-    db = Database(settings.sql_url)
-    db.create_schema()
-    store = open_graph_store(settings)
-    store.ensure_schema()
-    from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
-
-    enricher = ConceptEnricher(store, open_search_index(settings))
-    queue = JobQueue(db)
-    handlers = {ENRICH_JOB: enrich_job_handler(enricher), CAPTURE_JOB: capture_job_handler(store, queue)}
-    processed = run_worker(queue, handlers, once=args.once, poll_seconds=args.poll)
-    print(f"processed {processed} jobs; queue: {queue.counts()}")
+    processed = run_worker(app.jobs, app.worker_handlers(), once=args.once, poll_seconds=args.poll)
+    print(f"processed {processed} jobs; queue: {app.jobs.counts()}")
     return 0
 
 
-def cmd_ask(args: argparse.Namespace) -> int:
-    from regintel.chat.factory import build_engine
-
-    settings = get_settings()
-    engine = build_engine(settings)
-    tenant = engine.repo.ensure_tenant(args.tenant)
-    user = engine.repo.ensure_user(tenant.id, args.user)
-    conversation_id = args.conversation or engine.repo.create_conversation(tenant.id, user.id).id
+def cmd_ask(app: RegIntel, args: argparse.Namespace) -> int:
+    engine = app.chat
+    tenant = app.tenants.ensure_tenant(args.tenant)
+    user = app.tenants.ensure_user(tenant.id, args.user)
+    conversation_id = args.conversation or app.conversations.create_conversation(tenant.id, user.id).id
     stream = engine.stream_turn(tenant.id, user.id, conversation_id, args.question)
     for delta in stream:
         sys.stdout.write(delta)
@@ -125,38 +94,28 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0 if response.status == "complete" else 1
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from regintel.chat.factory import build_engine, open_graph_or_none
-    from regintel.demo import seed_demo
-    from regintel.retrieval.ingest import index_status, ingest_corpus
+def cmd_demo(app: RegIntel, args: argparse.Namespace) -> int:
+    from regintel.demo import seed_demo, seed_extraction
 
-    settings = get_settings()
-    graph = open_graph_or_none(settings)
-    if not index_status(settings).get("ready"):
-        print(ingest_corpus(settings, progress=_progress_printer(), graph=graph).summary())
-    engine = build_engine(settings, graph_store=graph)
-    print(seed_demo(engine, force=args.force).summary())
-    if graph is None:
-        print("extraction: skipped (the rules graph is not available)")
+    if not app.status().index.ready:
+        print(app.ingest(progress=_progress_printer()).summary())
+    print(seed_demo(app, force=args.force).summary())
+    if app.graph is None:
+        print(f"extraction: skipped (the rules graph is not available: {app.graph_problem})")
         return 0
-    from regintel.demo import seed_extraction
-    from regintel.extraction.factory import build_workflow
-
-    print(seed_extraction(build_workflow(settings, db=engine.db, graph_store=graph, router=engine.router)))
+    print(seed_extraction(app))
     return 0
 
 
-def cmd_export_notes(args: argparse.Namespace) -> int:
-    from regintel.extraction.factory import build_workflow
-
-    workflow = build_workflow(get_settings())
+def cmd_export_notes(app: RegIntel, args: argparse.Namespace) -> int:
+    workflow = app.extraction
     runs = workflow.repair_notes()
     if args.all:
-        runs += [workflow.export_notes(run.id) for run in workflow.runs.by_status("committed")]
+        runs += [workflow.export_notes(run.id) for run in workflow.list_runs("committed")]
     pending = [run for run in runs if run.status == "notes_sync_pending"]
     for run in runs:
         print(f"{run.id[:8]} {run.status:<20} {len(run.committed.get('notes', []))} notes  {run.content_title}")
-    print(f"{len(runs) - len(pending)} run(s) exported to {workflow.settings.notes_path}, {len(pending)} still pending")
+    print(f"{len(runs) - len(pending)} run(s) exported to {app.settings.notes_path}, {len(pending)} still pending")
     return 1 if pending else 0
 
 
@@ -205,15 +164,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
-    bench.set_defaults(func=lambda a: __import__("regintel.bench.__main__", fromlist=["main"]).main(a.rest))
+    bench.set_defaults(func=None)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
+    if args.command == "bench":
+        from regintel.bench.__main__ import main as bench_main
+
+        return int(bench_main(args.rest) or 0)
     try:
-        return int(args.func(args) or 0)
+        with RegIntel() as app:
+            return int(args.func(app, args) or 0)
     except RegIntelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

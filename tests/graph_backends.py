@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 import uuid
 
-import pytest
-
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
+from tests.lanes import skip_lane
 
 BACKENDS = ["falkordb", "neo4j", "memgraph"]
 
@@ -22,7 +21,7 @@ def open_backend(name: str, tmp_path) -> tuple[object, object]:
         return store, server
     url = os.environ.get(f"REGINTEL_TEST_{name.upper()}_URL", "")
     if not url:
-        pytest.skip(f"REGINTEL_TEST_{name.upper()}_URL not set")
+        skip_lane(name, f"REGINTEL_TEST_{name.upper()}_URL not set")
     from regintel.graph.neo4j_store import Neo4jStore
 
     store = Neo4jStore(url, os.environ.get(f"REGINTEL_TEST_{name.upper()}_USER", ""),

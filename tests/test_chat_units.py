@@ -7,12 +7,12 @@ import pytest
 
 from regintel.chat import evidence
 from regintel.chat.cache import cache_key, normalise_question
-from regintel.chat.concepts import handle_concept_metadata, validate_payload
 from regintel.chat.evidence import analyse_evidence
 from regintel.chat.grading import authority_level, grade_answer
 from regintel.chat.prompt import PromptAspects, build_messages, system_prompt
 from regintel.chat.response import ChatResponse, CitedSource
 from regintel.chat.suggestions import suggest_questions
+from regintel.concepts.capture import handle_concept_metadata, validate_payload
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.sources import Source
 from regintel.ui.chat_view import chip_label, escape_markdown, explorer_href

@@ -1,4 +1,4 @@
-"""EgressClient modes and per-tenant resolution (D-041, D-042)."""
+"""EgressClient modes and per-tenant resolution (docs/architecture.md)."""
 
 import pytest
 

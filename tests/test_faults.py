@@ -16,8 +16,8 @@ from datetime import timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from regintel.chat.concepts import CAPTURE_JOB, capture_job_handler
-from regintel.chat.factory import build_engine
+from regintel.runtime import RegIntel
+from regintel.concepts.capture import CAPTURE_JOB, capture_job_handler
 from regintel.config import REPO_ROOT, load_settings
 from regintel.errors import IndexError_
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
@@ -59,9 +59,7 @@ def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_th
     server = EmbeddedFalkorDB(settings.graph_dir)
     graph = FalkorDBStore("faults", server=server)
     graph.ensure_schema()
-    db = Database(settings.sql_url)
-    db.create_schema()
-    engine = build_engine(settings, db=db, search_index=open_search_index(settings), graph_store=graph)
+    engine = RegIntel(settings, graph=graph).chat
     tenant = engine.repo.ensure_tenant("acme")
     user = engine.repo.ensure_user(tenant.id, "ana")
     conversation = engine.repo.create_conversation(tenant.id, user.id).id
@@ -78,7 +76,7 @@ def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_th
         assert response.answer == first + "".join(rest)
         steps = {s["step"]: s for s in engine.repo.trace(tenant.id, response.trace_id).steps}
         assert steps["concepts"]["queued"] is True and steps["concepts"]["referenced"] == []
-        queue = JobQueue(db, base_backoff_s=0)
+        queue = JobQueue(engine.db, base_backoff_s=0)
         (job,) = [j for j in queue.jobs("queued") if j.kind == CAPTURE_JOB]
         labels = {c["prefLabel"] for c in job.payload["concepts"]}
         keys = {f"{c['domain']}|{c['kind']}|{c['jurisdiction']}".upper() for c in job.payload["concepts"]}
@@ -116,7 +114,7 @@ def test_worker_killed_after_applying_a_job_is_retried_and_applies_nothing_twice
         "import os, sys; sys.path.insert(0, %r)\n"
         "from regintel.store import Database\nfrom regintel.jobs.queue import JobQueue\n"
         "from regintel.graph.falkordb_server import EmbeddedFalkorDB\nfrom regintel.graph.falkordb_store import FalkorDBStore\n"
-        "from regintel.chat.concepts import capture_job_handler, CAPTURE_JOB\n"
+        "from regintel.concepts.capture import capture_job_handler, CAPTURE_JOB\n"
         "queue = JobQueue(Database(%r))\nstore = FalkorDBStore('faults', server=EmbeddedFalkorDB(%r))\n"
         "job = queue.claim('doomed', [CAPTURE_JOB])\nprint(capture_job_handler(store, queue)(job.payload), flush=True)\n"
         "os._exit(9)  # dies before queue.complete\n"

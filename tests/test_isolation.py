@@ -26,7 +26,7 @@ from sqlalchemy import select
 from regintel.analytics.dashboard import feedback_csv, load_feedback, load_turns, summarise
 from regintel.analytics.traces import search_traces, step
 from regintel.chat.cache import cache_key
-from regintel.chat.factory import build_engine
+from regintel.runtime import RegIntel
 from regintel.chat.repository import NotFound
 from regintel.config import load_settings
 from regintel.errors import SettingsError, StoreError
@@ -317,7 +317,7 @@ def test_api_key_never_reaches_logs_traces_errors_or_rows(world, caplog, case):
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
                                  llm_base_url=server.base_url, llm_api_key=KEY, llm_max_retries=1)
         router = LlmRouter(settings, sleep=lambda _: None)
-        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None, router=router)
+        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=None, router=router).chat
         tenant = engine.repo.ensure_tenant(f"secrets-{case}")
         user = engine.repo.ensure_user(tenant.id, "sam")
         conversation = engine.repo.create_conversation(tenant.id, user.id).id
@@ -347,7 +347,7 @@ def test_unreachable_database_error_names_the_setting_and_hides_the_password(wor
     url = f"postgresql://user:{DB_PASSWORD}@127.0.0.1:1/db"
     settings = load_settings(data_dir=world["settings"].data_dir, database_url=url)
     with pytest.raises(StoreError) as caught:
-        build_engine(settings, search_index=world["index"], graph_store=None)
+        RegIntel(settings, index=world["index"], graph=None).chat
     message = str(caught.value)
     assert "REGINTEL_DATABASE_URL" in message and "127.0.0.1" in message
     everything = message + "".join(traceback.format_exception(caught.value)) + caplog.text
@@ -370,8 +370,7 @@ def test_tenant_egress_policy_decides_whether_the_turn_reaches_the_llm(world, mo
         server.scripts = [_answer]
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
                                  llm_base_url=server.base_url, egress_mode="enforce", llm_max_retries=0)
-        engine = build_engine(settings, db=world["db"], search_index=world["index"], graph_store=None,
-                              router=LlmRouter(settings))
+        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=None, router=LlmRouter(settings)).chat
         assert "127.0.0.1" in engine.router.egress.default_allowed, "without the tenant policy the host is allowed"
         tenant_id = engine.repo.ensure_tenant(f"egress-{mode}-{allowed[0]}").id
         with world["db"].session() as session:

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from regintel.bench.obliqa import load_passages, load_questions
+from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
-from regintel.llm.concept_harvest import ConceptLexicon
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
@@ -120,7 +120,7 @@ def test_concepts_already_in_the_graph_are_recognised(tmp_path):
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
     from regintel.graph.falkordb_store import FalkorDBStore
     from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
-    from regintel.llm.concept_harvest import GraphConceptSource
+    from regintel.concepts.lexicon import GraphConceptSource
 
     server = EmbeddedFalkorDB(tmp_path / "graph")
     store = FalkorDBStore("lexicon", server=server)

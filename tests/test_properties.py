@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from regintel.chat.concepts import MAX_CONCEPTS_PER_TURN, MAX_FIELD, REQUIRED, validate_payload
+from regintel.concepts.capture import MAX_CONCEPTS_PER_TURN, MAX_FIELD, REQUIRED, validate_payload
 from regintel.egress.sanitiser import PII_TYPES, SanitiseResult, contains_pii, sanitise
 from regintel.extraction.proposal import (
     CHECKS, CheckResult, Critique, ExistingAttribution, NewConcept, Proposal, Relation, RelationType,

@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from regintel.errors import StoreError
 from regintel.store import Database
 from regintel.store.models import Conversation, Feedback, Message, MessageCitation, RagTrace, Tenant, User
+from tests.lanes import skip_lane
 
 POSTGRES_URL = os.environ.get("REGINTEL_TEST_POSTGRES_URL", "")
 
@@ -26,7 +27,7 @@ def db(request, tmp_path):
         database.dispose()
         return
     if not POSTGRES_URL:
-        pytest.skip("REGINTEL_TEST_POSTGRES_URL not set")
+        skip_lane("postgres", "REGINTEL_TEST_POSTGRES_URL not set")
     schema = f"t_{uuid.uuid4().hex[:10]}"
     admin = Database(POSTGRES_URL)
     with admin.engine.begin() as conn:

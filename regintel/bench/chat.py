@@ -21,29 +21,28 @@ from regintel.bench.metrics import percentile
 from regintel.bench.obliqa import load_questions
 from regintel.bench.retrieval import open_bench_index
 from regintel.config import Settings
-from regintel.store import Database
 
 
 def run_chat_bench(settings: Settings, questions_path: Path, passages_path: Path | None = None, limit: int = 200,
                    cache_probe: int = 20, graph: bool = False, log=print) -> dict:
-    from regintel.chat.factory import build_engine, open_graph_or_none
+    from regintel.runtime import RegIntel
 
     passages_path = passages_path or Path(questions_path).with_name("passages.jsonl")
     questions = load_questions(questions_path)[:limit]
     log(f"indexing {passages_path} (cached vectors) ...")
     index = open_bench_index(settings, passages_path).index
     db_path = settings.data_dir / "bench" / "chat_bench.db"
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     for stale in db_path.parent.glob(db_path.name + "*"):
         stale.unlink()
-    db = Database(f"sqlite:///{db_path}")
-    db.create_schema()
-    unlimited = settings.model_copy(update={"chat_rate_limit_per_hour": 0})
-    engine = build_engine(unlimited, db=db, search_index=index, graph_store=open_graph_or_none(settings) if graph else None)
-    tenant = engine.repo.ensure_tenant("bench")
-    user = engine.repo.ensure_user(tenant.id, "bench")
+    bench_settings = settings.model_copy(update={"chat_rate_limit_per_hour": 0, "database_url": f"sqlite:///{db_path}"})
+    app = RegIntel(bench_settings, index=index, **({} if graph else {"graph": None}))
+    engine = app.chat
+    tenant = app.tenants.ensure_tenant("bench")
+    user = app.tenants.ensure_user(tenant.id, "bench")
 
     def turn(question: str):
-        conversation = engine.repo.create_conversation(tenant.id, user.id).id
+        conversation = app.conversations.create_conversation(tenant.id, user.id).id
         started = time.perf_counter()
         stream = engine.stream_turn(tenant.id, user.id, conversation, question)
         for _ in stream:

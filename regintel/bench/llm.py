@@ -11,10 +11,10 @@ from statistics import median
 from regintel.bench.metrics import percentile
 from regintel.config import Settings
 from regintel.llm.chunks import TextChunk, ToolChunk
-from regintel.llm.concept_harvest import ConceptLexicon
 from regintel.llm.grounding import verbatim_rate
 from regintel.llm.prompt_format import PromptSource, render_user_message
 from regintel.llm.router import LlmRouter
+from regintel.runtime import RegIntel
 from regintel.llm.tools import CAPTURE_CONCEPTS
 
 DEMO_QUESTIONS = [
@@ -53,7 +53,8 @@ def _timed_turn(router: LlmRouter, question: str, sources: list[PromptSource]) -
 
 
 def run_llm_bench(settings: Settings, passages: Path | None = None, questions: Path | None = None, limit: int = 200, k: int = 5) -> dict:
-    router = LlmRouter(settings, lexicon=ConceptLexicon.from_file())
+    app = RegIntel(settings, graph=None)
+    router = app.router
     turns = []
     verbatim = [0, 0]
     answered = 0
@@ -72,9 +73,7 @@ def run_llm_bench(settings: Settings, passages: Path | None = None, questions: P
                                        for i, (c, _) in enumerate(hits, start=1)]))
         retrieval = "BM25 top-%d over %s" % (k, passages.name)
     else:
-        from regintel.retrieval.ingest import open_search_index
-
-        search = open_search_index(settings)
+        search = app.index
         items = [(q, _sources(search.search(q, k=k).sources)) for q in DEMO_QUESTIONS]
         retrieval = "hybrid top-%d over the demo corpus" % k
     for question, sources in items:

@@ -29,7 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from regintel.bench.metrics import percentile
-from regintel.chat.concepts import CAPTURE_JOB
+from regintel.concepts.capture import CAPTURE_JOB
 from regintel.config import Settings, load_settings
 
 MODES = ("threads", "processes", "gradio")
@@ -111,10 +111,11 @@ def make_plans(sessions: int, turns: int, tenants: int, mode: str) -> list[Sessi
 
 
 # -- engine sessions (threads, and threads inside each process) -----------------------------------------------
-def run_session(engine: Any, plan: SessionPlan, mode: str) -> list[TurnRecord]:
-    tenant = engine.repo.ensure_tenant(plan.tenant)
-    user = engine.repo.ensure_user(tenant.id, plan.user)
-    conversation = engine.repo.create_conversation(tenant.id, user.id).id
+def run_session(app: Any, plan: SessionPlan, mode: str) -> list[TurnRecord]:
+    engine = app.chat
+    tenant = app.tenants.ensure_tenant(plan.tenant)
+    user = app.tenants.ensure_user(tenant.id, plan.user)
+    conversation = app.conversations.create_conversation(tenant.id, user.id).id
     records = []
     for question in plan.questions:
         record = TurnRecord(mode, plan.session, tenant.id, conversation, started=time.time())
@@ -132,26 +133,26 @@ def run_session(engine: Any, plan: SessionPlan, mode: str) -> list[TurnRecord]:
     return records
 
 
-def warm_up(engine: Any) -> None:
+def warm_up(app: Any) -> None:
     """Load the embedding model and the index before the clock starts (a served app is warm)."""
-    engine.search_index.search(QUESTIONS[0], k=1)
+    app.index.search(QUESTIONS[0], k=1)
 
 
-def run_sessions(engine: Any, plans: list[SessionPlan], mode: str) -> list[TurnRecord]:
+def run_sessions(app: Any, plans: list[SessionPlan], mode: str) -> list[TurnRecord]:
     with ThreadPoolExecutor(max_workers=max(1, len(plans))) as pool:
-        return [r for records in pool.map(lambda p: run_session(engine, p, mode), plans) for r in records]
+        return [r for records in pool.map(lambda p: run_session(app, p, mode), plans) for r in records]
 
 
 def _process_main(overrides: dict[str, Any], plans: list[SessionPlan], barrier: Any) -> tuple[list[dict], int]:
     """One process: its own engine over the shared stores; starts its sessions when every process is ready."""
-    from regintel.chat.factory import build_engine
+    from regintel.runtime import RegIntel
 
     counter = LockCounter()
     logging.getLogger().addHandler(counter)
-    engine = build_engine(load_settings(**overrides))
-    warm_up(engine)
+    app = RegIntel(load_settings(**overrides))
+    warm_up(app)
     barrier.wait(timeout=600)
-    records = run_sessions(engine, plans, "processes")
+    records = run_sessions(app, plans, "processes")
     return [asdict(r) for r in records], counter.count
 
 
@@ -167,14 +168,14 @@ def run_processes(overrides: dict[str, Any], plans: list[SessionPlan], processes
 
 
 # -- the Gradio API -------------------------------------------------------------------------------------------
-def run_gradio(engine: Any, plans: list[SessionPlan]) -> list[TurnRecord]:
+def run_gradio(runtime: Any, plans: list[SessionPlan]) -> list[TurnRecord]:
     """Each session is a gradio_client Client of one locally served app (tenant of the app: ``plans[0].tenant``)."""
     from gradio_client import Client
 
     from regintel.gradio_app import build_app, launch
 
     tenant_name = plans[0].tenant
-    app = build_app(engine, tenant_name, "gradio-client")
+    app = build_app(runtime, tenant_name, "gradio-client")
     _, url, _ = launch(app, "127.0.0.1", _free_port(), prevent_thread_lock=True, quiet=True,
                        concurrency_limit=len(plans))
 
@@ -200,19 +201,19 @@ def run_gradio(engine: Any, plans: list[SessionPlan]) -> list[TurnRecord]:
             records = [r for rs in pool.map(session, plans) for r in rs]
     finally:
         app.close()
-    return _with_stored_ids(engine, tenant_name, records)
+    return _with_stored_ids(runtime, tenant_name, records)
 
 
-def _with_stored_ids(engine: Any, tenant_name: str, records: list[TurnRecord]) -> list[TurnRecord]:
+def _with_stored_ids(app: Any, tenant_name: str, records: list[TurnRecord]) -> list[TurnRecord]:
     """Gradio returns text only: read each conversation's stored turns to audit them like the others."""
-    tenant = engine.repo.ensure_tenant(tenant_name)
+    tenant = app.tenants.ensure_tenant(tenant_name)
     by_conversation: dict[str, list[TurnRecord]] = {}
     for record in records:
         record.tenant = tenant.id
         if record.conversation_id:
             by_conversation.setdefault(record.conversation_id, []).append(record)
     for conversation, rows in by_conversation.items():
-        turns = engine.repo.turns(tenant.id, conversation)
+        turns = app.conversations.turns(tenant.id, conversation)
         for record, turn in zip(rows, turns):
             record.take(turn.response)
         for record in rows[len(turns):]:
@@ -296,8 +297,7 @@ def summarise(records: list[TurnRecord], locked_logged: int) -> dict[str, Any]:
 # -- the run --------------------------------------------------------------------------------------------------
 def prepare(settings: Settings, root: Path, database_url: str, log: Callable[[str], None]) -> dict[str, Any]:
     """A fresh data directory with the demo corpus indexed (shipped embedding seed: nothing to embed)."""
-    from regintel.chat.factory import open_graph_or_none
-    from regintel.retrieval.ingest import ingest_corpus
+    from regintel.runtime import RegIntel
 
     if root.exists():
         shutil.rmtree(root)
@@ -305,20 +305,20 @@ def prepare(settings: Settings, root: Path, database_url: str, log: Callable[[st
                  "corpus_dir": settings.corpus_dir, "embedding_seed_cache": settings.embedding_seed_cache}
     run_settings = load_settings(**overrides)
     log(f"indexing the demo corpus into {root} ...")
-    graph = open_graph_or_none(run_settings)
-    report = ingest_corpus(run_settings, graph=graph)
+    with RegIntel(run_settings) as app:
+        report = app.ingest()
     log(f"  {report.chunks} passages, {report.embedded} embedded, graph: {report.graph}")
     return overrides
 
 
 def run_store(settings: Settings, label: str, database_url: str, modes: list[str], sessions: int, turns: int,
               tenants: int, processes: int, log: Callable[[str], None]) -> dict[str, Any]:
-    from regintel.chat.factory import build_engine
+    from regintel.runtime import RegIntel
 
     overrides = prepare(settings, settings.data_dir / "bench" / f"load-{label}", database_url, log)
     run_settings = load_settings(**overrides)
-    engine = build_engine(run_settings)
-    warm_up(engine)
+    app = RegIntel(run_settings)
+    warm_up(app)
     counter = LockCounter()
     logging.getLogger().addHandler(counter)
     results: dict[str, Any] = {}
@@ -329,21 +329,21 @@ def run_store(settings: Settings, label: str, database_url: str, modes: list[str
             log(f"[{label}] {mode}: {sessions} sessions x {turns} turns ...")
             before = counter.count
             if mode == "threads":
-                records, child_locked = run_sessions(engine, plans, mode), 0
+                records, child_locked = run_sessions(app, plans, mode), 0
             elif mode == "processes":
                 records, child_locked = run_processes(overrides, plans, processes)
             else:
-                records, child_locked = run_gradio(engine, plans), 0
+                records, child_locked = run_gradio(app, plans), 0
             results[mode] = summarise(records, counter.count - before + child_locked)
             all_records += records
             log("  " + _line(mode, results[mode]))
-        results["audit"] = audit(engine.db, engine.graph_store, all_records)
-        results["capture_jobs_queued"] = sum(job.kind == CAPTURE_JOB for job in engine.queue.jobs("queued"))
-        results["journal_mode"] = engine.db.journal_mode()
+        results["audit"] = audit(app.db, app.graph, all_records)
+        results["capture_jobs_queued"] = sum(job.kind == CAPTURE_JOB for job in app.jobs.jobs("queued"))
+        results["journal_mode"] = app.db.journal_mode()
     finally:
         logging.getLogger().removeHandler(counter)
-        _shutdown_graph(engine.graph_store)
-        engine.db.dispose()
+        _shutdown_graph(app.graph)
+        app.db.dispose()
     return results
 
 

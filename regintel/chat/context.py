@@ -1,4 +1,4 @@
-"""Unified context of a turn (seed 003): what the model sees, as one numbered list of passages.
+"""Unified context of a turn (docs/architecture.md): what the model sees, as one numbered list of passages.
 
 Order: the immediate previous turn's passages in full (the user is probably asking about them), then the
 citations older turns actually used (most recent turn first), then the passages of a fresh retrieval. A passage

@@ -1,4 +1,4 @@
-"""Context decision (seed 003): reuse the previous turn's context for a follow-up, or retrieve afresh.
+"""Context decision (docs/architecture.md): reuse the previous turn's context for a follow-up, or retrieve afresh.
 
 In order: no previous turn -> fresh; new legal terms (an article, an act, a concept not in the previous turn)
 -> fresh; a known clarification phrase (English, Spanish, French) or a short question (< 6 words) -> reuse;

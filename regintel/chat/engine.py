@@ -18,7 +18,6 @@ from typing import Any, Iterator
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
-from regintel.chat.concepts import ConceptOutcome, handle_concept_metadata
 from regintel.chat.context import ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence
@@ -29,12 +28,14 @@ from regintel.chat.prompt import PromptAspects, build_messages
 from regintel.chat.repository import ConversationRepository, Turn, since_hours
 from regintel.chat.response import ABSTAIN, ChatResponse, CitedSource
 from regintel.chat.suggestions import suggest_questions
-from regintel.chat.validation import InputError, clean_question
+from regintel.chat.validation import clean_question
 from regintel.chat.verification import authority_score, verify_claims
+from regintel.concepts.capture import ConceptOutcome, handle_concept_metadata
+from regintel.concepts.lexicon import ConceptLexicon
 from regintel.config import Settings
-from regintel.egress.client import EgressPolicy
+from regintel.errors import RateLimited
+from regintel.tenancy import TenantDirectory
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
-from regintel.llm.concept_harvest import ConceptLexicon
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.ingest import corpus_version
@@ -45,10 +46,6 @@ from regintel.store.models import Tenant
 from regintel.text.analysis import detect_language
 
 log = logging.getLogger(__name__)
-
-
-class RateLimited(InputError):
-    """The user asked more questions in the last hour than the limit allows."""
 
 
 class TraceRecorder:
@@ -111,10 +108,11 @@ class TurnInput:
 
 class ComplianceEngine:
     def __init__(self, settings: Settings, db: Database, search_index: SearchIndex, router: LlmRouter,
-                 graph_store: Any = None, queue: Any = None, lexicon: ConceptLexicon | None = None) -> None:
+                 graph_store: Any = None, queue: Any = None, lexicon: ConceptLexicon | None = None,
+                 conversations: ConversationRepository | None = None) -> None:
         self.settings = settings
         self.db = db
-        self.repo = ConversationRepository(db)
+        self.repo = conversations or ConversationRepository(db)
         self.search_index = search_index
         self.router = router
         self.graph_store = graph_store
@@ -272,7 +270,7 @@ class ComplianceEngine:
         tool_chunks: list[ToolChunk] = []
         egress: dict[str, Any] = {}
         tenant = turn.tenant
-        policy = EgressPolicy(tenant.egress_mode, tenant.allow_off_mode, tuple(tenant.allowed_destinations or ()))
+        policy = TenantDirectory.egress_policy(tenant)
         with trace.step("llm") as record:
             record["prompt"] = {"system": messages[0]["content"], "sources": len(passages),
                                 "history_turns": (len(messages) - 2) // 2}  # system + this turn's user message

@@ -1,4 +1,4 @@
-"""Response mode, confidence and authority level of an answered turn (seed 004's evidence-graded answers).
+"""Response mode, confidence and authority level of an answered turn (docs/architecture.md: evidence-graded answers).
 
 DIRECT needs close evidence (cited passages' mean similarity at the calibrated DIRECT level), binding sources
 (authority score above 0.8) and claims that their citations support (verification rate above 0.8), with no soft

@@ -1,4 +1,4 @@
-"""Prompt aspects (seed 003): the system prompt is assembled from small, independent parts.
+"""Prompt aspects (docs/architecture.md): the system prompt is assembled from small, independent parts.
 
 Persona, citation rules, jurisdiction focus, disclaimers and the concepts already in scope of the conversation
 (from ``conversation_context``), so the model reuses the conversation's vocabulary and the concept tool

@@ -11,13 +11,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 from regintel.chat.context import ContextPassage
 from regintel.chat.response import ChatResponse, CitedSource
-from regintel.chat.validation import InputError
+from regintel.errors import InputError, NotFound
 from regintel.retrieval.sources import Source
 from regintel.store import Database
+from regintel.tenancy import TenantDirectory, owned
 from regintel.store.models import (
     Conversation, ConversationContext, Feedback, Message, MessageCitation, RagTrace, Tenant, User,
 )
@@ -26,10 +26,6 @@ from regintel.text.normalise import printable
 MAX_ACTIVE_NODES = 50
 MAX_TITLE = 200
 MAX_COMMENT = 2000
-
-
-class NotFound(InputError):
-    """The conversation or message does not exist for this tenant (the same answer whether it exists elsewhere)."""
 
 
 @dataclass
@@ -60,69 +56,29 @@ def _source_of(citation: MessageCitation) -> Source:
                   citation.language)
 
 
-def _owned(session: Any, model: type, row_id: str, tenant_id: str, message: str) -> Any:
-    """The row of ``model`` with that id if it belongs to the tenant; NotFound otherwise (same message either way)."""
-    row = session.get(model, row_id) if row_id else None
-    if row is None or row.tenant_id != tenant_id:
-        raise NotFound(message)
-    return row
-
-
 class ConversationRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, tenants: TenantDirectory | None = None) -> None:
         self.db = db
+        self.tenants_directory = tenants or TenantDirectory(db)
 
-    # -- tenants and users ----------------------------------------------------------------------------------
+    # -- tenants and users (their home is regintel.tenancy; kept here for the ownership checks) ---------------
     def ensure_tenant(self, name: str) -> Tenant:
-        name = printable(name)[:120]
-        if not name:
-            raise InputError("The tenant name is empty.")
-        return self._get_or_create(select(Tenant).where(Tenant.name == name), lambda: Tenant(name=name))
+        return self.tenants_directory.ensure_tenant(name)
 
     def ensure_user(self, tenant_id: str, name: str, role: str = "analyst") -> User:
-        name = printable(name)[:120]
-        if not name:
-            raise InputError("The user name is empty.")
-        return self._get_or_create(select(User).where(User.tenant_id == tenant_id, User.name == name),
-                                   lambda: User(tenant_id=tenant_id, name=name, role=role))
-
-    def _get_or_create(self, query, make):
-        """The row ``query`` finds, else a new one; when a concurrent session inserts the same unique name
-        first, its row is returned (the loser's insert fails on the unique constraint and is rolled back)."""
-        with self.db.session() as session:
-            row = session.scalars(query).first()
-            if row is not None:
-                return row
-        try:
-            with self.db.session() as session:
-                row = make()
-                session.add(row)
-            return row
-        except IntegrityError:
-            with self.db.session() as session:
-                row = session.scalars(query).first()
-            if row is None:
-                raise
-            return row
+        return self.tenants_directory.ensure_user(tenant_id, name, role)
 
     def tenant(self, tenant_id: str) -> Tenant:
-        with self.db.session() as session:
-            tenant = session.get(Tenant, tenant_id)
-            if tenant is None:
-                raise NotFound("Unknown tenant.")
-            return tenant
+        return self.tenants_directory.tenant(tenant_id)
 
     def tenants(self) -> list[Tenant]:
-        with self.db.session() as session:
-            return list(session.scalars(select(Tenant).order_by(Tenant.name)))
+        return self.tenants_directory.tenants()
 
     def users(self, tenant_id: str) -> list[User]:
-        with self.db.session() as session:
-            return list(session.scalars(select(User).where(User.tenant_id == tenant_id).order_by(User.name)))
+        return self.tenants_directory.users(tenant_id)
 
     def user_in_tenant(self, tenant_id: str, user_id: str) -> User:
-        with self.db.session() as session:
-            return _owned(session, User, user_id, tenant_id, "Unknown user for this tenant.")
+        return self.tenants_directory.user_in_tenant(tenant_id, user_id)
 
     # -- conversations --------------------------------------------------------------------------------------
     def create_conversation(self, tenant_id: str, user_id: str, title: str = "New conversation") -> Conversation:
@@ -135,7 +91,7 @@ class ConversationRepository:
 
     def conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
         with self.db.session() as session:
-            return _owned(session, Conversation, conversation_id, tenant_id,
+            return owned(session, Conversation, conversation_id, tenant_id,
                           f"No conversation {conversation_id!s:.40} for this tenant.")
 
     def conversations(self, tenant_id: str, user_id: str | None = None) -> list[Conversation]:
@@ -191,7 +147,7 @@ class ConversationRepository:
         """Question, answer, every passage (full text), the trace, in one transaction; returns the response with
         its message and trace ids."""
         with self.db.session() as session:
-            conversation = _owned(session, Conversation, conversation_id, tenant_id,
+            conversation = owned(session, Conversation, conversation_id, tenant_id,
                                   "The conversation was deleted during the turn.")
             current = session.scalar(select(func.max(Message.turn_index)).where(Message.conversation_id == conversation_id))
             turn_index = 0 if current is None else int(current) + 1
@@ -240,7 +196,7 @@ class ConversationRepository:
         with self.db.session() as session:
             context = session.get(ConversationContext, conversation_id)
             if context is None:
-                _owned(session, Conversation, conversation_id, tenant_id, "Unknown conversation for this tenant.")
+                owned(session, Conversation, conversation_id, tenant_id, "Unknown conversation for this tenant.")
                 context = ConversationContext(conversation_id=conversation_id, tenant_id=tenant_id,
                                               active_node_ids=[], active_concepts=[])
                 session.add(context)
@@ -288,7 +244,7 @@ class ConversationRepository:
 
     def trace(self, tenant_id: str, trace_id: str) -> RagTrace:
         with self.db.session() as session:
-            return _owned(session, RagTrace, trace_id, tenant_id, "Unknown trace for this tenant.")
+            return owned(session, RagTrace, trace_id, tenant_id, "Unknown trace for this tenant.")
 
 
 def _details(response: ChatResponse) -> dict[str, Any]:

@@ -6,14 +6,14 @@ and reviewers); whitespace is folded. What remains must be 1 to 1000 characters.
 
 from __future__ import annotations
 
-from regintel.errors import RegIntelError
+from regintel.errors import InputError
 from regintel.text.normalise import printable
+
+__all__ = ["InputError", "clean_question", "MAX_QUESTION_CHARS"]
 
 MAX_QUESTION_CHARS = 1000
 
 
-class InputError(RegIntelError):
-    """A question that cannot be answered as typed; the message tells the user what to change."""
 
 
 def clean_question(text: object) -> str:

@@ -1,4 +1,4 @@
-"""EgressClient: every outbound LLM request passes here (decisions D-041, D-042).
+"""EgressClient: every outbound LLM request passes here (docs/architecture.md).
 
 Modes:
 - ``enforce``: the request sent is the sanitised one, and a destination the tenant policy does not allow is
@@ -21,7 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from regintel.errors import RegIntelError
+from regintel.errors import EgressBlocked
 from regintel.egress.sanitiser import sanitise
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,6 @@ MODES = ("enforce", "report-only", "off")
 LOCAL_DESTINATIONS = {"local"}
 
 
-class EgressBlocked(RegIntelError):
-    """Raised in enforce mode when a request would go to a destination the policy does not allow."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from regintel.concepts.lexicon import concept_kind
 from regintel.extraction.content import quote_key
 from regintel.extraction.proposal import ContentInfo, Proposal
 from regintel.graph import queries
@@ -21,7 +22,6 @@ from regintel.graph.resolver import label_key
 from regintel.graph.schema import DOMAIN_LABELS, concept_key
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
-from regintel.llm.concept_harvest import concept_kind
 from regintel.text.normalise import fold_for_comparison, normalise_code
 
 DEFAULT_DOMAIN = "REGULATORY"

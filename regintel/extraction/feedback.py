@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from regintel.errors import FeedbackProblem
 from regintel.extraction import rules
 from regintel.extraction.critique import drop_concept, merge_into
 from regintel.extraction.proposal import RELATION_DESCRIPTIONS, ExistingAttribution, Proposal, Quote, Relation
@@ -63,8 +64,6 @@ def apply_feedback(proposal: Proposal, text: str, quotes: list[Quote], existing:
     return outcome
 
 
-class FeedbackProblem(Exception):
-    pass
 
 
 def _number(numbered, value: str):

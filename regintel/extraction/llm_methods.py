@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from regintel.config import Settings
+from regintel.errors import StructuredOutputError
 from regintel.extraction.catalogue import ExistingConcept
 from regintel.extraction.feedback import FeedbackOutcome
 from regintel.extraction.offline import DuplicateDecision, OfflineMethods
@@ -37,8 +38,6 @@ SYSTEM = (
 )
 
 
-class StructuredOutputError(Exception):
-    pass
 
 
 # -- response schemas (one per call of the seed) -----------------------------------------------------------------

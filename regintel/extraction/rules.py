@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from regintel.llm.concept_harvest import DEFINITION_TEMPLATES
+from regintel.concepts.harvest import DEFINITION_TEMPLATES
 from regintel.text.normalise import fold_for_comparison
 from regintel.text.sentences import split_sentences
 

@@ -318,6 +318,28 @@ class ExtractionWorkflow:
         return [self.export_notes(run.id) for run in self.runs.by_status("notes_sync_pending")]
 
     # -- helpers ----------------------------------------------------------------------------------------------
+    # -- what the Review page and the CLI read (they never reach the repositories behind the workflow) ----------
+    def list_runs(self, status: str | None = None) -> list[RunView]:
+        return self.runs.by_status(status) if status else self.runs.runs()
+
+    def run(self, run_id: str) -> RunView:
+        return self.runs.get(run_id)
+
+    def revisions(self, run_id: str) -> list[RevisionView]:
+        return self.runs.revisions(run_id)
+
+    def save_content(self, draft: Any) -> ContentInfo:
+        return self.contents.save(draft)
+
+    def list_contents(self) -> list[dict]:
+        return self.contents.contents()
+
+    def content(self, key: str) -> ContentInfo | None:
+        return self.contents.get(key)
+
+    def quotes(self, key: str) -> list[Quote]:
+        return self.contents.quotes(key)
+
     def _content(self, key: str) -> ContentInfo:
         content = self.contents.get(key)
         if content is None:

@@ -1,4 +1,4 @@
-"""GraphChangeDetector: what changed in the graph since the last look, as patches for the live explorer (D-039).
+"""GraphChangeDetector: what changed in the graph since the last look, as patches for the live explorer (docs/architecture.md).
 
 Default mode reads only nodes and edges with ``updated_at`` newer than the cursor (indexed), re-reading a short
 overlap so a write stamped by a slower clock in another process is not missed (duplicates are dropped by

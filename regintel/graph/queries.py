@@ -197,3 +197,6 @@ CONCEPT_RELATIONS_BY_IDS = (
     "MATCH (a:Concept)-[e]->(b:Concept) WHERE a.id IN $ids "
     "RETURN a.id AS source, type(e) AS type, b.id AS target, b.pref_label AS target_title"
 )
+
+# -- status -------------------------------------------------------------------------------------------------------
+NODE_COUNTS_BY_LABEL = "MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n"

@@ -1,4 +1,4 @@
-"""Graph schema: the only labels, relation types and properties that may be written (seed 000 §5-6, D-033).
+"""Graph schema: the only labels, relation types and properties that may be written (docs/architecture.md).
 
 Relation types are never interpolated from input: a write names a type from RELATION_TYPES, and the query text
 comes from a fixed template per type. Concepts are keyed on ``domain|kind|jurisdiction`` (normalised), so VAT in

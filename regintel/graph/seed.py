@@ -3,15 +3,19 @@ heading unit), PART_OF_RULE and IN_JURISDICTION, and CITES edges parsed from cro
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from regintel.errors import GraphError
 from regintel.graph.crossrefs import parse_cross_references
+from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.corpus import CorpusDocument
 
+log = logging.getLogger(__name__)
 CELEX_RE = re.compile(r"^[03](\d{4})([RLD])(\d{4})")  # 3: as adopted, 0: consolidated
 CELEX_TYPES = {"R": "regulation", "L": "directive", "D": "decision"}
 
@@ -103,3 +107,16 @@ def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunk
     report.rules, report.sections = len(documents), len(sections)
     report.citations, report.external_acts = len(citations), len(external)
     return report
+
+
+def seed_corpus_graph(graph: GraphStore, documents: list[CorpusDocument], chunks: list[Chunk]) -> str:
+    """Seed the graph after an ingestion; returns the line the ingestion report shows. The graph is a side feature
+    of ingestion: a failure is reported in that line, never raised."""
+    try:
+        graph.ensure_schema()
+        seeded = seed_graph(GraphWriteService(graph), documents, chunks)
+    except (GraphError, OSError) as exc:
+        log.warning("graph seeding failed: %s", exc)
+        return f"not updated ({exc.__class__.__name__}: {str(exc)[:200]})"
+    return (f"{seeded.rules} rules, {seeded.sections} sections, {seeded.citations} citations "
+            f"({seeded.external_acts} external acts)")

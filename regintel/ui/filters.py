@@ -15,16 +15,17 @@ NO_DATA = "No conversations yet: ask a question on the Chat page (or run `python
 
 
 def repository_or_stop() -> ConversationRepository:
+    """The runtime's conversation repository; stops the page with the reason when the SQL store is unusable."""
     try:
-        return ConversationRepository(state.database())
+        return state.app().conversations
     except RegIntelError as exc:
         st.error(str(exc))
         st.stop()
 
 
-def tenant_select(repo: ConversationRepository) -> Tenant:
+def tenant_select() -> Tenant:
     """The tenant named in the URL, else the first; stops the page when there is none."""
-    tenants = repo.tenants()
+    tenants = state.app().tenants.tenants()
     if not tenants:
         st.info(NO_DATA)
         st.stop()

@@ -17,11 +17,20 @@ from pathlib import Path
 import pytest
 
 from regintel.config import REPO_ROOT
+from tests.lanes import skip_lane
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", "--disable-quic"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/e2e/ is in the ``e2e`` lane (``-m "not e2e"`` leaves the browser out)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _free_port() -> int:
@@ -61,7 +70,7 @@ class StreamlitApp:
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+        skip_lane("browser", f"Debian chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

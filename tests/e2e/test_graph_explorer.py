@@ -12,7 +12,7 @@ import pytest
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
-from regintel.retrieval.ingest import ingest_corpus
+from regintel.runtime import RegIntel
 from tests.e2e.conftest import StreamlitApp, app_env, screenshot
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"; MATCH (n) DETACH DELETE n //']
@@ -44,7 +44,7 @@ def wait_for(predicate, timeout: float = 30.0, step: float = 0.5):
 def graph_app(settings, embedder):
     server = EmbeddedFalkorDB(settings.data_dir / "graph", settings.graph_snapshot_seconds)
     store = FalkorDBStore(settings.graph_name, server=server)
-    ingest_corpus(settings, embedder=embedder, graph=store)
+    RegIntel(settings, graph=store, embedder=embedder).ingest()
     resolver = CanonicalConceptResolver(store)
     resolver.resolve_or_create(CanonicalConceptInput("TAX", "VAT", "BE", "Belgian VAT", ["TVA belge"]))
     for text in HOSTILE:

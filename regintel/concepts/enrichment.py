@@ -1,4 +1,4 @@
-"""Enrichment of sparse concepts from the local corpus (D-034: only when a concept is missing or clearly sparse).
+"""Enrichment of concepts from the local corpus, only when one is missing or clearly sparse (docs/architecture.md).
 
 ``graph_has_useful_detail`` says whether a concept already has a definition, at least one linked section and a
 recent enrichment. When it has not, the chat turn enqueues an ``enrich_concept`` job; the worker runs
@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from regintel.concepts.harvest import find_definitions
 from regintel.graph import queries
 from regintel.graph.guard import IngressRejected
 from regintel.graph.seed import section_key
-from regintel.llm.concept_harvest import find_definitions
 from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService, now_ms
 from regintel.text.normalise import fold_for_comparison

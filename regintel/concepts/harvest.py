@@ -2,24 +2,20 @@
 
 Produces the same SKOS-like payload a remote model sends through ``capture_concepts``:
 {domain, kind, jurisdiction, prefLabel, altLabels, definition, sourceUrls}. Known concepts come from the seed
-taxonomy (``data/taxonomy.json``) plus any labels the graph supplies; definitions are harvested from cited
-passages ("'term' means ...", "« terme » : ...", "on entend par « terme »"); acronyms from "Full Name (ACR)".
+taxonomy (``data/taxonomy.json``) plus any labels the graph supplies (:mod:`regintel.concepts.lexicon`);
+definitions are harvested from cited passages ("'term' means ...", "« terme » : ...", "on entend par « terme »");
+acronyms from "Full Name (ACR)".
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable, Protocol
 
-from regintel.config import REPO_ROOT
-from regintel.llm.prompt_format import PromptSource
-from regintel.text.normalise import fold, normalise_code
+from regintel.concepts.lexicon import ConceptLexicon, KnownConcept, concept_kind, match_known
+from regintel.text.normalise import fold
 
-TAXONOMY_PATH = REPO_ROOT / "data" / "taxonomy.json"
 MAX_CONCEPTS = 5
 # Legal definitions: "'term' means ..." (EN), "« terme » : ..." / "on entend par « terme », ..." (FR), "«término»: ..." (ES).
 # Each template has a {term} slot (any term, or one escaped term) and an {n} bound on the definition's length.
@@ -32,69 +28,19 @@ ACRONYM_RE = re.compile(r"\(([A-Z][A-Z0-9\-]{1,9})\)")
 SMALL_WORDS = {"of", "for", "the", "and", "on", "in", "to", "a", "an", "de", "la", "le", "des", "du", "et", "en", "el", "los", "las", "y", "del", "sur"}
 
 
-def concept_kind(label: str) -> str:
-    """Canonical kind from a label: folded, upper case, words joined by underscores."""
-    return normalise_code(label)[:60] or "CONCEPT"
+class CitedPassage(Protocol):
+    """What harvesting reads of a cited passage (a ``PromptSource`` of the prompt, or anything with its fields)."""
 
-
-@dataclass
-class KnownConcept:
-    domain: str
-    kind: str
-    jurisdiction: str
-    prefLabel: str
-    altLabels: list[str] = field(default_factory=list)
-    definition: str = ""
-    sourceUrls: list[str] = field(default_factory=list)
-
-    def payload(self) -> dict:
-        return {
-            "domain": self.domain, "kind": self.kind, "jurisdiction": self.jurisdiction, "prefLabel": self.prefLabel,
-            "altLabels": list(self.altLabels), "definition": self.definition, "sourceUrls": list(self.sourceUrls),
-        }
-
-
-class ConceptLexicon:
-    """Known concepts and their labels; ``extra`` lets the graph contribute concepts captured earlier."""
-
-    def __init__(self, concepts: Iterable[KnownConcept], document_domains: dict[str, str] | None = None,
-                 extra: Callable[[], Iterable[KnownConcept]] | None = None) -> None:
-        self._base = list(concepts)
-        self.document_domains = dict(document_domains or {})
-        self._extra = extra
-
-    @classmethod
-    def from_file(cls, path: Path = TAXONOMY_PATH, extra: Callable[[], Iterable[KnownConcept]] | None = None) -> "ConceptLexicon":
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        concepts = [KnownConcept(**{k: c.get(k, v) for k, v in KnownConcept("", "", "", "").__dict__.items()}) for c in data["concepts"]]
-        return cls(concepts, data.get("document_domains", {}), extra)
-
-    def concepts(self) -> list[KnownConcept]:
-        extra: list[KnownConcept] = []
-        if self._extra is not None:
-            try:
-                extra = list(self._extra())
-            except Exception:  # the graph is a side feature: concept capture carries on without it
-                extra = []
-        return self._base + extra
-
-    def domain_for(self, document_id: str) -> str:
-        return self.document_domains.get(document_id, "REGULATORY")
-
-
-def _label_pattern(label: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![a-z0-9])" + re.escape(fold(label)) + r"(?![a-z0-9])")
-
-
-def match_known(text: str, lexicon: ConceptLexicon) -> list[KnownConcept]:
-    """Known concepts any of whose labels occurs in the text (case and accent insensitive, whole words)."""
-    folded = fold(text)
-    found = []
-    for concept in lexicon.concepts():
-        labels = [concept.prefLabel, *concept.altLabels]
-        if any(len(label) >= 2 and _label_pattern(label).search(folded) for label in labels):
-            found.append(concept)
-    return found
+    @property
+    def text(self) -> str: ...
+    @property
+    def document_id(self) -> str: ...
+    @property
+    def jurisdiction(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def url(self) -> str: ...
 
 
 @lru_cache(maxsize=64)
@@ -114,7 +60,7 @@ def find_definitions(text: str, languages: Iterable[str], max_chars: int = 400, 
     return found
 
 
-def harvest_definitions(source: PromptSource, lexicon: ConceptLexicon) -> list[KnownConcept]:
+def harvest_definitions(source: CitedPassage, lexicon: ConceptLexicon) -> list[KnownConcept]:
     """Legal definitions stated in a passage, as concepts with the passage's jurisdiction and URL."""
     languages = ["en"] if source.language in {"", "en"} else ["fr", "es"]
     concepts = []
@@ -159,7 +105,7 @@ def _long_form(words: list[str], letters: list[str]) -> str:
     return ""
 
 
-def capture_concepts(question: str, answer: str, cited: list[PromptSource], lexicon: ConceptLexicon) -> list[dict]:
+def capture_concepts(question: str, answer: str, cited: list[CitedPassage], lexicon: ConceptLexicon) -> list[dict]:
     """Up to five concepts for the turn: known labels in the question, then in the answer, then definitions and
     acronyms from the cited passages that concern terms the turn mentions. Deduplicated by key."""
     chosen: dict[tuple[str, str, str], KnownConcept] = {}
@@ -183,34 +129,3 @@ def capture_concepts(question: str, answer: str, cited: list[PromptSource], lexi
     for concept in match_known(answer, lexicon):
         add(concept)
     return [c.payload() for c in chosen.values()]
-
-
-class GraphConceptSource:
-    """Known concepts read from the rules graph for the lexicon, cached for ``ttl_seconds`` (one query, not one
-    per turn). A graph outage yields the last good list (or none): concept capture never breaks a turn."""
-
-    def __init__(self, store, ttl_seconds: float = 30.0) -> None:
-        self.store = store
-        self.ttl_seconds = ttl_seconds
-        self._cached: list[KnownConcept] = []
-        self._loaded_at = float("-inf")
-
-    def __call__(self) -> list[KnownConcept]:
-        import time
-
-        from regintel.graph import queries
-
-        if time.monotonic() - self._loaded_at < self.ttl_seconds:
-            return self._cached
-        try:
-            rows = self.store.query(queries.CONCEPT_LABEL_INDEX)
-        except Exception:
-            return self._cached
-        self._cached = [
-            KnownConcept(domain=r["domain"] or "", kind=r["kind"] or "", jurisdiction=r["jurisdiction"] or "",
-                         prefLabel=r["pref_label"] or "", altLabels=list(r["alt_labels"] or []),
-                         definition=r["definition"] or "", sourceUrls=list(r["source_urls"] or []))
-            for r in rows if r.get("pref_label")
-        ]
-        self._loaded_at = time.monotonic()
-        return self._cached

@@ -13,8 +13,8 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from regintel.concepts.enrichment import gate_enrichment
 from regintel.egress.sanitiser import contains_pii
-from regintel.graph.enrichment import gate_enrichment
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.graph.store import GraphError, GraphStore, GraphUnavailable
 from regintel.text.normalise import printable

