@@ -225,7 +225,8 @@ _DATE = (
 _BIRTH_CONTEXT = (
     r"born(?:\s+on)?|date\s+of\s+birth|birth\s*date|d\.?o\.?b\.?|"
     r"né(?:e|\(e\))?\s+le|date\s+de\s+naissance|"
-    r"fecha\s+de\s+nacimiento|nacid[oa](?:/a)?\s+el|f\.\s*nac\."
+    r"fecha\s+de\s+nacimiento|nacid[oa](?:/a)?\s+el|f\.\s*nac\.|"
+    r"geboren(?:\s+(?:am|op))?|geb\.|geburtsdatum|geboortedatum|nat[oa]\s+il|data\s+di\s+nascita"
 )
 _DOB = re.compile(
     rf"(?<!\w)(?:{_BIRTH_CONTEXT})\s*[:=\-–]?\s*(?:(?:is|was|on|le|el)\s+)?(?P<date>{_DATE})(?![\w]|[-/.]\d)",
