@@ -13,9 +13,9 @@ REFUSAL = {
 }
 TRY_INSTEAD = {"en": "Instead, try asking:", "fr": "Essayez plutôt :", "es": "Pruebe en su lugar:"}
 ABSTENTION = {
-    "en": "I cannot give a grounded answer: {reason} ({code}). The closest passages are listed below so you can check them.",
-    "fr": "Je ne peux pas donner de réponse fondée : {reason} ({code}). Les passages les plus proches sont listés ci-dessous.",
-    "es": "No puedo dar una respuesta fundamentada: {reason} ({code}). Los pasajes más cercanos se muestran abajo.",
+    "en": "I cannot give a grounded answer: {reason}. The closest passages are listed below so you can check them.",
+    "fr": "Je ne peux pas donner de réponse fondée : {reason}. Les passages les plus proches sont listés ci-dessous.",
+    "es": "No puedo dar una respuesta fundamentada: {reason}. Los pasajes más cercanos se muestran abajo.",
 }
 FAILED = "The answer could not be completed: {error}"
 
@@ -30,7 +30,7 @@ def refusal_text(reason: str, suggestions: Sequence[str], language: str) -> str:
 
 def abstention_text(code: str, language: str, suggestions: Sequence[str] = ()) -> str:
     language = language if language in ABSTENTION else "en"
-    lines = [ABSTENTION[language].format(reason=EXPLANATIONS.get(code, code), code=code)]
+    lines = [ABSTENTION[language].format(reason=EXPLANATIONS.get(code, "no passage supports an answer"))]
     if suggestions:
         lines += ["", TRY_INSTEAD[language], *[f"- {s}" for s in suggestions]]
     return "\n".join(lines)

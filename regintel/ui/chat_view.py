@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from regintel.chat.evidence import EXPLANATIONS
 from regintel.chat.response import ChatResponse, CitedSource
 
 MODE_COLOURS = {"DIRECT": "green", "QUALIFIED": "orange", "ABSTAIN": "red"}
@@ -54,6 +55,11 @@ def explorer_href(key: str) -> str:
     return "Graph_Explorer?focus=" + quote(key, safe="")
 
 
+CONCERN_SENTENCES = {  # a concern under an answer that was given (the hard-reason wording says why one is not)
+    "INSUFFICIENT_CHUNKS": "only one passage addresses the question closely",
+}
+
+
 def mode_caption(response: ChatResponse) -> str:
     """One line explaining the grade (shown under the badges)."""
     if response.refused:
@@ -61,9 +67,9 @@ def mode_caption(response: ChatResponse) -> str:
     if response.status == "failed":
         return "The answer failed part-way and was not saved as a good answer."
     if response.response_mode == "ABSTAIN":
-        return f"Abstained ({response.abstention_reason or 'no supported claim'})."
+        return f"No answer: {EXPLANATIONS.get(response.abstention_reason or '', 'no passage supports an answer')}."
     verification = response.claim_verification or {}
-    parts = [f"{verification.get('supported', 0)}/{verification.get('claims', 0)} claims supported by their citation"]
-    if response.concerns:
-        parts.append("concerns: " + ", ".join(response.concerns))
-    return "; ".join(parts) + "."
+    line = f"{verification.get('supported', 0)}/{verification.get('claims', 0)} claims supported by their citation."
+    if response.concerns:  # internal codes stay in the trace; the analyst reads why in one plain sentence
+        line += " Qualified because " + "; and ".join(CONCERN_SENTENCES.get(c, EXPLANATIONS.get(c, c)) for c in response.concerns) + "."
+    return line
