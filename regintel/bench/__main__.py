@@ -13,7 +13,7 @@ from regintel.config import get_settings
 
 def _retrieval(args: argparse.Namespace) -> int:
     from regintel.bench.retrieval import print_report, run_retrieval_bench
-    from regintel.retrieval.ingest import fusion_config
+    from regintel.retrieval.index_io import fusion_config
 
     settings = get_settings()
     fusion = fusion_config(settings)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from regintel.bench.retrieval import raw_model_throughput
 from regintel.config import Settings
-from regintel.retrieval.ingest import IndexPaths, ingest_corpus, make_embedder
+from regintel.retrieval.index_io import IndexPaths, make_embedder
+from regintel.retrieval.ingest import ingest_corpus
 from regintel.retrieval.search_index import read_chunk_records
 
 

