@@ -269,7 +269,7 @@ def _in_batches(session: Any, statement: Any, column: Any, values: list[str], si
     for start in range(0, len(values), size):
         batch = values[start:start + size]
         result = session.execute(statement.where(column.in_(batch)))
-        rows += list(result.scalars() if len(statement.selected_columns) == 1 else result.tuples())
+        rows += result.scalars().all() if len(statement.selected_columns) == 1 else result.all()  # Rows are tuples
     return rows
 
 
