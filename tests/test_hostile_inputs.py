@@ -27,7 +27,6 @@ from regintel.errors import ExtractionError
 from regintel.extraction.content import ContentStore, content_from_text, content_from_upload
 from regintel.extraction.notes import NoteConcept, note_name, render_note, write_atomically
 from regintel.extraction.proposal import Quote
-from regintel.gradio_app import citations_markdown
 from regintel.graph.explorer import Subgraph, fetch_subgraph
 from regintel.llm.prompt_format import PromptSource, parse_sources, render_user_message
 from regintel.retrieval.index_io import open_search_index
@@ -35,6 +34,7 @@ from regintel.retrieval.ingest import ingest_corpus
 from regintel.store.models import Feedback, Message, Tenant
 from regintel.text.normalise import printable
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown
+from regintel.ui.gradio_app import citations_markdown
 from regintel.ui.graph_view import render_network_html
 from tests.conftest import engine_world
 from tests.hostile import HOSTILE, IDS, TEXTS

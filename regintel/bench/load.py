@@ -172,7 +172,7 @@ def run_gradio(runtime: Any, plans: list[SessionPlan]) -> list[TurnRecord]:
     """Each session is a gradio_client Client of one locally served app (tenant of the app: ``plans[0].tenant``)."""
     from gradio_client import Client
 
-    from regintel.gradio_app import build_app, launch
+    from regintel.ui.gradio_app import build_app, launch
 
     tenant_name = plans[0].tenant
     app = build_app(runtime, tenant_name, "gradio-client")

@@ -1,4 +1,4 @@
-"""``python -m regintel.gradio_app``: a second, embeddable chat front end (Gradio) over the same engine.
+"""``python -m regintel.ui.gradio_app``: a second, embeddable chat front end (Gradio) over the same engine.
 
 A streaming ``gr.ChatInterface`` whose answers end with their citations, callable from code through
 ``gradio_client`` at the named endpoint ``/chat``: inputs ``message`` and ``conversation_id`` (empty starts a
@@ -97,7 +97,7 @@ def launch(app: Any, host: str = "127.0.0.1", port: int = 7860, concurrency_limi
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m regintel.gradio_app", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m regintel.ui.gradio_app", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7860)
     parser.add_argument("--tenant", default="gradio")
