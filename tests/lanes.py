@@ -22,6 +22,14 @@ _SKIPPED = re.compile(r"lane (\w+): (.*)")
 _REQUIRED = re.compile(r"required test lane '(\w+)' is not available: (.*?)(?: \(REGINTEL_REQUIRE_LANES\))?$", re.M)
 
 
+FAST_LANE = False  # set by tests/conftest.py when the marker expression deselects slow tests
+
+
+def examples(thorough: int) -> int:
+    """Examples of a hypothesis property: ``thorough`` in the full run, a fifth (at least 20) in the fast lane."""
+    return max(20, thorough // 5) if FAST_LANE else thorough
+
+
 def required_lanes() -> set[str]:
     names = {name.strip() for name in os.environ.get("REGINTEL_REQUIRE_LANES", "").split(",") if name.strip()}
     unknown = names - set(LANES)

@@ -71,7 +71,8 @@ class LlmTestServer(ThreadingHTTPServer):
         self.scripts: list[Script] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        # a short poll interval: shutdown() waits for the serve loop to notice (0.5 s by default, paid by every test)
+        self.thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def base_url(self) -> str:

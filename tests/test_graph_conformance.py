@@ -17,6 +17,8 @@ from regintel.graph.store import GraphQueryError
 from regintel.graph.write_service import GraphWriteService
 from tests.graph_backends import BACKENDS, open_backend
 
+pytestmark = pytest.mark.slow  # graph servers: embedded FalkorDB, Neo4j, Memgraph
+
 HOSTILE = ['"; MATCH (n) DETACH DELETE n //', "<img src=x onerror=alert(1)>", "') RETURN 1 UNION MATCH (n) DELETE n //"]
 
 

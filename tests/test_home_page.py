@@ -7,6 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from regintel.config import REPO_ROOT
 
+pytestmark = pytest.mark.slow  # builds the index of the demo corpus from the home page
+
 
 def home(monkeypatch, settings) -> AppTest:
     monkeypatch.setenv("REGINTEL_DATA_DIR", str(settings.data_dir))

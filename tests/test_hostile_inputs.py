@@ -77,6 +77,7 @@ def new_conversation(engine, tenant: str = "hostile", user: str = "mallory"):
 
 
 # -- chat question ---------------------------------------------------------------------------------------------
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", IDS)
 def test_chat_question_is_refused_clearly_or_answered_and_stored_as_plain_text(world, name):
     engine, text = world["engine"], TEXTS[name]
@@ -108,6 +109,7 @@ def chip_label_text(source: CitedSource) -> str:
     return html.unescape(MARKDOWN.renderInline(chip_label(source)))
 
 
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 def test_pii_in_questions_never_reaches_the_graph(world):
     for name in ("email", "iban"):
         world["engine"].ask(*new_conversation(world["engine"]), TEXTS[name])
@@ -116,6 +118,7 @@ def test_pii_in_questions_never_reaches_the_graph(world):
 
 
 # -- capture_concepts tool payload, concept labels and definitions ----------------------------------------------
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", IDS)
 def test_tool_payload_labels_are_stored_as_plain_data_or_skipped_with_a_reason(world, name):
     graph, text = world["graph"], TEXTS[name]
@@ -134,6 +137,7 @@ def test_tool_payload_labels_are_stored_as_plain_data_or_skipped_with_a_reason(w
     assert_inert(escape_markdown(rows[0]["label"]), " ".join(rows[0]["label"].split()))
 
 
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", ["img-onerror", "cypher-detach", "cypher-brace", "sql-drop", "format-strings"])
 def test_hostile_text_in_key_fields_is_data_and_the_graph_is_intact(world, name):
     graph, text = world["graph"], TEXTS[name]
@@ -168,6 +172,7 @@ def test_concept_title_and_definition_make_a_note_inside_the_notes_folder_with_i
 
 
 # -- pasted quotes, uploaded quote files -------------------------------------------------------------------------
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", IDS)
 def test_pasted_and_uploaded_quotes_are_refused_clearly_or_saved_verbatim(world, name):
     text = TEXTS[name]
@@ -206,6 +211,7 @@ BAD_FILES = {
 }
 
 
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("filename", sorted(BAD_FILES))
 def test_broken_uploads_get_a_clear_error_or_a_safe_content(world, filename):
     try:
@@ -218,6 +224,7 @@ def test_broken_uploads_get_a_clear_error_or_a_safe_content(world, filename):
 
 
 # -- corpus files ----------------------------------------------------------------------------------------------
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 def test_hostile_corpus_files_are_indexed_as_text_or_skipped_by_name(tmp_path, world):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -266,6 +273,7 @@ def test_prompt_injection_in_a_source_cannot_break_out_of_its_source_element():
 
 
 # -- the graph search box -----------------------------------------------------------------------------------------
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", IDS)
 def test_graph_search_box_treats_the_text_as_a_search_term(world, name):
     before = fingerprint(world["graph"], world["db"])
@@ -283,6 +291,7 @@ def answered(world):
     return ids, engine.ask(*ids, "What is a personal data breach?").message_id
 
 
+@pytest.mark.slow  # the indexed demo corpus, a graph server and the engine (world)
 @pytest.mark.parametrize("name", IDS)
 def test_feedback_comment_is_refused_clearly_or_stored_exactly(world, answered, name):
     (tenant, user, _), message_id = answered
@@ -321,6 +330,7 @@ def test_gradio_citations_block_and_chips_render_hostile_titles_as_text(name):
     assert_inert(chip_label(response.sources[0]), chip_label_text(response.sources[0]))
 
 
+@pytest.mark.slow  # renders a pyvis page per case (about 0.5 s each)
 @pytest.mark.parametrize("name", IDS)
 def test_pyvis_labels_and_tooltips_carry_hostile_text_as_data(name):
     text = TEXTS[name]

@@ -13,6 +13,8 @@ from regintel.retrieval.ingest import ingest_corpus
 from regintel.retrieval.search_index import read_chunk_records
 from regintel.runtime import RegIntel
 
+pytestmark = pytest.mark.slow  # indexes corpora with the real embedding model
+
 OSS = "be/be-guidance-oss-fr.md"
 ASBL = "be/be-guidance-asbl-tva-fr.md"
 

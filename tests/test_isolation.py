@@ -36,6 +36,8 @@ from regintel.store.models import Base, ConversationContext, Message, ResponseCa
 from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk
 
+pytestmark = pytest.mark.slow  # the indexed demo corpus, an embedded graph server and the engine (engine_world)
+
 SHARED = "What must a controller do when a personal data breach occurs?"  # asked by both tenants
 A_ONLY = ["are you sure?", "What are the conditions for consent under the GDPR?",
           "What is the minimum leverage ratio required by Basel III?"]

@@ -75,6 +75,7 @@ def test_retry_waits_for_its_backoff(db):
     assert queue.claim("w1") is None  # not due for a minute
 
 
+@pytest.mark.slow  # a worker in a subprocess
 def test_a_worker_killed_mid_job_loses_nothing(db, tmp_path):
     queue = JobQueue(db)
     queue.enqueue("k", "crash", {"n": 1})

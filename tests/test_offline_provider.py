@@ -97,6 +97,7 @@ def test_french_definitions_are_harvested():
     assert tools[0].args["concepts"][0]["prefLabel"] == "Prestataire de services"
 
 
+@pytest.mark.slow  # 200 benchmark questions
 @pytest.mark.skipif(not (OBLIQA / "obliqa_dev.jsonl").exists(), reason="ObliQA benchmark files not available")
 def test_every_sentence_is_verbatim_on_200_obliqa_questions():
     passages = load_passages(OBLIQA / "passages.jsonl")
@@ -116,6 +117,7 @@ def test_every_sentence_is_verbatim_on_200_obliqa_questions():
     assert answered >= 150, f"only {answered} of 200 questions answered"
 
 
+@pytest.mark.slow  # an embedded graph server
 def test_concepts_already_in_the_graph_are_recognised(tmp_path):
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
     from regintel.graph.falkordb_store import FalkorDBStore

@@ -28,9 +28,10 @@ from regintel.graph.crossrefs import act_id, parse_cross_references
 from regintel.graph.resolver import CanonicalConceptInput
 from regintel.retrieval.chunking import HEADING_RE, chunk_document
 from regintel.retrieval.corpus import CorpusDocument
+from tests.lanes import examples
 
-FAST = settings(max_examples=150, deadline=None)
-QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None)
+QUICK = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Invisible or direction-changing characters that are not whitespace and never part of a PII value.
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c",
@@ -403,7 +404,7 @@ def skipped_positions(reasons: list[str]) -> list[int]:
     return [int(m[1]) for m in (re.match(r"concept (\d+): ", r) for r in reasons) if m]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(payloads)
 def test_every_concept_is_either_valid_or_skipped_with_a_reason(payload: Any) -> None:
     valid, reasons = validate_payload(payload)
@@ -490,7 +491,7 @@ proposal_like = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(MODELS), st.one_of(json_values, deep_values, proposal_like))
 def test_models_reject_garbage_only_with_validation_errors(model: type, value: Any) -> None:
     try:

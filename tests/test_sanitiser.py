@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from regintel.bench.egress import load_cases
 from regintel.egress.sanitiser import PII_TYPES, Finding, contains_pii, find_pii, sanitise
+from tests.lanes import examples
 
 POSITIVES, LOOKALIKES, MIXED = load_cases("positive"), load_cases("lookalike"), load_cases("mixed")
 CASES = POSITIVES + LOOKALIKES + MIXED
@@ -130,7 +131,7 @@ _TEXTS = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TEXTS)
 def test_sanitise_is_idempotent_and_total(text: str) -> None:
     first = sanitise(text)

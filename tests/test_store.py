@@ -18,7 +18,7 @@ from tests.lanes import skip_lane
 POSTGRES_URL = os.environ.get("REGINTEL_TEST_POSTGRES_URL", "")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])  # the postgres lane
 def db(request, tmp_path):
     if request.param == "sqlite":
         database = Database(f"sqlite:///{tmp_path / 'store.db'}")
