@@ -79,6 +79,12 @@ def _evidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answers(args: argparse.Namespace) -> int:
+    from regintel.bench.answers import main as answers_main
+
+    return answers_main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel.bench")
     sub = parser.add_subparsers(dest="bench", required=True)
@@ -145,6 +151,19 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default: REGINTEL_TEST_POSTGRES_URL)")
     load.add_argument("--json", action="store_true")
     load.set_defaults(func=_load)
+
+    answers = sub.add_parser("answers", help="whole chat turns on the labelled demo-corpus set (data/eval): answered with a "
+                             "gold article, abstention, refusal types, cited-article precision, Recall@k, latency")
+    answers.add_argument("--file", action="append", help="an evaluation file in the data/eval schema (repeatable; "
+                         "default: every data/eval/*.jsonl)")
+    answers.add_argument("--split", choices=["test", "dev", "all"], default="test",
+                         help="test: the held-back split (default); dev: the split that may be tuned on")
+    answers.add_argument("--kind", choices=["answerable", "offcorpus", "forbidden"])
+    answers.add_argument("--limit", type=int)
+    answers.add_argument("--data-dir", help="scratch data directory (default: <REGINTEL_DATA_DIR>/bench/answers)")
+    answers.add_argument("--details", help="write one JSON row per question here (JSONL) for error analysis")
+    answers.add_argument("--json", action="store_true", help="print one JSON object last")
+    answers.set_defaults(func=_answers)
 
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
