@@ -66,11 +66,13 @@ class RegIntel:
     """Owns settings, SQL database, search index, rules graph, concept lexicon, LLM router, job queue, tenants."""
 
     def __init__(self, settings: Settings | None = None, *, db: Any = None, index: Any = None, graph: Any = "open",
-                 router: Any = None, embedder: Any = None) -> None:
+                 router: Any = None, embedder: Any = None, thresholds: Any = None) -> None:
         self.settings = settings or get_settings()
         self._lock = threading.RLock()
         self._db = db
         self._index = index
+        self._index_given = index is not None  # a caller's index (a benchmark's) may not live in the data dir
+        self._thresholds = thresholds  # evidence calibration (issue 16 item 3): measured with the index when None
         self._router = router
         self._embedder = embedder
         self._graph = None if graph == "open" else graph
@@ -152,6 +154,21 @@ class RegIntel:
         except IndexError_:
             return None
 
+    # -- evidence calibration (issue 16 item 3) ---------------------------------------------------------------------
+    @property
+    def evidence_thresholds(self):
+        """The evidence thresholds calibrated on the served corpus (``calibration.json`` beside the index, measured
+        again when missing, corrupt or stale), or the fallback constants of ``regintel.chat.evidence`` with a
+        warning when the corpus cannot be calibrated. Raises IndexError_ while the corpus is not indexed."""
+        with self._lock:
+            if self._thresholds is None:
+                from regintel.chat.evidence import FALLBACK_THRESHOLDS
+                from regintel.retrieval.index_io import evidence_thresholds
+
+                index = self.index
+                self._thresholds = evidence_thresholds(self.settings, index, store=not self._index_given) or FALLBACK_THRESHOLDS
+            return self._thresholds
+
     # -- the rules graph (a side feature) ---------------------------------------------------------------------
     @property
     def graph(self):
@@ -226,7 +243,8 @@ class RegIntel:
                 from regintel.chat.engine import ComplianceEngine
 
                 self._chat = ComplianceEngine(self.settings, self.db, self.index, self.router, self.graph, self.jobs,
-                                              self.lexicon, conversations=self.conversations)
+                                              self.lexicon, conversations=self.conversations,
+                                              thresholds=self.evidence_thresholds)
             return self._chat
 
     @property
@@ -256,6 +274,13 @@ class RegIntel:
         from regintel.retrieval.ingest import ingest_corpus
 
         report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder)
+        from regintel.retrieval.index_io import calibrate_stored_index
+
+        if progress:
+            progress("calibration", 0, 1)
+        calibration, report.calibration = calibrate_stored_index(self.settings, self.embedder)  # issue 16 item 3
+        if progress:
+            progress("calibration", 1, 1)
         if seed_graph:
             graph = self.graph
             if graph is None:
@@ -266,6 +291,8 @@ class RegIntel:
                 report.graph = seed_corpus_graph(graph, report.indexed_documents, report.indexed_chunks)
         with self._lock:
             self._index = None  # reopened on next use, with the new corpus version
+            self._index_given = False
+            self._thresholds = calibration.thresholds if calibration else None  # None: loaded again with the index
             self._chat = None  # the engine keys its response cache by corpus version
         return report
 

@@ -20,7 +20,7 @@ from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
 from regintel.chat.context import ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
-from regintel.chat.evidence import analyse_evidence
+from regintel.chat.evidence import analyse_evidence, out_of_domain_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrails import classify_query
 from regintel.chat.messages import FAILED, abstention_text, refusal_text
@@ -109,8 +109,10 @@ class TurnInput:
 class ComplianceEngine:
     def __init__(self, settings: Settings, db: Database, search_index: SearchIndex, router: LlmRouter,
                  graph_store: Any = None, queue: Any = None, lexicon: ConceptLexicon | None = None,
-                 conversations: ConversationRepository | None = None) -> None:
+                 conversations: ConversationRepository | None = None, thresholds: Any = None) -> None:
         self.settings = settings
+        # evidence thresholds calibrated on the served corpus (issue 16 item 3); None: the fallback constants
+        self.thresholds = thresholds or evidence_rules.FALLBACK_THRESHOLDS
         self.db = db
         self.repo = conversations or ConversationRepository(db)
         self.search_index = search_index
@@ -136,8 +138,7 @@ class ComplianceEngine:
 
     def settings_fingerprint(self) -> dict[str, Any]:
         s = self.settings
-        thresholds = [evidence_rules.NO_EVIDENCE_BELOW, evidence_rules.LOW_MEAN_BELOW, evidence_rules.RELEVANT_AT,
-                      evidence_rules.STRONG_AT, evidence_rules.DIRECT_MEAN_AT, evidence_rules.OUT_OF_DOMAIN_BELOW]
+        thresholds = [*self.thresholds.fingerprint(), evidence_rules.DIRECT_MEAN_AT]  # calibrated levels (issue 16)
         return {"llm": self.router.describe(), "k": s.chat_top_k, "fusion": [s.fusion, s.dense_weight, s.bm25_weight,
                 s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit, "evidence": thresholds}
 
@@ -176,7 +177,8 @@ class ComplianceEngine:
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
-            classification = classify_query(turn.question, best, evidence_rules.OUT_OF_DOMAIN_BELOW)
+            ood_level = out_of_domain_level(turn.question, fresh, self.thresholds)  # calibrated (issue 16 item 3)
+            classification = classify_query(turn.question, best, ood_level)
             record.update(query_type=classification.query_type, allowed=classification.allowed,
                           matched=classification.matched[:3])
         if not classification.allowed:
@@ -190,7 +192,7 @@ class ComplianceEngine:
         with trace.step("evidence") as record:
             graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
-                                        follow_up=decision.reuse_previous)
+                                        follow_up=decision.reuse_previous, thresholds=self.thresholds)
             record.update(analysis.to_dict())
         if not analysis.sufficient:
             yield from self._abstain(turn, analysis, passages, fresh, classification.query_type, decision, language, trace, key)

