@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from regintel.chat.engine import ComplianceEngine, RateLimited
+from regintel.chat.evidence import EXPLANATIONS
 from regintel.runtime import RegIntel
 from regintel.chat.repository import NotFound
 from regintel.chat.validation import InputError
@@ -88,7 +89,8 @@ def test_regulatory_question_absent_from_the_corpus_abstains_with_a_reason(engin
     _, response = ask(engine, new_conversation(engine), question)
     assert response.response_mode == "ABSTAIN" and not response.refused
     assert response.abstention_reason in {"NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "INSUFFICIENT_CHUNKS"}
-    assert response.abstention_reason in response.answer and not response.cited
+    assert EXPLANATIONS[response.abstention_reason] in response.answer and not response.cited
+    assert response.abstention_reason not in response.answer, "the code stays in the trace; the analyst reads why"
     assert response.sources, "the closest passages are still shown for checking"
 
 
