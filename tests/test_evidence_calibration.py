@@ -146,7 +146,7 @@ def test_calibrate_index_keeps_a_matching_file_and_falls_back_with_a_warning_whe
     paths = IndexPaths(settings)
     stored(paths.root, version=corpus_version(passages))
     calibration, status = calibrate_index(settings, passages, store=None, embedder=Embedder())
-    assert calibration is not None and status.startswith("unchanged")
+    assert calibration is not None and status.startswith("evidence calibration: unchanged")
 
     paths.calibration.write_text("not json")
     monkeypatch.setattr("regintel.retrieval.index_io.stored_vectors",

