@@ -1,8 +1,14 @@
-"""Article-aware chunking on each heading style of the demo corpus."""
+"""Article-aware chunking on each heading style of the demo corpus; definitions as units, lists kept whole,
+headings in every part (issue 16 item 4)."""
 
 from __future__ import annotations
 
-from regintel.retrieval.chunking import Chunk, chunk_document
+import re
+
+import pytest
+
+from regintel.bench.answers import article_of, ref_units
+from regintel.retrieval.chunking import Chunk, chunk_document, is_definition
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 
 from tests.conftest import CORPUS
@@ -80,15 +86,6 @@ def test_oversized_article_is_split_on_paragraphs_with_overlap():
     assert all(p in joined for p in paragraphs), "no paragraph is lost"
 
 
-def test_giant_definition_paragraph_is_split_on_sentences_without_losing_text():
-    article4 = by_ref(corpus_chunks("eu-gdpr"), "Article 4")
-    assert len(article4) > 3
-    assert all(len(c.text) <= 1800 for c in article4)
-    text = " ".join(c.text for c in article4)
-    for term in ["‘personal data’ means", "‘controller’ means", "‘international organisation’ means"]:
-        assert term in text
-
-
 def test_tiny_fragments_are_merged_with_their_neighbour():
     text = (
         "### Article 1 — Subject\n\nShort.\n\n"
@@ -103,3 +100,167 @@ def test_tiny_fragments_are_merged_with_their_neighbour():
 def test_index_text_carries_document_and_section_context():
     chunk = by_ref(corpus_chunks("eu-gdpr"), "Article 33")[0]
     assert chunk.index_text.startswith("GDPR — Article 33 — Notification of a personal data breach")
+
+
+# -- definitions: one unit per defined term --------------------------------------------------------------------
+def definitions_of(chunks: list[Chunk], article: str) -> list[Chunk]:
+    return [c for c in chunks if is_definition(c) and c.ref.startswith(article + "(")]
+
+
+def test_gdpr_article_4_is_one_chunk_per_definition_with_its_parent():
+    chunks = corpus_chunks("eu-gdpr")
+    definitions = definitions_of(chunks, "Article 4")
+    controller = next(c for c in definitions if c.ref == "Article 4(7)")
+    assert controller.chunk_id == "eu-gdpr#art-4~def-7"
+    assert controller.heading == "Article 4 — Definitions — ‘controller’"
+    assert controller.parent == "eu-gdpr#art-4" and controller.section_path == "CHAPTER I — General provisions"
+    assert controller.text.startswith("(7) ‘controller’ means the natural or legal person")
+    assert definitions[0].text.startswith("For the purposes of this Regulation:\n\n(1) ‘personal data’ means")
+    assert "‘processor’" not in controller.text and "(6)" not in controller.text
+    assert controller.embed_text.startswith("Article 4 — Definitions — ‘controller’\n")
+    assert controller.index_text.startswith("GDPR — Article 4 — Definitions — ‘controller’\n")
+    assert article_of(controller.ref) == "Article 4", "the bench scores a definition at article level"
+    # every definition of the article is in exactly one chunk, in order, and nothing else is left of Article 4
+    numbers = [int(n) for c in definitions for n in re.findall(r"\((\d+)\)", c.ref)]
+    assert numbers == list(range(1, 27))
+    assert not by_ref(chunks, "Article 4"), "no 'Article 4 (n/m)' parts next to the definitions"
+    assert all(len(c.text) <= 1800 for c in definitions)
+    assert chunks == corpus_chunks("eu-gdpr"), "deterministic"
+
+
+def test_dora_article_3_definitions_and_tiny_neighbours_merged():
+    definitions = definitions_of(corpus_chunks("eu-dora"), "Article 3")
+    ict_risk = next(c for c in definitions if c.ref == "Article 3(5)")
+    assert ict_risk.heading == "Article 3 — Definitions — ‘ICT risk’"
+    assert ict_risk.text.startswith("- (5) ‘ICT risk’ means any reasonably identifiable circumstance")
+    assert definitions[0].text.startswith("For the purposes of this Regulation, the following definitions shall apply:")
+    numbers = [int(n) for c in definitions for n in re.findall(r"\((\d+)\)", c.ref)]
+    assert numbers == list(range(1, 66))
+    merged = [c for c in definitions if "; " in c.ref]
+    assert merged, "consecutive tiny definitions share a chunk"
+    for chunk in merged:  # only definitions that are each shorter than min_chars are merged
+        assert ref_units(chunk.ref) == ["Article 3"]
+        bodies = chunk.text.split("\n\n")
+        assert len(bodies) == len(chunk.ref.split("; ")) and all(len(b) < 200 for b in bodies)
+        assert chunk.heading.count("‘") == len(bodies)
+
+
+def test_french_definitions_articles():
+    directive = corpus_chunks("eu-vat-directive-fr")
+    used = next(c for c in directive if c.ref == "Article 311(1)(1)")  # the list is paragraph 1 of Article 311
+    assert used.heading == "Article 311 — Définitions — «biens d'occasion»"  # label from "Section 1 - Définitions"
+    assert used.chunk_id == "eu-vat-directive-fr#art-311~def-1" and used.parent == "eu-vat-directive-fr#art-311"
+    assert used.text.startswith("1. Aux fins du présent chapitre") and "1) «biens d'occasion», les biens meubles" in used.text
+    rest = [c for c in directive if c.ref == "Article 311"]  # paragraphs 2 and 3 stay the article's own chunk
+    assert len(rest) == 1 and rest[0].chunk_id == "eu-vat-directive-fr#art-311"
+    assert rest[0].text.startswith("2. Les États membres") and not is_definition(rest[0])
+    # a definitions article without "Définitions" anywhere near it is found by its paragraphs
+    article5 = definitions_of(directive, "Article 5")
+    assert article5[0].heading == "Article 5 — Définitions — «Communauté» et «territoire de la Communauté»"
+    regulation = corpus_chunks("eu-vat-ir-282-2011-fr")
+    eu_scheme = next(c for c in regulation if c.ref == "Article 57 bis(2)")
+    assert eu_scheme.heading == "Article 57 bis — Définitions — “régime UE”"
+    assert article_of(eu_scheme.ref) == "Article 57 bis"
+
+
+def test_definitions_detected_by_their_paragraphs_with_trailing_paragraphs_kept():
+    text = (
+        "### Article 9\n\nAux fins du présent titre, on entend par:\n\n"
+        "1) « bien d'investissement », tout bien corporel utilisé durablement dans l'activité économique de "
+        "l'assujetti et dont la valeur justifie un amortissement sur plusieurs années selon les règles nationales;\n\n"
+        "2) « bien immeuble » : tout élément de terrain et toute construction fixée au sol, y compris les éléments "
+        "qui en font partie intégrante et ne peuvent être déplacés sans être détruits ou modifiés;\n\n"
+        "a) premier sous-point de la deuxième définition, qui lui appartient;\n\n"
+        "2. Les États membres peuvent préciser ces notions dans leur législation nationale, après consultation du "
+        "comité de la TVA, dans les limites fixées par le présent article."
+    )
+    chunks = chunk_document(doc(language="fr"), text, max_chars=1800, min_chars=100, overlap_chars=100)
+    assert [c.ref for c in chunks] == ["Article 9(1)", "Article 9(2)", "Article 9"]
+    assert chunks[0].heading == "Article 9 — Définitions — « bien d'investissement »"
+    assert chunks[1].text.endswith("a) premier sous-point de la deuxième définition, qui lui appartient;")
+    assert chunks[2].text.startswith("2. Les États membres") and chunks[2].chunk_id == "doc#art-9"
+    assert {c.parent for c in chunks} == {"doc#art-9"}
+
+
+def test_articles_that_only_quote_a_term_are_not_definitions():
+    gdpr = corpus_chunks("eu-gdpr")
+    assert [c for c in gdpr if is_definition(c)] == definitions_of(gdpr, "Article 4")
+    assert by_ref(gdpr, "Article 6") and by_ref(gdpr, "Article 33")[0].chunk_id == "eu-gdpr#art-33", "ids are stable"
+
+
+# -- lists stay whole; every part keeps its heading -------------------------------------------------------------
+LEAD = "1. Processing shall be lawful only if and to the extent that at least one of the following applies:"
+
+
+def points(n: int, words: int = 12) -> list[str]:
+    return [f"({chr(97 + i)}) point {chr(97 + i)} " + " ".join(["condition"] * words) + ";" for i in range(n)]
+
+
+def test_a_list_that_fits_is_never_cut_from_its_lead_in():
+    filler = ["Filler paragraph about the general scope of this article and its context. " * 5] * 3
+    text = "### Article 6 — Lawfulness of processing\n\n" + "\n\n".join([*filler, LEAD, *points(6)])
+    chunks = chunk_document(doc(), text, max_chars=1400, min_chars=100, overlap_chars=100)
+    assert len(chunks) == 2
+    holding = [c for c in chunks if LEAD in c.text]
+    assert len(holding) == 1 and all(p in holding[0].text for p in points(6)), "lead-in and points (a)-(f) together"
+    assert all(c.heading == "Article 6 — Lawfulness of processing" for c in chunks)
+    assert all(c.embed_text.startswith("Article 6 — Lawfulness of processing\n") for c in chunks)
+    assert all(c.index_text.startswith("TR — Article 6 — Lawfulness of processing\n") for c in chunks)
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["points as paragraphs", "points inline (EUR-Lex style)"])
+def test_a_list_longer_than_a_part_repeats_its_lead_in(inline: bool):
+    items = points(12, words=20)
+    body = " ".join([LEAD, *items]) if inline else "\n\n".join([LEAD, *items])
+    text = "### Article 6 — Lawfulness of processing\n\n" + body + "\n\n2. Member States may maintain provisions."
+    chunks = chunk_document(doc(), text, max_chars=800, min_chars=100, overlap_chars=150)
+    with_points = [c for c in chunks if "(a) point" in c.text or any(i[:9] in c.text for i in items)]
+    assert len(with_points) >= 3
+    for chunk in with_points:
+        assert chunk.text.startswith(LEAD), "every part holding points starts with the lead-in"
+        assert not chunk.text.rstrip().endswith(":"), "a lead-in never ends a part"
+        assert len(chunk.text) <= 800
+    found = [i for i in items if any(i in c.text for c in chunks)]
+    assert found == items, "every point, in order"
+    assert chunks[-1].text.endswith("2. Member States may maintain provisions.")
+    assert [c.ref for c in chunks] == [f"Article 6 ({n}/{len(chunks)})" for n in range(1, len(chunks) + 1)]
+    assert {c.parent for c in chunks} == {"doc#art-6"}
+
+
+@pytest.mark.parametrize("doc_id", ["eu-gdpr", "eu-dora", "eu-vat-directive-fr", "eu-vat-ir-282-2011-fr"])
+def test_corpus_parts_never_end_on_a_lead_in_and_keep_their_heading(doc_id: str):
+    chunks = corpus_chunks(doc_id)
+    for chunk, following in zip(chunks, chunks[1:]):
+        if chunk.parent == following.parent and chunk.text.rstrip().endswith(":"):
+            lead = chunk.text.rstrip().split("\n")[-1][-80:]
+            assert lead in following.text, f"{chunk.chunk_id} ends on a lead-in its continuation does not repeat"
+    for chunk in chunks:
+        assert chunk.embed_text.startswith(chunk.heading + "\n") and chunk.heading in chunk.index_text
+        assert chunk.parent == chunk.chunk_id.split("~")[0] and len(chunk.text) <= 1800
+    article6 = by_ref(chunks, "Article 6")
+    if doc_id == "eu-gdpr":
+        assert len(article6) > 1 and all(c.heading == "Article 6 — Lawfulness of processing" for c in article6)
+        lawful = [c for c in article6 if "Processing shall be lawful only if" in c.text]
+        assert len(lawful) == 1 and all(f"({x})" in lawful[0].text for x in "abcdef")
+
+
+# -- front matter ------------------------------------------------------------------------------------------------
+def test_front_matter_is_not_a_passage_but_an_introduction_is():
+    text = ("# Regulation (EU) 2099/1 — Test Act\n\n_Regulation (EU) 2099/1 of the European Parliament on tests_\n\n"
+            "Source: EUR-Lex, https://eur-lex.europa.eu/x. Enacting terms only. © European Union.\n\n"
+            "### Article 1 — Subject matter\n\n" + "This Regulation lays down rules on testing. " * 6)
+    assert [c.ref for c in chunk_document(doc(), text)] == ["Article 1"]
+    guide = "# One Stop Shop\n\nThe OSS is reached after logging in to the tax portal of the administration.\n\n" + \
+            "## Who can use it?\n\n" + "Any taxable person established in the Union may use the scheme. " * 5
+    assert [c.ref for c in chunk_document(doc(), guide, min_chars=50)][0] == "Title"
+    assert all(c.ref != "Title" for d in ("eu-gdpr", "eu-dora", "eu-esrs") for c in corpus_chunks(d))
+
+
+def test_definitions_without_lead_in_keep_their_trailing_paragraphs():
+    text = ("### Article 3 — Definitions\n\n"
+            "(1) ‘widget’ means any device that is sold to consumers in the internal market for domestic use;\n\n"
+            "(2) ‘gadget’ means a widget with a battery that is sold to consumers in the internal market;\n\n"
+            "2. The Commission may adopt delegated acts to amend the definitions laid down in paragraph 1.")
+    chunks = chunk_document(doc(), text, max_chars=1800, min_chars=50, overlap_chars=50)
+    assert [c.ref for c in chunks] == ["Article 3(1)", "Article 3(2)", "Article 3"]
+    assert chunks[-1].text.startswith("2. The Commission") and chunks[0].heading == "Article 3 — Definitions — ‘widget’"

@@ -4,9 +4,26 @@ The demo corpus uses several heading styles: ``### Article 6 — Lawfulness of p
 ``##### Article 2 bis`` (French consolidated texts), ``## CHAPTER I — ...`` / ``### CHAPITRE 2 - ...`` /
 ``#### Section 1 - ...`` / ``## TITRE ...`` (structure), ``### Appendix A`` / ``#### AR 12`` (ESRS), and plain
 question headings in Belgian guidance. Every heading opens a unit; structural headings only add to the path.
-A unit longer than ``max_chars`` is split on paragraph boundaries (then on sentence boundaries for giant
-paragraphs such as definition lists) with whole-paragraph overlap; a unit shorter than ``min_chars`` is merged
-with its neighbour in the same document.
+A unit shorter than ``min_chars`` is merged with its neighbour in the same document.
+
+Structure kept by the chunker (issue 16 item 4):
+
+- **Definitions articles** (heading or enclosing section says Definitions / Définitions / Begriffsbestimmungen, or
+  most paragraphs read ``(n) ‘term’ means …`` / ``n) «terme», …`` / ``n. “terme”: …``) become one chunk per
+  numbered definition: ref ``Article 4(7)`` (``Article 311(1)(5)`` when the list is paragraph 1), heading
+  ``Article 4 — Definitions — ‘controller’``, id ``eu-gdpr#art-4~def-7``, and ``parent`` naming the article.
+  Consecutive definitions that are each tiny (< ``min_chars``) share a chunk. A short lead-in ("For the purposes
+  of this Regulation:") opens the first definition's chunk only (repeated in all of them, its words made every
+  definition match any question saying "purposes" or "regulation"); paragraphs after the list (and a long lead-in)
+  stay an ``Article N`` chunk. A definitions article is never merged with a small neighbour.
+- **Lists stay whole**: a unit longer than ``max_chars`` is split on paragraph boundaries (sentence boundaries inside
+  giant paragraphs), with whole-paragraph overlap, but a list's lead-in ("… at least one of the following
+  applies:") never ends a part away from its points, a list that fits in a part is never cut, and a list longer
+  than a part repeats its lead-in at the top of each continuation part.
+- A document's front matter (formal title and source note under its ``#`` heading) is not chunked.
+- Every part keeps its unit's heading ("Article 6 — Lawfulness of processing") in what is embedded and in what
+  BM25 indexes, and ``parent`` (the unit's base id) links the parts of one article, for parent-document retrieval
+  (``regintel.chat.context``).
 """
 
 from __future__ import annotations
@@ -14,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 from regintel.retrieval.corpus import CorpusDocument
 
@@ -28,6 +46,35 @@ STRUCTURE_RE = re.compile(
     re.IGNORECASE,
 )
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.;:!?])\s+(?=[(\[‘'\"«A-ZÀ-Ý0-9])")
+# Chunking also breaks before a French-style point ("…: a) …; b) …") so that inline lists split into their points.
+# A paragraph number ("1. Processing shall …") is not a sentence.
+PIECE_SPLIT_RE = re.compile(
+    r"(?<=[.;:!?])(?<!^\d\.)(?<!^\d\d\.)(?<!^\d\d\d\.)\s+(?=[(\[‘'\"«“„A-ZÀ-Ý0-9]|(?:[a-z]{1,3}|[ivx]{1,5})\)\s)")
+# A list point at the start of a paragraph or sentence: "(a) ", "- (a) ", "a) ", "(iv) ", "(12) ", "12) ".
+LIST_ITEM_RE = re.compile(r"^(?:[-*•–]\s+)?(?:\((?:[a-z]{1,3}|[ivxlc]{1,6}|\d{1,3}[a-z]?)\)|(?:[a-z]{1,3}|[ivxlc]{1,6}|\d{1,3}[a-z]?)\))\s")
+BULLET_RE = re.compile(r"^[-*•]\s+\S")  # a markdown bullet without a point letter ("- working conditions …")
+PARAGRAPH_NUMBER_RE = re.compile(r"^(\d{1,3}[a-z]?)\.\s+\S")
+
+# -- definitions -----------------------------------------------------------------------------------------------
+DEFINITIONS_HEADING_RE = re.compile(
+    r"\b(?:Definitions|Définitions?|Begriffsbestimmungen|Definities|Definizioni|Definiciones)\b", re.IGNORECASE)
+DEFINITIONS_LABEL = {"en": "Definitions", "fr": "Définitions", "de": "Begriffsbestimmungen", "nl": "Definities",
+                     "it": "Definizioni", "es": "Definiciones"}
+_TERM = r"(?:‘[^’\n]{1,160}’|“[^”\n]{1,160}”|«[^»\n]{1,160}»|„[^“\n]{1,160}“|\"[^\"\n]{1,160}\")"
+DEFINITION_RE = re.compile(
+    r"^(?:[-*•–]\s+)?(?:\((?P<paren>\d{1,3}[a-z]?)\)|(?P<close>\d{1,3}[a-z]?)\)|(?P<dot>\d{1,3}[a-z]?)\.)?\s*"
+    rf"(?P<terms>{_TERM}(?:\s+(?:and|or|et|ou|und|oder)\s+{_TERM})*)(?P<rest>.*)",
+    re.DOTALL,
+)
+# An unnumbered paragraph is a definition only when the quoted term is followed by a defining word or ",", ":".
+DEFINING_RE = re.compile(r"^\s*(?:[,:]|means\b|shall mean\b|désigne\b|s['’]entend\b|bezeichnet\b)", re.IGNORECASE)
+# GDPR Article 4 is one paragraph: "For the purposes of this Regulation: (1) ‘personal data’ means …; (2) ‘processing’ …"
+INLINE_DEFINITION_SPLIT_RE = re.compile(r"(?<=[:;.])\s+(?=(?:\(\d{1,3}[a-z]?\)|\d{1,3}[a-z]?\))\s*[‘“«„\"])")
+
+
+def is_definition(chunk: "Chunk") -> bool:
+    """Whether a chunk is one definition (or a few tiny ones) of a definitions article."""
+    return "~def-" in chunk.chunk_id
 
 
 def clean_heading(text: str) -> str:
@@ -63,6 +110,12 @@ class Chunk:
     authority_level: str
     source_url: str
     position: int
+    parent: str = ""  # base id of the article / section unit the chunk belongs to (its parts and definitions share it)
+
+    @property
+    def parent_id(self) -> str:
+        """The unit this chunk is a part of; records written before ``parent`` existed fall back on the id."""
+        return self.parent or self.chunk_id.split("~", 1)[0]
 
     @property
     def index_text(self) -> str:
@@ -106,6 +159,7 @@ class Chunk:
             "source_url": self.source_url,
             "content_hash": self.content_hash,
             "position": self.position,
+            "parent": self.parent_id,
         }
 
 
@@ -187,53 +241,204 @@ def split_long_paragraph(paragraph: str, max_chars: int) -> list[str]:
     return pieces
 
 
-def _pack(paragraphs: list[str], max_chars: int, overlap_chars: int) -> list[list[str]]:
-    """Group paragraphs into parts of at most max_chars, each repeating the tail of the previous part."""
+@dataclass
+class _Piece:
+    """A paragraph, or one sentence / line of a paragraph longer than a part. Pieces of one ``group`` (a list: its
+    lead-in and points; the lines of a bulleted paragraph) stay in one part when they fit in one."""
+
+    text: str
+    paragraph: int  # pieces of one paragraph are joined with ``joiner``, paragraphs with a blank line
+    joiner: str = " "  # " " between sentences, "\n" between the lines of a bulleted paragraph
+    is_lead: bool = False  # a list's lead-in ("… at least one of the following applies:")
+    group: object = None
+
+
+def _sentences(paragraph: str, max_chars: int) -> list[str]:
+    """Sentences (and inline list points) of a paragraph; a sentence longer than max_chars is cut at spaces."""
     pieces: list[str] = []
-    for paragraph in paragraphs:
-        pieces.extend(split_long_paragraph(paragraph, max_chars) if len(paragraph) > max_chars else [paragraph])
-    parts: list[list[str]] = []
-    current: list[str] = []
-    size = 0
+    for sentence in PIECE_SPLIT_RE.split(paragraph):
+        while len(sentence) > max_chars:
+            cut = sentence.rfind(" ", 0, max_chars) if " " in sentence[:max_chars] else max_chars
+            cut = cut if cut > 0 else max_chars
+            pieces.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if sentence.strip():
+            pieces.append(sentence.strip())
+    return pieces
+
+
+def _is_lead_in(text: str) -> bool:
+    return text.rstrip().endswith(":")
+
+
+def _is_point(text: str) -> bool:
+    return bool(LIST_ITEM_RE.match(text) or BULLET_RE.match(text))
+
+
+def _paragraph_number(text: str) -> str | None:
+    match = PARAGRAPH_NUMBER_RE.match(text)
+    return match.group(1) if match else None
+
+
+def _lead_repeat(lead: _Piece, max_chars: int) -> _Piece:
+    """What a continuation part repeats of a list's lead-in: all of it, or its last sentence when it is long."""
+    text = lead.text
+    if len(text) > max_chars // 4:
+        text = PIECE_SPLIT_RE.split(text)[-1]
+        if len(text) > max_chars // 4:
+            text = ""
+    return _Piece(text, lead.paragraph, lead.joiner, is_lead=True, group=lead.group)
+
+
+def _paragraph_pieces(number: int, paragraph: str, max_chars: int) -> list[_Piece]:
+    lines = [line for line in paragraph.split("\n") if line.strip()]
+    if len(lines) > 1 and sum(1 for line in lines if _is_point(line)) >= 2:  # a bulleted paragraph: one per line
+        group = ("lines", number)
+        pieces = []
+        for line in lines:
+            texts = [line] if len(line) <= max_chars else _sentences(line, max_chars)
+            pieces += [_Piece(t, number, "\n" if i == 0 else " ", group=group) for i, t in enumerate(texts)]
+        return pieces
+    texts = [paragraph] if len(paragraph) <= max_chars else _sentences(paragraph, max_chars)
+    return [_Piece(text, number) for text in texts if text]
+
+
+def _pieces(paragraphs: Sequence[str], max_chars: int) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    for number, paragraph in enumerate(paragraphs):
+        pieces.extend(_paragraph_pieces(number, paragraph, max_chars))
+    # a lead-in ending with ":" followed by list points: the points (and the rest of a point's paragraph) belong to it
+    index = 0
+    while index < len(pieces):
+        piece = pieces[index]
+        following = pieces[index + 1] if index + 1 < len(pieces) else None
+        numbered = following is not None and _paragraph_number(following.text) == "1"
+        if following is None or not _is_lead_in(piece.text) or not (_is_point(following.text) or numbered):
+            index += 1
+            continue
+        piece.is_lead, piece.group = True, ("list", index)
+        expected = 1 if numbered else 0  # "…, on entend par:" followed by "1. …", "2. …": numbered points
+        index += 1
+        while index < len(pieces):
+            current = pieces[index]
+            if current.paragraph == pieces[index - 1].paragraph or _is_point(current.text):
+                pass
+            elif expected and _paragraph_number(current.text) == str(expected + 1):
+                expected += 1
+            elif expected and _paragraph_number(current.text) == "1" and pieces[index - 1] is piece:
+                pass
+            else:
+                break
+            current.group = piece.group
+            index += 1
+    return pieces
+
+
+def _groups(pieces: list[_Piece]) -> list[list[_Piece]]:
+    """Consecutive pieces of one group together; any other piece is a group of its own."""
+    groups: list[list[_Piece]] = []
     for piece in pieces:
-        if current and size + 2 + len(piece) > max_chars:
-            parts.append(current)
-            overlap: list[str] = []
-            carried = 0
+        if piece.group is not None and groups and groups[-1][-1].group == piece.group:
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    return groups
+
+
+def _joined_size(pieces: Sequence[_Piece]) -> int:
+    size = 0
+    for position, piece in enumerate(pieces):
+        if position:
+            size += len(piece.joiner) if pieces[position - 1].paragraph == piece.paragraph else 2
+        size += len(piece.text)
+    return size
+
+
+def _render(pieces: Sequence[_Piece]) -> list[str]:
+    """Pieces back to paragraphs: consecutive pieces of one paragraph are joined with their joiner."""
+    paragraphs: list[str] = []
+    previous: _Piece | None = None
+    for piece in pieces:
+        if previous is not None and previous.paragraph == piece.paragraph:
+            paragraphs[-1] = f"{paragraphs[-1]}{piece.joiner}{piece.text}"
+        else:
+            paragraphs.append(piece.text)
+        previous = piece
+    return paragraphs
+
+
+def _pack(paragraphs: Sequence[str], max_chars: int, overlap_chars: int) -> list[list[str]]:
+    """Group paragraphs into parts of at most max_chars, each repeating the tail of the previous part; a list is
+    never cut when it fits in a part, and a list longer than a part repeats its lead-in in each continuation."""
+    pieces = _pieces(paragraphs, max_chars)
+    parts: list[list[_Piece]] = []
+    current: list[_Piece] = []
+
+    def fits(extra: Sequence[_Piece]) -> bool:
+        return _joined_size([*current, *extra]) <= max_chars
+
+    def new_part(upcoming: Sequence[_Piece], overlap: bool = True) -> None:
+        nonlocal current
+        parts.append(current)
+        carried: list[_Piece] = []
+        if overlap:
             for previous in reversed(current):
-                if carried + len(previous) > overlap_chars or len(overlap) + 1 >= len(current):
+                if previous.group is not None or len(carried) + 1 >= len(current):
+                    break  # a list's point or lead-in is not carried without the rest of its list
+                if _joined_size([previous, *carried]) > overlap_chars:
                     break
-                overlap.insert(0, previous)
-                carried += len(previous) + 2
-            if carried + 2 + len(piece) > max_chars:
-                overlap, carried = [], 0
-            current, size = list(overlap), carried
-        current.append(piece)
-        size += len(piece) + (2 if size else 0)
+                carried.insert(0, previous)
+            if _joined_size([*carried, *upcoming]) > max_chars:
+                carried = []
+        current = carried
+
+    for group in _groups(pieces):
+        if fits(group):
+            current.extend(group)
+            continue
+        if _joined_size(group) <= max_chars:  # a paragraph, or a whole list, that fits in a part of its own
+            if current:
+                new_part(group)
+            current.extend(group)
+            continue
+        repeat = _lead_repeat(group[0], max_chars) if group[0].is_lead else None
+        for position, piece in enumerate(group):
+            glued = (piece.is_lead or _is_lead_in(piece.text)) and position + 1 < len(group)
+            upcoming = [piece, group[position + 1]] if glued else [piece]  # a lead-in never ends a part
+            if fits(upcoming):
+                current.append(piece)
+                continue
+            if current:
+                new_part(upcoming, overlap=repeat is None)
+            if repeat is not None and repeat.text and piece is not group[0] and fits([repeat, piece]):
+                current.append(repeat)
+            current.append(piece)
     if current:
         parts.append(current)
-    return parts
+    return [_render(part) for part in parts if part]
 
 
-def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int) -> list[DocumentUnit]:
-    """Merge each unit below min_chars into the next unit, else the previous one, when the result fits."""
+def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int,
+                 fixed: Callable[[DocumentUnit], bool] = lambda unit: False) -> list[DocumentUnit]:
+    """Merge each unit below min_chars into the next unit, else the previous one, when the result fits. A ``fixed``
+    unit (a definitions article) is never merged with another."""
     merged: list[DocumentUnit] = []
     pending: DocumentUnit | None = None
     for unit in units:
         if pending is not None:
-            if pending.size + unit.size + 2 <= max_chars:
+            if not fixed(unit) and pending.size + unit.size + 2 <= max_chars:
                 unit = _join(pending, unit)
-            elif merged and merged[-1].size + pending.size + 2 <= max_chars:
+            elif merged and not fixed(merged[-1]) and merged[-1].size + pending.size + 2 <= max_chars:
                 merged[-1] = _join(merged[-1], pending)
             else:
                 merged.append(pending)
             pending = None
-        if unit.size < min_chars:
+        if unit.size < min_chars and not fixed(unit):
             pending = unit
         else:
             merged.append(unit)
     if pending is not None:
-        if merged and merged[-1].size + pending.size + 2 <= max_chars:
+        if merged and not fixed(merged[-1]) and merged[-1].size + pending.size + 2 <= max_chars:
             merged[-1] = _join(merged[-1], pending)
         else:
             merged.append(pending)
@@ -259,36 +464,174 @@ def _chunk_base_id(doc_id: str, unit: DocumentUnit) -> str:
     return f"{doc_id}#{slug or 'part'}"
 
 
+@dataclass
+class _Definition:
+    number: str  # the point number ("7"), "" when unnumbered
+    terms: str  # the quoted term(s) as written ("‘controller’", "«Communauté» et «territoire de la Communauté»")
+    pieces: list[str]
+
+    @property
+    def size(self) -> int:
+        return sum(len(p) for p in self.pieces) + 2 * max(len(self.pieces) - 1, 0)
+
+
+@dataclass
+class _DefinitionsArticle:
+    lead: list[str]  # paragraphs before the first definition
+    definitions: list[_Definition]
+    trailing: list[str]  # paragraphs after the list ("2. Member States may …")
+    label: str  # "Definitions" when the heading does not say it
+
+
+def _definition_match(text: str) -> tuple[str, str, str] | None:
+    """(style, number, terms) of a paragraph that opens a definition, else None."""
+    match = DEFINITION_RE.match(text)
+    if not match:
+        return None
+    for style in ("paren", "close", "dot"):
+        if match.group(style):
+            return style, match.group(style), match.group("terms")
+    if DEFINING_RE.match(match.group("rest")):
+        return "", "", match.group("terms")
+    return None
+
+
+def _numbered(text: str) -> tuple[str, str] | None:
+    """(style, number) of a paragraph opening with "(n)", "n)" or "n." (a point or a paragraph number)."""
+    match = re.match(r"^(?:[-*•–]\s+)?(?:\((\d{1,3}[a-z]?)\)|(\d{1,3}[a-z]?)\)|(\d{1,3}[a-z]?)\.)\s", text)
+    if not match:
+        return None
+    style = next(name for name, group in zip(("paren", "close", "dot"), match.groups()) if group)
+    return style, next(g for g in match.groups() if g)
+
+
+def _definitions_article(unit: DocumentUnit, language: str) -> _DefinitionsArticle | None:
+    """The definitions of a definitions article, or None when the unit is not one (see the module docstring)."""
+    if not unit.ref.startswith("Article "):
+        return None
+    pieces: list[str] = []
+    for paragraph in unit.paragraphs:
+        split = [p.strip() for p in INLINE_DEFINITION_SPLIT_RE.split(paragraph) if p.strip()]
+        pieces.extend(split if len(split) >= 3 else [paragraph])
+    matches = [_definition_match(p) for p in pieces]
+    first = next((i for i, m in enumerate(matches) if m), None)
+    if first is None or sum(1 for m in matches if m) < 2:
+        return None
+    counted = [i for i, p in enumerate(pieces)
+               if matches[i] or not (LIST_ITEM_RE.match(p) or (i == first - 1 and _is_lead_in(p)))]
+    ratio = sum(1 for m in matches if m) / len(counted)
+    named = DEFINITIONS_HEADING_RE.search(unit.heading)
+    in_section = DEFINITIONS_HEADING_RE.search(unit.path[-1]) if unit.path else None
+    if not (named or in_section or ratio >= 0.5):
+        return None
+    label = "" if named else (in_section.group(0) if in_section else DEFINITIONS_LABEL.get(language, "Definitions"))
+    style = matches[first][0]
+    definitions: list[_Definition] = []
+    trailing: list[str] = []
+    for piece, match in zip(pieces[first:], matches[first:]):
+        if trailing:
+            trailing.append(piece)
+        elif match:
+            definitions.append(_Definition(match[1], match[2], [piece]))
+        else:
+            numbered = _numbered(piece)
+            last = definitions[-1].number
+            if numbered and numbered[0] == style and last.isdigit() and numbered[1] == str(int(last) + 1):
+                definitions.append(_Definition(numbered[1], "", [piece]))  # a point of the list without a quoted term
+            elif numbered and numbered[0] == "dot" and style != "dot":
+                trailing.append(piece)  # "2. Member States may …": the next paragraph of the article
+            else:
+                definitions[-1].pieces.append(piece)  # "(a) …" sub-points, a definition's second subparagraph
+    return _DefinitionsArticle(pieces[:first], definitions, trailing, label)
+
+
+def _definition_units(unit: DocumentUnit, article: _DefinitionsArticle, min_chars: int,
+                      lead_max: int = 300) -> list[tuple[DocumentUnit, str]]:
+    """(unit, id suffix) per definition (tiny neighbours merged), and the article's other paragraphs as one unit."""
+    lead = "\n\n".join(article.lead)
+    lead_first = bool(lead) and len(lead) <= lead_max  # a short lead-in opens the first definition's chunk
+    paragraph = PARAGRAPH_NUMBER_RE.match(article.lead[-1]) if article.lead else None
+    point_prefix = f"({paragraph.group(1)})" if paragraph else ""
+    heading = f"{unit.heading} — {article.label}" if article.label else unit.heading
+    groups: list[list[_Definition]] = []
+    for definition in article.definitions:
+        tiny = definition.size < min_chars
+        if tiny and groups and all(d.size < min_chars for d in groups[-1]) and \
+                sum(d.size for d in groups[-1]) < min_chars:
+            groups[-1].append(definition)
+        else:
+            groups.append([definition])
+    out: list[tuple[DocumentUnit, str]] = []
+    own = [] if lead_first else list(article.lead)  # a long lead-in is the article's own chunk, with the trailing
+    if own:                                         # paragraphs; else those come after the definitions
+        out.append((DocumentUnit(unit.heading, unit.ref, unit.path, [*own, *article.trailing]), ""))
+    used: set[str] = set()
+    for ordinal, group in enumerate(groups, start=1):
+        refs = [f"{unit.ref}{point_prefix}({d.number})" if d.number else unit.ref for d in group]
+        terms = "; ".join(d.terms for d in group if d.terms) or "; ".join(f"({d.number})" for d in group if d.number)
+        suffix = f"def-{(group[0].number or str(ordinal)).lower()}"
+        while suffix in used:
+            suffix += "-2"
+        used.add(suffix)
+        paragraphs = ([lead] if lead_first and ordinal == 1 else []) + [p for d in group for p in d.pieces]
+        out.append((DocumentUnit(f"{heading} — {terms}" if terms else heading, "; ".join(dict.fromkeys(refs)),
+                                 unit.path, paragraphs), suffix))
+    if article.trailing and not own:
+        out.append((DocumentUnit(unit.heading, unit.ref, unit.path, list(article.trailing)), ""))
+    return out
+
+
+# Front matter under a document's level-1 heading: its formal title in emphasis, the "Source: EUR-Lex …" note,
+# update notices in brackets, a bare number/date line.
+FRONT_MATTER_RE = re.compile(r"^(?:[-*•]\s+)?(?:Source\s*:|©|_|\*|\[)")
+WORDS_RE = re.compile(r"[a-zà-ÿ]{3,}\s+[a-zà-ÿ]{3,}")
+
+
+def is_front_matter(unit: DocumentUnit) -> bool:
+    """A document's title unit holding only front matter, with the corpus builder's "Source: …" note: not
+    regulatory text, so not a retrievable passage (it matched every question naming the act: "Does the GDPR apply
+    to …"). Any other text under a ``#`` heading is kept."""
+    return (unit.ref == "Title" and any(p.startswith("Source:") for p in unit.paragraphs)
+            and all(FRONT_MATTER_RE.match(p) or not WORDS_RE.search(p) for p in unit.paragraphs))
+
+
 def chunk_document(
     doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
-    units = _merge_small(parse_units(text), min_chars, max_chars)
+    raw_units = [unit for unit in parse_units(text) if not is_front_matter(unit)]
+    definitions = {id(unit): _definitions_article(unit, doc.language) for unit in raw_units}
+    units = _merge_small(raw_units, min_chars, max_chars, fixed=lambda unit: definitions.get(id(unit)) is not None)
     chunks: list[Chunk] = []
     used: set[str] = set()  # a repeated base gets "-2", "-3" ...; skip suffixes another unit's base already has
     for unit in units:
-        parts = _pack(unit.paragraphs, max_chars, overlap_chars)
         first = base = _chunk_base_id(doc.id, unit)
         repeat = 1
         while base in used:
             repeat += 1
             base = f"{first}-{repeat}"
         used.add(base)
-        for number, part in enumerate(parts, start=1):
-            chunks.append(
-                Chunk(
-                    chunk_id=base if len(parts) == 1 else f"{base}~{number}",
-                    document_id=doc.id,
-                    title=doc.short_title,
-                    ref=unit.ref if len(parts) == 1 else f"{unit.ref} ({number}/{len(parts)})",
-                    heading=unit.heading,
-                    section_path=" › ".join(unit.path),
-                    text="\n\n".join(part),
-                    jurisdiction=doc.jurisdiction,
-                    language=doc.language,
-                    authority_level=doc.authority_level,
-                    source_url=doc.source_url,
-                    position=len(chunks),
+        article = definitions.get(id(unit))
+        pieces = _definition_units(unit, article, min_chars) if article else [(unit, "")]
+        for piece, suffix in pieces:
+            piece_id = f"{base}~{suffix}" if suffix else base
+            parts = _pack(piece.paragraphs, max_chars, overlap_chars)
+            for number, part in enumerate(parts, start=1):
+                chunks.append(
+                    Chunk(
+                        chunk_id=piece_id if len(parts) == 1 else f"{piece_id}~{number}",
+                        document_id=doc.id,
+                        title=doc.short_title,
+                        ref=piece.ref if len(parts) == 1 else f"{piece.ref} ({number}/{len(parts)})",
+                        heading=piece.heading,
+                        section_path=" › ".join(unit.path),
+                        text="\n\n".join(part),
+                        jurisdiction=doc.jurisdiction,
+                        language=doc.language,
+                        authority_level=doc.authority_level,
+                        source_url=doc.source_url,
+                        position=len(chunks),
+                        parent=base,
+                    )
                 )
-            )
     return chunks
