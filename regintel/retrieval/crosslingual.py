@@ -1,0 +1,258 @@
+"""Cross-lingual retrieval helpers: the question's language and a legal term list that carries a question's key
+terms into the other languages of the corpus.
+
+The demo corpus holds English acts (GDPR, DORA, ESRS) and French ones (VAT Directive, VAT Implementing
+Regulation, Belgian guidance), and analysts ask in English, French, Spanish or German. The multilingual
+embedding finds passages across languages, but BM25 cannot: "invoice" never matches "facture". The term list
+(``data/glossary/legal_terms.jsonl``, hand-made for this corpus) gives each key regulatory term its EN/FR/ES/DE
+equivalents; :meth:`Glossary.translate` finds the terms of a question (on stemmed tokens, so plurals and
+inflections match) and returns their equivalents in a target language, which the search index adds to the BM25
+query it runs on the documents of that language (:mod:`regintel.retrieval.search_index`).
+
+No translation model: the term list is data in the repository, and language detection counts stop words and
+glossary terms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH, STOPWORDS_GERMAN, STOPWORDS_SPANISH
+
+from regintel.config import REPO_ROOT
+from regintel.text.normalise import fold
+
+GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
+LANGUAGES = ("en", "fr", "es", "de")
+_STEMMERS = {"en": "english", "fr": "french", "es": "spanish", "de": "german"}
+_STOPWORDS = {"en": STOPWORDS_EN_PLUS, "fr": STOPWORDS_FRENCH, "es": STOPWORDS_SPANISH, "de": STOPWORDS_GERMAN}
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+# Language-neutral tokens worth carrying into any language: numbers ("10.000", "150", "2016/679") and acronyms
+# written in capitals (OSS, IOSS, ASBL, TLPT, ESRS, DORA)
+_NEUTRAL_RE = re.compile(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b")
+
+
+@lru_cache(maxsize=8)
+def _stemmer(language: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(_STEMMERS.get(language, "english"))
+
+
+@lru_cache(maxsize=8)
+def _stopwords(language: str) -> frozenset[str]:
+    return frozenset(fold(w) for w in _STOPWORDS.get(language, STOPWORDS_EN_PLUS))
+
+
+def words(text: str) -> list[str]:
+    return _TOKEN_RE.findall(fold(text))
+
+
+def terms(text: str, language: str) -> list[str]:
+    """Folded words minus stop words, stemmed in ``language``: the unit on which glossary terms match (the same
+    steps as :func:`regintel.text.analysis.tokenize`, with German added)."""
+    stop = _stopwords(language)
+    return _stemmer(language).stemWords([w for w in words(text) if w not in stop])
+
+
+def stopword_votes(text: str, languages: Sequence[str] = LANGUAGES) -> dict[str, int]:
+    tokens = words(text)
+    return {lang: sum(1 for w in tokens if w in _stopwords(lang)) for lang in languages}
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    id: str
+    domain: str
+    phrases: dict[str, tuple[str, ...]]  # language -> equivalent phrases, preferred first
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    entry: GlossaryEntry
+    language: str
+    start: int  # token span in the question's stemmed terms
+    end: int
+
+
+class Glossary:
+    """The legal term list: phrase matching in a question and translation into another language."""
+
+    def __init__(self, entries: Iterable[GlossaryEntry]) -> None:
+        self.entries = list(entries)
+        # language -> first stemmed token -> [(stemmed phrase, entry)], longest phrases first
+        self._index: dict[str, dict[str, list[tuple[tuple[str, ...], GlossaryEntry]]]] = {}
+        for entry in self.entries:
+            for language, phrases in entry.phrases.items():
+                by_first = self._index.setdefault(language, {})
+                for phrase in phrases:
+                    stems = tuple(terms(phrase, language))
+                    if stems and (stems, entry) not in by_first.get(stems[0], []):
+                        by_first.setdefault(stems[0], []).append((stems, entry))
+        for by_first in self._index.values():
+            for candidates in by_first.values():
+                candidates.sort(key=lambda item: -len(item[0]))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted(self._index)
+
+    @classmethod
+    def load(cls, path: Path = GLOSSARY_PATH) -> "Glossary":
+        """Read the JSONL term list (a first line with ``_meta`` describes it and is skipped)."""
+        entries = []
+        with Path(path).open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                raw = json.loads(line)
+                if "_meta" in raw:
+                    continue
+                phrases = {lang: tuple(str(p) for p in raw[lang]) for lang in LANGUAGES if raw.get(lang)}
+                if not raw.get("id") or len(phrases) < 2:
+                    raise ValueError(f"{path}:{number}: an entry needs an id and phrases in two languages at least")
+                entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases))
+        return cls(entries)
+
+    def matches(self, text: str, language: str) -> list[TermMatch]:
+        """Glossary phrases of ``language`` found in ``text`` (on stemmed terms), keeping only maximal spans: a
+        phrase inside a longer matched phrase ("place of supply" in "place of supply of services") is dropped."""
+        by_first = self._index.get(language, {})
+        tokens = terms(text, language)
+        found: list[TermMatch] = []
+        for start, token in enumerate(tokens):
+            for stems, entry in by_first.get(token, ()):
+                end = start + len(stems)
+                if tuple(tokens[start:end]) == stems:
+                    found.append(TermMatch(entry, language, start, end))
+        maximal = [m for m in found if not any(o.start <= m.start and m.end <= o.end and (o.end - o.start) >
+                                               (m.end - m.start) for o in found)]
+        unique: dict[tuple[str, int, int], TermMatch] = {}
+        for match in maximal:
+            unique.setdefault((match.entry.id, match.start, match.end), match)
+        return list(unique.values())
+
+    def coverage(self, text: str, language: str) -> int:
+        """How many stemmed terms of ``text`` belong to a glossary phrase of ``language`` (a language cue)."""
+        covered: set[int] = set()
+        for match in self.matches(text, language):
+            covered.update(range(match.start, match.end))
+        return len(covered)
+
+    def translate(self, text: str, source: str, target: str, max_variants: int | None = None,
+                  general_variants: int | None = 1) -> list[str]:
+        """The ``target`` phrases of every glossary term found in ``text`` (written in ``source``), each entry
+        once, in question order; empty when nothing matches or the languages are the same.
+
+        A domain term brings its first ``max_variants`` phrases (all when None: synonyms and the corpus's wording
+        variants all help BM25 find the passage); a term of the ``general`` domain (deadline, obligation,
+        Member State...) only its first ``general_variants`` (common words: more variants add more noise than
+        recall). ``general_variants=0`` leaves general terms out."""
+        if source == target:
+            return []
+        seen: set[str] = set()
+        phrases: list[str] = []
+        for match in sorted(self.matches(text, source), key=lambda m: m.start):
+            if match.entry.id in seen or target not in match.entry.phrases:
+                continue
+            seen.add(match.entry.id)
+            limit = general_variants if match.entry.domain == "general" else max_variants
+            phrases.extend(match.entry.phrases[target][:limit])
+        return phrases
+
+    def query_for(self, text: str, source: str, target: str, max_variants: int | None = None,
+                  general_variants: int | None = 1) -> str:
+        """A lexical query in ``target`` for a question written in ``source``: the glossary equivalents of its
+        terms plus its language-neutral tokens (numbers, acronyms). Empty when the languages are the same."""
+        if source == target:
+            return ""
+        parts = self.translate(text, source, target, max_variants, general_variants)
+        parts.extend(_NEUTRAL_RE.findall(text))
+        return " ".join(parts)
+
+
+@lru_cache(maxsize=4)
+def load_glossary(path: str = str(GLOSSARY_PATH)) -> Glossary:
+    return Glossary.load(Path(path))
+
+
+def detect_question_language(text: str, glossary: Glossary | None = None,
+                             languages: Sequence[str] = LANGUAGES) -> str:
+    """en / fr / es / de for a question: stop-word votes plus, when a glossary is given, the number of terms
+    covered by its phrases in each language; English when nothing decides."""
+    votes = {lang: float(v) for lang, v in stopword_votes(text, languages).items()}
+    if glossary is not None:
+        for lang in languages:
+            votes[lang] += glossary.coverage(text, lang)
+    if text and re.search(r"[¿¡ñ]", text):
+        votes["es"] = votes.get("es", 0.0) + 2 if "es" in votes else 0.0
+    if text and re.search(r"[äöß]", text):
+        votes["de"] = votes.get("de", 0.0) + 2 if "de" in votes else 0.0
+    best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
+    return best if votes[best] > 0 else "en"
+
+
+# -- query plans for a multilingual index ------------------------------------------------------------------------
+# A defined term is quoted where it is defined: «assujetti» in the French acts, ‘personal data’ / “ICT risk” in the
+# English ones. (The straight quote and a lone ’ are left out: French elisions "l’assujetti" would open spans.)
+_QUOTED = {
+    "fr": re.compile(r"«\s*([^«»\n]{2,80}?)\s*»"),
+    "en": re.compile(r"[‘“]\s*([^‘’“”\n]{2,80}?)\s*[’”]"),
+}
+_QUOTED_DEFAULT = re.compile(r"[«‘“]\s*([^«»‘’“”\n]{2,80}?)\s*[»’”]")
+DEFINITION_CUE = "cue.definition"
+NON_TERM_DOMAINS = frozenset({"cue"})
+
+
+def quoted_terms(text: str, language: str) -> frozenset[tuple[str, ...]]:
+    """The stemmed terms a passage puts in quotation marks (where EU acts define their terms)."""
+    pattern = _QUOTED.get(language, _QUOTED_DEFAULT)
+    found = {tuple(terms(m.group(1), language)) for m in pattern.finditer(text)}
+    found.discard(())
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """How one question is searched in a corpus with several languages.
+
+    ``language``: the question's language. ``lexical``: per corpus language, the text BM25 searches in that
+    language's documents: "" for the question's own language (the question as it is, as today), else the question
+    followed by the glossary equivalents of its terms in that language. ``definitions``: per corpus language, the
+    stemmed terms the question asks to define (it carries a definition cue such as "what counts as", "qu'entend-on
+    par", "was versteht man unter"), which the index looks for quoted in its passages."""
+
+    language: str
+    lexical: dict[str, str]
+    definitions: dict[str, frozenset[tuple[str, ...]]]
+
+    def translated(self, language: str) -> bool:
+        return language != self.language
+
+
+def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossary) -> QueryPlan:
+    language = detect_question_language(question, glossary)
+    lexical: dict[str, str] = {}
+    for target in corpus_languages:
+        if target == language:
+            lexical[target] = ""
+        else:
+            extra = glossary.query_for(question, language, target, general_variants=0)
+            lexical[target] = f"{question} {extra}".strip()
+    definitions: dict[str, frozenset[tuple[str, ...]]] = {}
+    found = glossary.matches(question, language)
+    if any(m.entry.id == DEFINITION_CUE for m in found):
+        for target in corpus_languages:
+            wanted = {tuple(terms(phrase, target)) for m in found if m.entry.domain not in NON_TERM_DOMAINS
+                      for phrase in m.entry.phrases.get(target, ())}
+            wanted.discard(())
+            if wanted:
+                definitions[target] = frozenset(wanted)
+    return QueryPlan(language, lexical, definitions)
