@@ -226,7 +226,8 @@ class RegIntel:
             if self._router is None:
                 from regintel.llm.router import LlmRouter
 
-                self._router = LlmRouter(self.settings, lexicon=self.lexicon)
+                # the offline provider embeds only for cross-lingual answers: the model loads on first such use
+                self._router = LlmRouter(self.settings, lexicon=self.lexicon, embedder=lambda: self.embedder)
             return self._router
 
     def describe_llm(self) -> dict[str, Any]:

@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 TASKS = ("main_chat", "extraction", "critique")
 
 
-def build_provider(settings: Settings, lexicon: Any = None) -> LlmProvider:
-    """The provider chosen by settings; only the chosen one is imported (one provider per module)."""
+def build_provider(settings: Settings, lexicon: Any = None, embedder: Any = None) -> LlmProvider:
+    """The provider chosen by settings; only the chosen one is imported (one provider per module). ``embedder``
+    (the runtime's, or a callable returning it) serves the offline provider's cross-lingual answers only."""
     name = settings.effective_llm_provider()
     if name == "openai":
         from regintel.llm.openai_responses import OpenAIResponsesProvider
@@ -35,7 +36,7 @@ def build_provider(settings: Settings, lexicon: Any = None) -> LlmProvider:
         )
     from regintel.llm.offline import OfflineProvider
 
-    return OfflineProvider(lexicon)
+    return OfflineProvider(lexicon, embedder=embedder)
 
 
 class LlmRouter:
@@ -46,9 +47,10 @@ class LlmRouter:
         egress: EgressClient | None = None,
         lexicon: Any = None,
         sleep: Callable[[float], None] = time.sleep,
+        embedder: Any = None,
     ) -> None:
         self.settings = settings
-        self.provider = provider or build_provider(settings, lexicon)
+        self.provider = provider or build_provider(settings, lexicon, embedder)
         extra_hosts = [h for h in settings.egress_allowed_hosts.split(",") if h.strip()]
         self.egress = egress or EgressClient(settings.egress_mode, [self.provider.destination, *extra_hosts])
         self._sleep = sleep

