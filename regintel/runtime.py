@@ -166,7 +166,8 @@ class RegIntel:
                 from regintel.retrieval.index_io import evidence_thresholds
 
                 index = self.index
-                self._thresholds = evidence_thresholds(self.settings, index, store=not self._index_given) or FALLBACK_THRESHOLDS
+                self._thresholds = evidence_thresholds(self.settings, index, store=not self._index_given,
+                                                       ceiling=FALLBACK_THRESHOLDS) or FALLBACK_THRESHOLDS
             return self._thresholds
 
     # -- the rules graph (a side feature) ---------------------------------------------------------------------
@@ -275,11 +276,13 @@ class RegIntel:
         from regintel.retrieval.ingest import ingest_corpus
 
         report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder)
+        from regintel.chat.evidence import FALLBACK_THRESHOLDS
         from regintel.retrieval.index_io import calibrate_stored_index
 
         if progress:
             progress("calibration", 0, 1)
-        calibration, report.calibration = calibrate_stored_index(self.settings, self.embedder)  # issue 16 item 3
+        calibration, report.calibration = calibrate_stored_index(self.settings, self.embedder,  # issue 16 item 3
+                                                                 ceiling=FALLBACK_THRESHOLDS)
         if progress:
             progress("calibration", 1, 1)
         if seed_graph:

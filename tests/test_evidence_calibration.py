@@ -69,7 +69,8 @@ def synthetic_rows(n: int = 100, gap: float = 3.0) -> dict[str, list]:
 
 def test_thresholds_follow_the_stated_percentile_rule():
     rows = synthetic_rows()
-    thresholds, gap = thresholds_from(rows, "v1")
+    thresholds, gap, measured = thresholds_from(rows, "v1")
+    assert measured == thresholds
     p = lambda name, q: round(float(np.percentile(rows[name], q)), 1)  # noqa: E731
     assert thresholds.same == ScoreLevels(p("R", 10), p("U5", 75), p("U", 75), p("U", 95))
     assert gap == pytest.approx(3.0, abs=0.01)
@@ -80,10 +81,23 @@ def test_thresholds_follow_the_stated_percentile_rule():
     assert thresholds.source == "calibrated" and thresholds.corpus_version == "v1"
 
 
+def test_the_levels_never_exceed_the_ceiling_and_the_cross_levels_follow_the_capped_ones():
+    rows = synthetic_rows()
+    rows["R"] = [v + 6 for v in rows["R"]]  # a corpus whose scale is higher than ObliQA's constants
+    rows["U"] = [v + 4 for v in rows["U"]]
+    rows["U5"] = [v + 4 for v in rows["U5"]]
+    thresholds, gap, measured = thresholds_from(rows, ceiling=FALLBACK_THRESHOLDS)
+    assert measured.same.relevant_at > FALLBACK_THRESHOLDS.same.relevant_at
+    assert thresholds.same == FALLBACK_THRESHOLDS.same and thresholds.out_of_domain_below == evidence.OUT_OF_DOMAIN_BELOW
+    assert thresholds.cross.no_evidence_below == pytest.approx(FALLBACK_THRESHOLDS.same.no_evidence_below - gap, abs=0.11)
+    lower, _, _ = thresholds_from(synthetic_rows(), ceiling=FALLBACK_THRESHOLDS)  # a lower scale: measured levels
+    assert lower.same.relevant_at < FALLBACK_THRESHOLDS.same.relevant_at
+
+
 def test_a_monolingual_corpus_uses_its_same_language_levels_across_languages_and_a_tiny_one_cannot_calibrate():
     rows = synthetic_rows()
     rows["X"], rows["X5"] = [], []
-    thresholds, gap = thresholds_from(rows)
+    thresholds, gap, _ = thresholds_from(rows)
     assert gap == 0.0 and thresholds.cross == thresholds.same
     with pytest.raises(ValueError, match="pseudo-queries"):
         thresholds_from({k: v[:10] for k, v in synthetic_rows().items()})
@@ -103,7 +117,7 @@ def test_measure_scores_own_unit_other_documents_and_other_languages():
 
 # -- pure: storage --------------------------------------------------------------------------------------------------
 def stored(tmp_path, version="v1", model="m1") -> Calibration:
-    thresholds, gap = thresholds_from(synthetic_rows(), version)
+    thresholds, gap, _ = thresholds_from(synthetic_rows(), version)
     calibration = Calibration(thresholds, version, model, queries={"titles": 100}, language_gap=gap)
     write_calibration(tmp_path / "calibration.json", calibration)
     return calibration

