@@ -1,5 +1,5 @@
 """Article-aware chunking on each heading style of the demo corpus; definitions as units, lists kept whole,
-headings in every part (issue 16 item 4)."""
+headings in every part, and the parent-document widening of a turn's context (issue 16 item 4)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import re
 import pytest
 
 from regintel.bench.answers import article_of, ref_units
+from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.retrieval.chunking import Chunk, chunk_document, is_definition
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
+from regintel.retrieval.sources import Source
 
 from tests.conftest import CORPUS
 
@@ -242,6 +244,73 @@ def test_corpus_parts_never_end_on_a_lead_in_and_keep_their_heading(doc_id: str)
         assert len(article6) > 1 and all(c.heading == "Article 6 — Lawfulness of processing" for c in article6)
         lawful = [c for c in article6 if "Processing shall be lawful only if" in c.text]
         assert len(lawful) == 1 and all(f"({x})" in lawful[0].text for x in "abcdef")
+
+
+# -- parent-document widening of the answer context -------------------------------------------------------------
+def part(doc_id: str, base: str, number: int, total: int, position: int) -> Chunk:
+    return Chunk(chunk_id=f"{doc_id}#{base}~{number}", document_id=doc_id, title="TR", ref=f"Article 6 ({number}/{total})",
+                 heading="Article 6 — Lawfulness", section_path="", text=f"part {number} of {base}", jurisdiction="EU",
+                 language="en", authority_level="eu_law", source_url="https://example.org/tr", position=position,
+                 parent=f"{doc_id}#{base}")
+
+
+def hit(chunk: Chunk, similarity: float = 81.5) -> Source:
+    return Source(chunk.chunk_id, chunk.document_id, chunk.title, chunk.ref, chunk.source_url, chunk.text, similarity,
+                  chunk.authority_level, 1.0, chunk.jurisdiction, chunk.language, chunk.heading, fused_score=0.7)
+
+
+def test_siblings_are_the_whole_short_article_or_the_two_nearest_parts():
+    short = [part("d", "art-6", n, 3, n) for n in (1, 2, 3)]
+    long = [part("d", "art-9", n, 6, 10 + n) for n in range(1, 7)]
+    single = Chunk(**{**part("d", "art-7", 1, 1, 9).__dict__, "chunk_id": "d#art-7", "parent": "d#art-7"})
+    siblings = ArticleSiblings([*long, single, *reversed(short)])
+    assert [c.chunk_id for c in siblings.of("d#art-6~2")] == ["d#art-6~1", "d#art-6~3"]
+    assert [c.chunk_id for c in siblings.of("d#art-9~4")] == ["d#art-9~3", "d#art-9~5"]
+    assert [c.chunk_id for c in siblings.of("d#art-9~1")] == ["d#art-9~2", "d#art-9~3"]
+    assert siblings.of("d#art-7") == [] and siblings.of("unknown") == []
+    widened = siblings(hit(short[1]))
+    assert [s.chunk_id for s in widened] == ["d#art-6~1", "d#art-6~3"]
+    assert all(s.similarity == 81.5 and s.extra["widened_from"] == "d#art-6~2" for s in widened)
+
+
+def test_a_definition_widens_to_its_articles_other_paragraphs_not_to_other_definitions():
+    directive = corpus_chunks("eu-vat-directive-fr")
+    siblings = ArticleSiblings(directive)
+    assert [c.chunk_id for c in siblings.of("eu-vat-directive-fr#art-311~def-5")] == ["eu-vat-directive-fr#art-311"]
+    assert siblings.of("eu-gdpr#art-4~def-7") == []
+    gdpr = ArticleSiblings(corpus_chunks("eu-gdpr"))
+    assert gdpr.of("eu-gdpr#art-4~def-7") == [], "GDPR Article 4 is definitions only"
+
+
+def test_unified_context_inserts_siblings_after_their_hit_within_the_budget():
+    short = [part("d", "art-6", n, 3, n) for n in (1, 2, 3)]
+    other = part("d", "art-9", 1, 1, 20)
+    other = Chunk(**{**other.__dict__, "chunk_id": "d#art-9", "parent": "d#art-9"})
+    siblings = ArticleSiblings([*short, other])
+    fresh = [ContextPassage(hit(short[1])), ContextPassage(hit(other, 70.0)), ContextPassage(hit(short[2], 60.0))]
+    previous = [ContextPassage(hit(Chunk(**{**other.__dict__, "chunk_id": "d#prev", "parent": "d#prev"})))]
+    unified = build_unified_context(previous, (), fresh, limit=10, siblings=siblings)
+    assert [(p.index, p.chunk_id, p.origin, p.widened_from) for p in unified] == [
+        (1, "d#prev", "previous", ""), (2, "d#art-6~2", "current", ""), (3, "d#art-6~1", "current", "d#art-6~2"),
+        (4, "d#art-9", "current", ""), (5, "d#art-6~3", "current", "")]  # ~3 was retrieved: it keeps its own place
+    assert unified[2].source.similarity == unified[1].source.similarity and unified[2].prompt_source().index == 3
+    # the budget: widening never pushes a retrieved passage out
+    tight = build_unified_context(previous, (), fresh, limit=4, siblings=siblings)
+    assert [p.chunk_id for p in tight] == ["d#prev", "d#art-6~2", "d#art-9", "d#art-6~3"]
+    roomy = build_unified_context((), (), fresh[1:2] + fresh[:1], limit=4, siblings=siblings)
+    assert [p.chunk_id for p in roomy] == ["d#art-9", "d#art-6~2", "d#art-6~1", "d#art-6~3"]
+    assert [p.index for p in roomy] == [1, 2, 3, 4]
+    assert build_unified_context((), (), fresh, limit=10) == build_unified_context((), (), fresh, limit=10, siblings=None)
+
+
+def test_passages_without_parts_are_never_widened():
+    """ObliQA passages come pre-split (one Chunk per passage, no parent, ids without "~"): nothing to widen."""
+    passages = [Chunk(**{**part("o", "x", 1, 1, n).__dict__, "chunk_id": f"pid-{n}", "parent": "", "ref": f"{n}.1"})
+                for n in range(3)]
+    siblings = ArticleSiblings(passages)
+    assert all(siblings.of(p.chunk_id) == [] for p in passages)
+    fresh = [ContextPassage(hit(p)) for p in passages]
+    assert build_unified_context(fresh=fresh, siblings=siblings) == build_unified_context(fresh=fresh)
 
 
 # -- front matter ------------------------------------------------------------------------------------------------

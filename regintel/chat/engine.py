@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
-from regintel.chat.context import ContextPassage, build_unified_context
+from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
 from regintel.chat.grading import grade_abstention, grade_answer
@@ -188,7 +188,8 @@ class ComplianceEngine:
         with trace.step("unified_context") as record:
             passages = self._unified_context(turn, fresh)
             record.update(passages=len(passages), origins={o: sum(p.origin == o for p in passages)
-                                                           for o in ("previous", "history", "current")})
+                                                           for o in ("previous", "history", "current")},
+                          widened=sum(bool(p.widened_from) for p in passages))  # parent-document widening
         with trace.step("evidence") as record:
             graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
@@ -225,10 +226,20 @@ class ComplianceEngine:
                                  "bm25_score": s.bm25_score} for s in result.sources]
         return result.sources
 
+    # -- unified context with parent-document widening (issue 16 item 4; regintel/chat/context.py) -----------------
     def _unified_context(self, turn: TurnInput, fresh: list[Source]) -> list[ContextPassage]:
         previous = turn.history[-1].own_passages if turn.history else []
         older = [t.used_passages for t in reversed(turn.history[:-1])]
-        return build_unified_context(previous, older, [ContextPassage(s) for s in fresh], self.settings.chat_context_limit)
+        return build_unified_context(previous, older, [ContextPassage(s) for s in fresh], self.settings.chat_context_limit,
+                                     siblings=self._article_siblings())
+
+    def _article_siblings(self) -> ArticleSiblings:
+        """The parts of each article of the served index (rebuilt when the index's chunks change)."""
+        chunks = self.search_index.chunks
+        if getattr(self, "_siblings_for", None) is not chunks:
+            self._siblings, self._siblings_for = ArticleSiblings(chunks.values()), chunks
+        return self._siblings
+    # -- end of unified context -------------------------------------------------------------------------------
 
     # -- refusals and abstentions -----------------------------------------------------------------------------
     def _refuse(self, turn: TurnInput, classification, candidates: list[Source], language: str,
