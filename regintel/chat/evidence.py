@@ -6,7 +6,8 @@ passage in another language than the question scores a few points lower). So the
 corpus** at ingestion (:mod:`regintel.retrieval.calibration`: pseudo-queries made from the corpus itself, relevant
 vs uncovered score distributions) and passed in as an :class:`EvidenceThresholds`, with separate levels for a
 passage in the question's language and one in another language. The module constants below are the documented
-**fallback** (used when no calibration could be measured or loaded): they were calibrated on ObliQA dev[:1000]
+**fallback** (used when no calibration could be measured or loaded) and the ceiling of a calibration (it lowers
+levels for a corpus whose scale is lower, never raises them): they were calibrated on ObliQA dev[:1000]
 (gold vs non-gold passages, checked on dev[1000:]) and on in-domain, near-miss and out-of-domain question sets
 on the demo corpus; docs/benchmarks.md has the numbers and the command that reproduces them.
 
@@ -14,12 +15,12 @@ Hard reasons (the turn abstains): NO_RELEVANT_EVIDENCE, LOW_SIMILARITY, INSUFFIC
 (OUT_OF_SCOPE is the guardrail's). A question answered by one article ("When must a personal data breach be
 notified?": Article 33 well above the rest) has one strong passage and weak neighbours. So the passage that
 holds the answer at rank 1 never makes the turn abstain when either
-- it is **strong** (at or above ``strong_at``: reached by the best passage of only one question in ten that the
+- it is **strong** (at or above ``strong_at``: reached by the best passage of only one question in twenty that the
   corpus cannot answer), or
-- it is **corroborated**: within the range of relevant passages (at or above ``no_evidence_below``, which nine
-  relevant passages in ten reach) and holding most of the question's words (``LEXICAL_SUPPORT_AT`` of its
-  content words, stemmed, in the passage, its heading or its document title): the dense and the lexical view
-  agree that it is the defining or obliging text;
+- it is **corroborated**: in the question's language, within the range of relevant passages (at or above
+  ``no_evidence_below``, which nine relevant passages in ten reach) and holding most of the question's words
+  (``LEXICAL_SUPPORT_AT`` of its content words, stemmed, in the passage, its heading or its document title): the
+  dense and the lexical view agree that it is the defining or obliging text;
 such a passage lifts LOW_SIMILARITY and turns INSUFFICIENT_CHUNKS into a concern (answered, QUALIFIED). Soft
 reasons (the answer is given, QUALIFIED, with the concern shown): LOW_AUTHORITY (only guidance-level sources:
 still the regulator's word, worth quoting with a warning), CONFLICTING_EVIDENCE (relevant passages from different
@@ -157,9 +158,11 @@ def lexical_support(question: str, source: Source) -> float:
 
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:
-    """The rank-1 passage is in the relevant range and holds most of the question's words: the dense and the lexical
-    view agree on it."""
-    return source.similarity >= levels.no_evidence_below and lexical_support(question, source) >= LEXICAL_SUPPORT_AT
+    """The rank-1 passage, in the question's language, is in the relevant range and holds most of the question's
+    words: the dense and the lexical view agree on it (across languages, shared numbers and cognates are no
+    agreement)."""
+    return (same_language(detect_language(question), source) and source.similarity >= levels.no_evidence_below
+            and lexical_support(question, source) >= LEXICAL_SUPPORT_AT)
 
 
 def _levels_by_passage(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds) -> list[ScoreLevels]:
