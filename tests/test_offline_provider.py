@@ -180,6 +180,17 @@ def test_a_point_of_a_list_comes_with_its_lead_in():
     assert_grounded(answer, sources)
 
 
+def test_a_provision_in_a_table_cell_is_quoted_without_the_table_markup():
+    sources = numbered(passage("eu-esrs", "ESRS S3 Affected communities › Appendix C", "requirements of ESRS E4"),
+                       passage("eu-gdpr", "Article 30"))
+    answer, _, _ = run(OfflineProvider(), "Until when may an undertaking with fewer than 750 employees leave out the "
+                                          "biodiversity disclosures of ESRS E4?", sources)
+    body = answer.partition("\n\n")[2]
+    assert body.startswith("Undertakings or groups not exceeding") and "|" not in body
+    assert "ESRS E4 for the first 2 years" in body and cited(answer) == {1}
+    assert_grounded(answer, sources)
+
+
 # -- questions in another language than the sources -------------------------------------------------------------
 def test_cross_lingual_question_quotes_the_source_in_its_language_and_says_so():
     pytest.importorskip("regintel.retrieval.crosslingual")

@@ -48,7 +48,8 @@ log = logging.getLogger(__name__)
 # questions 200-600 with their BM25 top-5 passages vs the passages of another question: at 0.2, 90 % of matched
 # pairs are answered and 3 % of mismatched ones (0.3: 65 % / 0.2 %). See docs/benchmarks.md.
 MIN_COVERAGE = 0.2
-PASSAGE_MIN_COVERAGE = 0.3  # the whole passage (all its sentences and its title) must cover this much
+PASSAGE_MIN_COVERAGE = 0.25  # the whole passage (all its sentences and its title) must cover this much
+TABLE_PROSE_WORDS = 15  # a table cell is quoted when it holds this many words (ESRS phase-in tables)
 OTHER_ARTICLE_COVERAGE = 0.5  # a sentence from another article than the best one: its own coverage ...
 OTHER_ARTICLE_SCORE = 0.6  # ... and its score relative to the best sentence
 RELATIVE_CUTOFF = 0.45  # a further sentence of the best article scores at least this share of the best one
@@ -218,9 +219,13 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
     language = question_language(question)
     asks = [_ask(part, language) for part in split_question(question, language)]
     context = ""
-    if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
-                              or ANAPHORA_RE.search(question)):
+    own_terms = set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))
+    if previous_question and (len(own_terms) < 4 or ANAPHORA_RE.search(question)):
         context = previous_question
+    if context and len(own_terms) < 2:
+        # nothing of its own to look for ("are you sure?", "why?"): the previous question is asked again
+        previous_language = question_language(previous_question)
+        asks = [_ask(part, previous_language) for part in split_question(previous_question, previous_language)]
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context)
 
 
@@ -300,6 +305,9 @@ DEFINING_RES = [re.compile(p, _I) for p in (
     r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
+REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
+ARTICLE_NUMBER_RE = re.compile(r"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{1,3}(?:\s?(?:bis|ter|quater))?)\b", _I)
+BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
 GLUED_LEAD_RE = re.compile(r"^[^:;.]{3,60}:\s+(?:\(\s?[a-z0-9]{1,4}\s?\)|[a-z0-9]{1,3}\)|\d{1,2}°)\s", _I)
 END_OF_ITEM_RE = re.compile(r"(?:[;,:]|\b(?:and|or|et|ou|y|o|und|oder))\s*$", _I)
@@ -411,7 +419,9 @@ def passage_name(source: PromptSource) -> str:
 
 def _is_quotable(text: str) -> bool:
     stripped = text.strip()
-    if stripped.count("|") >= 3 or len(stripped) < 12:
+    if len(stripped) < 12:
+        return False
+    if "|" in stripped:  # table rows and their pieces (prose cells are segments of their own, see _spans)
         return False
     words = stripped.split()
     if not re.search(r"[.;:!?)]$", stripped) and len(words) < 12:
@@ -419,25 +429,65 @@ def _is_quotable(text: str) -> bool:
     return bool(re.search(r"[A-Za-zÀ-ÿ]{3}", stripped))
 
 
+LINE_POINT_RE = re.compile(r"\n(?=[ \t]*(?:[-–•*]\s|\(?[a-z0-9]{1,4}\)\s))", _I)
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans (``split_sentences``), a sentence holding several points on their own lines ("- (a) ...\n-
+    (b) ...") split at each line: every point is then quoted, and verified, with its own marker. In a table, each
+    row is a span, and a cell holding prose (an ESRS phase-in provision) is a span of its own."""
+    spans: list[tuple[int, int]] = []
+    for sentence in split_sentences(text, strip_enumerators=False):
+        start = sentence.start
+        for brk in LINE_POINT_RE.finditer(text, sentence.start, sentence.end):
+            if text[start:brk.start()].strip():
+                spans.append((start, brk.start()))
+            start = brk.end()
+            while start < sentence.end and text[start] in " \t":
+                start += 1
+        if text[start:sentence.end].strip():
+            spans.append((start, sentence.end))
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if "|" not in text[start:end]:
+            out.append((start, end))
+            continue
+        for row in re.finditer(r"[^\n]+", text[start:end]):
+            row_start = start + row.start()
+            out.append((row_start, start + row.end()))
+            for cell in re.finditer(r"[^|]+", row.group(0)):
+                if len(cell.group(0).split()) >= TABLE_PROSE_WORDS:
+                    cell_start = row_start + cell.start() + len(cell.group(0)) - len(cell.group(0).lstrip())
+                    out.append((cell_start, row_start + cell.start() + len(cell.group(0).rstrip())))
+    return out
+
+
 def parse_passage(source: PromptSource) -> Passage:
     language = source.language if source.language in SUPPORTED_LANGUAGES else detect_language(source.text)
     segments: list[Segment] = []
-    for position, sentence in enumerate(split_sentences(source.text, strip_enumerators=False)):
-        text = sentence.text
+    for position, (start, end) in enumerate(_spans(source.text)):
+        text = source.text[start:end]
+        item = bool(ITEM_RE.match(text))
+        bullet = BULLET_RE.match(text)
+        if bullet and len(text) > bullet.end() + 3:
+            # a markdown bullet of the source is quoted from its first word (still a slice of the passage): a quote
+            # starting with "- " would not be split from the sentence before it when the answer is verified
+            text, start = text[bullet.end():], start + bullet.end()
         defined = ""
         for pattern in DEFINING_RES:
             match = pattern.search(text)
             if match and match.start() < max(60, len(text) // 3):
                 defined = match.group("t").strip()
                 break
-        segments.append(Segment(source, position, sentence.start, sentence.end, text, language,
-                                tokenize(text, language), bool(ITEM_RE.match(text)), _is_quotable(text),
+        segments.append(Segment(source, position, start, end, text, language,
+                                tokenize(text, language), item, _is_quotable(text),
                                 bool(TIME_RE.search(text)), defined))
     for before, segment in zip(segments, segments[1:]):
         gap = source.text[before.end:segment.start]
         # split_sentences ends a sentence only at . ! ? ; : before a capital, a digit, a quote or a bracket; any
         # other split is a cut of an over-long sentence
         segment.continues = (not segment.item and "\n" not in gap and not before.lead_in
+                             and segment.start >= before.end and "|" not in before.text + segment.text
                              and (before.text.rstrip()[-1:] not in set(".!?;:") or bool(re.match(r"[a-zà-ÿ]", segment.text))))
     part = _PART_RE.search(source.ref or "")
     return Passage(source, language, segments, set(tokenize(source.title or "", language))
@@ -634,6 +684,17 @@ class Composer:
                  if variants & set(re.findall(r"[\w-]+", p.source.title or ""))}
         return named or None
 
+    def _cited_references(self, plan: QuestionPlan) -> set[int] | None:
+        """The passages whose ref holds a reference the question cites ("E1-6", "GOV-4", "Article 33"); None when
+        it cites none that a passage holds."""
+        codes = {c.lower() for c in REFERENCE_RE.findall(f"{plan.question} {plan.context}")}
+        codes |= {f"article {n}" for n in ARTICLE_NUMBER_RE.findall(f"{plan.question} {plan.context}")}
+        if not codes:
+            return None
+        cited = {p.source.index for p in self.passages
+                 if any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", (p.source.ref or "").lower()) for code in codes)}
+        return cited or None
+
     def _unit_coverage(self, unit: Unit, ask: Ask, plan: QuestionPlan) -> float:
         passage = self.by_index[unit.source.index]
         weights = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), passage.language,
@@ -665,6 +726,9 @@ class Composer:
         usable = {lang for lang, w in weights.items()
                   if lang == plan.language or sum(not t.startswith("~") for t in w) >= MIN_TRANSLATED_TERMS}
         named = self._named_passages(plan)
+        cited = self._cited_references(plan)
+        if cited is not None:
+            named = cited if named is None else (named & cited or named)
         passage_coverage: dict[int, float] = {}
         self._passage_coverage = passage_coverage
         for passage in self.passages:
