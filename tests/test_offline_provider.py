@@ -343,3 +343,11 @@ def test_concepts_already_in_the_graph_are_recognised(tmp_path):
         assert [c["kind"] for c in tools[0].args["concepts"]] == ["ICT_CONCENTRATION_RISK"]
     finally:
         server.shutdown(save=False)
+
+
+def test_a_follow_up_with_nothing_of_its_own_asks_the_previous_question_again():
+    previous = "What must a controller do when a personal data breach occurs?"
+    plan = plan_question("are you sure?", previous)
+    assert plan.context == previous and [a.text for a in plan.asks] == [previous]
+    own = plan_question("And what about processors?", previous)
+    assert own.context == previous and [a.text for a in own.asks] == ["And what about processors?"]

@@ -296,7 +296,8 @@ TIME_RE = re.compile(
     r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
     r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b|"
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
-    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b", _I)
+    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
+    r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)  # 30.04.2023
 DEFINING_RES = [re.compile(p, _I) for p in (
     r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:means|shall mean|refers to|"
     r"is defined as|désigne|signifie|s['’]entend)",
@@ -307,6 +308,7 @@ DEFINING_RES = [re.compile(p, _I) for p in (
 )]
 REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
 ARTICLE_NUMBER_RE = re.compile(r"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{1,3}(?:\s?(?:bis|ter|quater))?)\b", _I)
+NUMERIC_DATE_RE = re.compile(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b")
 BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
 GLUED_LEAD_RE = re.compile(r"^[^:;.]{3,60}:\s+(?:\(\s?[a-z0-9]{1,4}\s?\)|[a-z0-9]{1,3}\)|\d{1,2}°)\s", _I)
@@ -405,16 +407,25 @@ def article_key(source: PromptSource) -> str:
 
 
 def passage_name(source: PromptSource) -> str:
-    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 37.", "Article 226 VAT Directive (FR)"."""
+    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 37.", "Article 226 VAT Directive (FR)", a
+    guidance section by its own heading and the guide's short title."""
     ref = _PART_RE.sub("", source.ref or "").strip()
     title = (source.title or "").strip()
     if not ref:
         return title or f"source {source.index}"
+    parts = [p.strip() for p in ref.split("; ")]
+    articles = [p.split("›")[-1].strip() for p in parts if re.match(r"^(?:.*›\s*)?art(?:icle|\.)\s", p, _I)]
+    if articles:  # "SECTION 1. Exonérations ...; Article 44" -> "Article 44"
+        return f"{'; '.join(articles)} {title}".strip()
     if not title or fold(title) in fold(ref):
         return ref
-    if re.match(r"^(?:art(?:icle|\.)?|section|chapter|annex|annexe|titre|chapitre)\b", ref, _I):
+    if re.match(r"^(?:section|chapter|annex|annexe|titre|chapitre)\b", ref, _I):
         return f"{ref} {title}"
-    return f"{ref} ({title})"
+    if len(title) <= 12:  # "Appendix A › AR 42 (ESRS)"
+        return f"{ref} ({title})"
+    heading = parts[0].split("›")[-1].strip()  # a guidance question: its own heading, the guide's short title
+    short_title = re.split(r"\s+:\s+", title)[0]
+    return f"{heading} ({short_title})"
 
 
 def _is_quotable(text: str) -> bool:
@@ -424,8 +435,8 @@ def _is_quotable(text: str) -> bool:
     if "|" in stripped:  # table rows and their pieces (prose cells are segments of their own, see _spans)
         return False
     words = stripped.split()
-    if not re.search(r"[.;:!?)]$", stripped) and len(words) < 12:
-        return False  # a heading
+    if not re.search(r"[.;:!?)]$", stripped) and len(words) < 12 and not NUMERIC_DATE_RE.search(stripped):
+        return False  # a heading (a line of a schedule, "Mars 2023  30.04.2023", is not)
     return bool(re.search(r"[A-Za-zÀ-ÿ]{3}", stripped))
 
 
