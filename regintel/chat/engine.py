@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, Iterator
 
@@ -22,7 +22,8 @@ from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
 from regintel.chat.grading import grade_abstention, grade_answer
-from regintel.chat.guardrails import classify_query
+from regintel.chat.guardrail_model import GuardrailClassifier
+from regintel.chat.guardrails import classify_query, redact_personal_data
 from regintel.chat.messages import FAILED, abstention_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
 from regintel.chat.repository import ConversationRepository, Turn, since_hours
@@ -33,6 +34,7 @@ from regintel.chat.verification import authority_score, verify_claims
 from regintel.concepts.capture import ConceptOutcome, handle_concept_metadata
 from regintel.concepts.lexicon import ConceptLexicon
 from regintel.config import Settings
+from regintel.egress.sanitiser import sanitise
 from regintel.errors import RateLimited
 from regintel.tenancy import TenantDirectory
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
@@ -120,6 +122,7 @@ class ComplianceEngine:
         self.graph_store = graph_store
         self.queue = queue
         self.lexicon = lexicon or ConceptLexicon.from_file()
+        self.guardrails = GuardrailClassifier(search_index.embedder, settings.data_dir / "guardrails")  # lazy
         self.cache = ResponseCache(db, timedelta(seconds=settings.response_cache_ttl_seconds))
         self.corpus_version = corpus_version(list(search_index.chunks.values()))
         self._known_labels = sorted({label for c in self.lexicon.concepts() for label in [c.prefLabel, *c.altLabels]})
@@ -178,9 +181,10 @@ class ComplianceEngine:
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
             ood_level = out_of_domain_level(turn.question, fresh, self.thresholds)  # calibrated (issue 16 item 3)
-            classification = classify_query(turn.question, best, ood_level)
+            classification = classify_query(turn.question, best, ood_level, self.guardrails)
             record.update(query_type=classification.query_type, allowed=classification.allowed,
-                          matched=classification.matched[:3])
+                          matched=classification.matched[:3], signal=classification.method,
+                          refused_probability=classification.refused_probability)
         if not classification.allowed:
             yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
             return
@@ -244,6 +248,9 @@ class ComplianceEngine:
     # -- refusals and abstentions -----------------------------------------------------------------------------
     def _refuse(self, turn: TurnInput, classification, candidates: list[Source], language: str,
                 trace: TraceRecorder) -> Iterator[str | ChatResponse]:
+        if classification.query_type == "PERSONAL_DATA_ANALYSIS":  # its personal data is never stored in clear
+            trace.steps[:] = redact_personal_data(trace.steps, turn.question)
+            turn = replace(turn, question=sanitise(turn.question).text)
         with trace.step("suggestions") as record:
             suggestions = suggest_questions(turn.question, candidates)
             record["count"] = len(suggestions)

