@@ -72,6 +72,12 @@ def _chat(args: argparse.Namespace) -> int:
     return 0
 
 
+def _guardrails(args: argparse.Namespace) -> int:
+    from regintel.bench.guardrails import main as guardrails_main
+
+    return guardrails_main(args, get_settings())
+
+
 def _evidence(args: argparse.Namespace) -> int:
     from regintel.bench.evidence import main as evidence_main
 
@@ -164,6 +170,17 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--details", help="write one JSON row per question here (JSONL) for error analysis")
     answers.add_argument("--json", action="store_true", help="print one JSON object last")
     answers.set_defaults(func=_answers)
+
+    guardrails = sub.add_parser("guardrails", help="query-type classifier: cross-validated per-type P/R/F1 on its "
+                                "training set, per-type P/R on data/eval questions (classifier only)")
+    guardrails.add_argument("--split", choices=["dev", "test", "all"], default="dev",
+                            help="data/eval split to score (default dev; test is the held-back split)")
+    guardrails.add_argument("--train", help="training file (default data/guardrails/train.jsonl)")
+    guardrails.add_argument("--folds", type=int, default=5)
+    guardrails.add_argument("--l2", type=float, help="L2 strength to compare (default: the production value)")
+    guardrails.add_argument("--show-errors", action="store_true", help="list the cross-validation errors (training questions)")
+    guardrails.add_argument("--json", action="store_true", help="print one JSON object last")
+    guardrails.set_defaults(func=_guardrails)
 
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
