@@ -345,9 +345,13 @@ def test_concepts_already_in_the_graph_are_recognised(tmp_path):
         server.shutdown(save=False)
 
 
-def test_a_follow_up_with_nothing_of_its_own_asks_the_previous_question_again():
+
+
+def test_a_follow_up_with_nothing_of_its_own_answers_the_previous_question_again(gdpr_sources):
     previous = "What must a controller do when a personal data breach occurs?"
-    plan = plan_question("are you sure?", previous)
-    assert plan.context == previous and [a.text for a in plan.asks] == [previous]
-    own = plan_question("And what about processors?", previous)
-    assert own.context == previous and [a.text for a in own.asks] == ["And what about processors?"]
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"), passage("eu-gdpr", "Article 5"),
+                       passage("eu-dora", "Article 19"), passage("eu-gdpr", "Article 35"), similarity=80.0)
+    first, _, _ = run(OfflineProvider(), previous, sources)
+    follow, _, _ = run(OfflineProvider(), "are you sure?", sources, history=[(previous, first)])
+    assert NOT_FOUND_MARKER not in follow and cited(follow), follow
+    assert_grounded(follow, sources)

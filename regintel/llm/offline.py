@@ -59,9 +59,10 @@ class OfflineProvider:
         previous = parse_question(user_turns[-2]) if len(user_turns) > 1 else ""
         plan = plan_question(question, previous)
         selection = self.select(plan, sources)
-        if not selection.units and previous and not plan.context:
-            # a follow-up ("are you sure?", "why?") is about the previous question, as a model would read it
-            plan = plan_question(question, previous)
+        if not selection.units and previous:
+            # a follow-up that finds nothing of its own ("are you sure?", "why?") is about the previous question, as
+            # a model would read it: that question is answered again from the same passages
+            plan = plan_question(previous)
             plan.context = previous
             selection = self.select(plan, sources)
         answer = compose_answer(selection, plan, sources)

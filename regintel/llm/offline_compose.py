@@ -219,13 +219,9 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
     language = question_language(question)
     asks = [_ask(part, language) for part in split_question(question, language)]
     context = ""
-    own_terms = set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))
-    if previous_question and (len(own_terms) < 4 or ANAPHORA_RE.search(question)):
+    if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
+                              or ANAPHORA_RE.search(question)):
         context = previous_question
-    if context and len(own_terms) < 2:
-        # nothing of its own to look for ("are you sure?", "why?"): the previous question is asked again
-        previous_language = question_language(previous_question)
-        asks = [_ask(part, previous_language) for part in split_question(previous_question, previous_language)]
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context)
 
 
