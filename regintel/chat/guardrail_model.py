@@ -12,7 +12,8 @@ over the eleven query types, trained on the labelled multilingual examples of ``
   refusing most refused examples with their right type (ties: the higher threshold).
   Nothing in ``data/eval`` is ever used for training or for the threshold.
 - Cache: the fitted model is saved under ``<data_dir>/guardrails/model-<key>.npz``, ``key`` = hash of the training
-  file's bytes, the embedding model id and ``FORMAT``; a new training file or model retrains (seconds), nothing
+  file's bytes, the embedding model id and the fit settings (``FORMAT``, L2, folds, budget, thresholds); a new
+  training file, model or setting retrains (seconds once the questions are embedded), nothing
   is downloaded. Writes are atomic (temporary file + rename), so concurrent processes at worst train twice.
 """
 
@@ -38,7 +39,7 @@ TRAIN_PATH = REPO_ROOT / "data" / "guardrails" / "train.jsonl"
 ALLOWED = ("DEFINITION", "OBLIGATION", "COMPARISON", "DEADLINE", "APPLICABILITY", "PROVENANCE")
 FORBIDDEN = ("PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS", "OUT_OF_DOMAIN")
 LABELS = ALLOWED + FORBIDDEN
-FORMAT = "guardrails-softmax-v1"  # bump when the features, the fit or the saved fields change
+FORMAT = "guardrails-softmax-v2"  # bump when the features, the fit, the threshold rule or the saved fields change
 L2 = 0.05  # per-example L2 strength on standardised features (bench: `--l2` to compare)
 FOLDS = 5
 THRESHOLDS = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
@@ -225,6 +226,7 @@ class GuardrailModel:
         try:
             np.savez(tmp, labels=np.array(r.labels), mean=r.mean, scale=r.scale, weights=r.weights, bias=r.bias,
                      threshold=np.array(self.threshold), key=np.array(self.key), sweep=np.array(json.dumps(self.sweep)))
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; the model holds nothing secret
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
@@ -240,7 +242,8 @@ class GuardrailModel:
 
 def training_key(train_path: Path, model_id: str) -> str:
     digest = hashlib.sha256()
-    for part in (FORMAT.encode(), model_id.encode(), str(L2).encode(), Path(train_path).read_bytes()):
+    settings = f"{FORMAT}|{L2}|{FOLDS}|{SEED}|{FALSE_REFUSAL_BUDGET}|{THRESHOLDS}"
+    for part in (settings.encode(), model_id.encode(), Path(train_path).read_bytes()):
         digest.update(part)
         digest.update(b"\0")
     return digest.hexdigest()[:20]
