@@ -352,3 +352,10 @@ def test_a_pasted_email_list_is_refused_and_never_stored_in_clear(tmp_path, smal
     assert "[EMAIL_1]" in stored and "[IBAN_1]" in stored
     for secret in [*EMAILS, "olivia", "nguyen", "rossi", "BE71", "0961 2345"]:
         assert secret not in stored, secret
+
+
+def test_the_classifier_names_the_type_before_the_retrieval_rule_calls_a_question_out_of_domain():
+    question = "Gaat dat volgend jaar veranderen?"  # no regulatory term of the vocabulary, weak evidence
+    assert decide(question, None, None, 70.0, 82.0).query_type == "OUT_OF_DOMAIN"
+    assert decide(question, probs(PREDICTION=0.8), 0.6, 70.0, 82.0).query_type == "PREDICTION"
+    assert decide(question, probs(DEFINITION=0.8), 0.6, 70.0, 82.0).query_type == "OUT_OF_DOMAIN"

