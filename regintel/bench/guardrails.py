@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from regintel.bench.answers import refusal_type_scores
 from regintel.chat import guardrail_model as gm
 from regintel.chat.guardrails import decide, decide_type
 from regintel.config import REPO_ROOT, Settings
@@ -96,20 +97,9 @@ def load_eval_items(paths: Sequence[Path], split: str) -> list[dict[str, Any]]:
 
 
 def score_eval(items: Sequence[dict[str, Any]], predicted: Sequence[str]) -> dict[str, Any]:
-    per_type = {}
-    for kind in gm.FORBIDDEN:
-        tp = fp = fn = neutral = 0
-        for item, p in zip(items, predicted):
-            hit = p == kind
-            expected = item.get("kind") == "forbidden" and item.get("forbidden_type") == kind
-            if item.get("kind") == "offcorpus" and item.get("category") == "far" and kind == "OUT_OF_DOMAIN":
-                neutral += hit
-                continue
-            tp += hit and expected
-            fp += hit and not expected
-            fn += expected and not hit
-        per_type[kind] = {"precision": _rate(tp, tp + fp), "recall": _rate(tp, tp + fn), "tp": tp, "fp": fp, "fn": fn,
-                          "far_offcorpus_refused": neutral}
+    # the classifier's type stands for the engine's refusal: refused when it is a refused type
+    per_type = refusal_type_scores([{**item, "refused": p in gm.FORBIDDEN, "query_type": p}
+                                    for item, p in zip(items, predicted)])
     answerable = [(i, p) for i, p in zip(items, predicted) if i.get("kind") == "answerable"]
     offcorpus = [(i, p) for i, p in zip(items, predicted) if i.get("kind") == "offcorpus"]
     forbidden = [(i, p) for i, p in zip(items, predicted) if i.get("kind") == "forbidden"]
