@@ -1,4 +1,4 @@
-"""Command line: ``python -m regintel ingest | search | ask | worker | build-seed-cache | bench ...``."""
+"""Command line: ``python -m regintel ingest | search | ask | worker | build-seed-cache | users | bench ...``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def _progress_printer():
 
 def cmd_ingest(app: RegIntel, args: argparse.Namespace) -> int:
     report = app.ingest(Path(args.corpus) if args.corpus else None, progress=_progress_printer(), seed_graph=not args.no_graph)
+    app.audit.record("reindex", actor="cli")
     print(report.summary())
     return 0
 
@@ -161,6 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     notes = sub.add_parser("export-notes", help="write the markdown notes of committed extractions whose notes failed (notes_sync_pending)")
     notes.add_argument("--all", action="store_true", help="rewrite the notes of every committed extraction too")
     notes.set_defaults(func=cmd_export_notes)
+
+    from regintel.identity.cli import add_parser as add_users_parser
+
+    add_users_parser(sub)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

@@ -72,6 +72,17 @@ class Settings(BaseSettings):
     extraction_concurrency: int = Field(4, ge=1, le=32, description="Candidates checked for duplicates (and concepts related) in parallel.")
     extraction_similar_concepts: int = Field(50, ge=1, le=500, description="Existing concepts compared with each candidate during duplicate detection (top-k by embedding similarity).")
     extraction_batch_quotes: int = Field(40, ge=1, le=500, description="Quotes per candidate-extraction call; larger contents are processed in batches with progress.")
+    laptop_mode: bool = Field(False, description="One-person laptop mode: no sign-in, everyone is the admin of the tenant `local`. Honoured only when the Streamlit server listens on a loopback address (127.0.0.1, ::1, localhost); the home page says so.")
+    local_accounts: bool = Field(True, description="Offer the local-account sign-in form (`python -m regintel users add`); turn off to allow single sign-on only.")
+    signin_max_failures: int = Field(5, ge=1, le=100, description="Failed sign-ins of an account before it is locked; each further failure doubles the lock.")
+    signin_lockout_seconds: int = Field(30, ge=1, le=3600, description="First lock after REGINTEL_SIGNIN_MAX_FAILURES failed sign-ins (then 2x, 4x ..., at most an hour).")
+    oidc_tenant_claim: str = Field("tenant", description="ID-token claim naming the user's tenant (single sign-on).")
+    oidc_groups_claim: str = Field("groups", description="ID-token claim listing the user's groups (mapped to roles by REGINTEL_OIDC_ROLE_MAP).")
+    oidc_role_map: str = Field("", description="Groups to roles, `group=role` comma-separated, e.g. `regintel-admins=admin,regintel-curators=curator`; the highest mapped role wins.")
+    oidc_default_role: Literal["", "analyst", "curator", "admin"] = Field("analyst", description="Role of a single-sign-on user none of whose groups is mapped (empty: refuse the sign-in).")
+    oidc_default_tenant: str = Field("", description="Tenant of a single-sign-on user without the tenant claim (empty: refuse the sign-in).")
+    oidc_create_tenants: bool = Field(True, description="Create a tenant at the first single sign-on of one of its users (off: an admin creates it first).")
+    oidc_create_users: bool = Field(True, description="Create a user at their first single sign-on (off: an admin creates it first, `users add --sso`).")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")
@@ -81,6 +92,15 @@ class Settings(BaseSettings):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value
+
+    @field_validator("oidc_role_map")
+    @classmethod
+    def _role_map(cls, value: str) -> str:
+        for entry in filter(None, (part.strip() for part in value.split(","))):
+            group, sep, role = entry.rpartition("=")
+            if not sep or not group.strip() or role.strip().lower() not in ("analyst", "curator", "admin"):
+                raise ValueError(f"{entry!r} is not group=role with role analyst, curator or admin")
+        return value.strip()
 
     @field_validator("database_url", "chroma_url")
     @classmethod

@@ -37,6 +37,14 @@ class RateLimited(InputError):
     """The user asked more questions in the last hour than the limit allows."""
 
 
+class AuthError(RegIntelError):
+    """Sign-in refused (wrong credentials, disabled or locked account, bad token, unmapped identity)."""
+
+
+class Forbidden(RegIntelError):
+    """The signed-in user's role does not allow this action."""
+
+
 class GraphError(RegIntelError):
     """Base error of the graph layer."""
 

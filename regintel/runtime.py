@@ -4,6 +4,7 @@ Every front end builds one (Streamlit caches one per process in ``regintel/ui/st
 worker, the benchmarks and the tests build their own) and calls its public surface:
 
 - ``app.chat`` (the ComplianceEngine), ``app.conversations``, ``app.tenants``, ``app.extraction``;
+- ``app.accounts``, ``app.sso``, ``app.api_tokens`` (who is asking) and ``app.audit`` (what they did);
 - ``app.ingest()`` (index the corpus, seed the rules graph, refresh what depends on the index);
 - ``app.status()`` (index, language model and graph, typed, for the home page and the CLI).
 
@@ -86,6 +87,10 @@ class RegIntel:
         self._tenants = None
         self._conversations = None
         self._jobs = None
+        self._audit = None
+        self._accounts = None
+        self._api_tokens = None
+        self._sso = None
 
     # -- stores ---------------------------------------------------------------------------------------------
     @property
@@ -118,6 +123,49 @@ class RegIntel:
 
                 self._conversations = ConversationRepository(self.db, self.tenants)
             return self._conversations
+
+    # -- identity (issue 17): who is asking, and what they did -------------------------------------------------
+    @property
+    def audit(self):
+        """The audit trail (sign-ins, approvals, re-index, user and role changes)."""
+        with self._lock:
+            if self._audit is None:
+                from regintel.identity.audit import AuditLog
+
+                self._audit = AuditLog(self.db)
+            return self._audit
+
+    @property
+    def accounts(self):
+        """Local accounts: sign-in with lockout, administration, the first admin, laptop mode."""
+        with self._lock:
+            if self._accounts is None:
+                from regintel.identity.accounts import Accounts
+
+                self._accounts = Accounts(self.db, self.tenants, self.audit,
+                                          max_failures=self.settings.signin_max_failures,
+                                          lockout_seconds=self.settings.signin_lockout_seconds)
+            return self._accounts
+
+    @property
+    def api_tokens(self):
+        """Per-user API tokens (stored hashed) for scripted access."""
+        with self._lock:
+            if self._api_tokens is None:
+                from regintel.identity.tokens import ApiTokens
+
+                self._api_tokens = ApiTokens(self.db, self.audit)
+            return self._api_tokens
+
+    @property
+    def sso(self):
+        """OpenID Connect claims to identities (tenant and role claims as configured)."""
+        with self._lock:
+            if self._sso is None:
+                from regintel.identity.oidc import ClaimMapping, SingleSignOn
+
+                self._sso = SingleSignOn(self.db, self.tenants, self.audit, ClaimMapping.from_settings(self.settings))
+            return self._sso
 
     @property
     def jobs(self):

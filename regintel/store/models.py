@@ -48,8 +48,48 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(120))
     role: Mapped[str] = mapped_column(String(20), default="analyst")  # analyst / curator / admin
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # sign-in (regintel/identity): a local account has a login and a password hash; an SSO user an external id
+    login: Mapped[Optional[str]] = mapped_column(String(120), unique=True)  # local accounts only, unique across tenants
+    password_hash: Mapped[Optional[str]] = mapped_column(String(200))
+    external_id: Mapped[Optional[str]] = mapped_column(String(400), unique=True)  # "issuer|sub" of an OIDC identity
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    failed_signins: Mapped[int] = mapped_column(Integer, default=0)  # consecutive, reset by a good sign-in
+    locked_until: Mapped[Optional[datetime]] = mapped_column()
+    last_signin_at: Mapped[Optional[datetime]] = mapped_column()
 
     tenant: Mapped[Tenant] = relationship(back_populates="users")
+
+
+class ApiToken(Base):
+    """A per-user API token for scripted access (Gradio API): only its SHA-256 is stored; revocable."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to tell tokens apart when listing
+    label: Mapped[str] = mapped_column(String(120), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[Optional[datetime]] = mapped_column()
+    revoked_at: Mapped[Optional[datetime]] = mapped_column()
+
+
+class AuditEvent(Base):
+    """Who did what security-relevant thing: sign-ins (and failures), approvals, re-index, user and role changes."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_tenant_at", "tenant_id", "at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    tenant_id: Mapped[Optional[str]] = mapped_column(String(36))  # no FK: the trail outlives a deleted tenant
+    actor: Mapped[str] = mapped_column(String(200), default="")  # user name, "cli", or the login tried
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(300), default="")
+    outcome: Mapped[str] = mapped_column(String(16), default="ok")  # ok / refused / locked
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
 
 class Conversation(Base):
