@@ -1,6 +1,6 @@
 """RegIntel Copilot engine: retrieval, LLM layer, rules graph and compliance chat.
 
-Nothing in this package imports Streamlit (only ``app.py``, ``pages/`` and ``regintel.ui`` do).
+Nothing in this package imports Streamlit (only ``app.py``, ``views/`` and ``regintel.ui`` do).
 """
 
 __version__ = "0.1.0"

@@ -1,7 +1,7 @@
 """Guard tests of the package layout, read from the source (AST only: nothing of the project is imported; about a
 second for the whole package).
 
-- Only the front ends import a UI toolkit: ``app.py``, ``pages/`` and ``regintel/ui/`` may import streamlit or
+- Only the front ends import a UI toolkit: ``app.py``, ``views/`` and ``regintel/ui/`` may import streamlit or
   gradio; the engine packages stay usable from the CLI, the worker and the benchmarks without them.
 - ``regintel/text`` is a leaf: it imports nothing from the rest of ``regintel``.
 - No import cycle between the top-level packages and modules of ``regintel`` (``regintel.chat``,
@@ -156,15 +156,15 @@ def describe_cycle(group: set[str], graph: dict[str, dict[str, list[Import]]]) -
 
 
 def test_only_the_front_ends_import_a_ui_toolkit():
-    allowed = {REPO_ROOT / "app.py", *python_files(REPO_ROOT / "pages"), *python_files(PACKAGE / "ui")}
+    allowed = {REPO_ROOT / "app.py", *python_files(REPO_ROOT / "views"), *python_files(PACKAGE / "ui")}
     violations = [
         imp.where()
-        for path in python_files(REPO_ROOT / "app.py", REPO_ROOT / "pages", PACKAGE)
+        for path in python_files(REPO_ROOT / "app.py", REPO_ROOT / "views", PACKAGE)
         if path not in allowed
         for imp in imports_of(path)
         if imp.module.split(".")[0] in UI_TOOLKITS
     ]
-    assert not violations, "streamlit/gradio imported outside app.py, pages/ and regintel/ui/:\n" + "\n".join(violations)
+    assert not violations, "streamlit/gradio imported outside app.py, views/ and regintel/ui/:\n" + "\n".join(violations)
 
 
 def test_text_is_a_leaf_package():

@@ -158,8 +158,8 @@ def _page(monkeypatch, settings, script: str) -> AppTest:
     return page
 
 
-@pytest.mark.parametrize("script", ["app.py", "pages/1_Chat.py", "pages/3_Feedback_Dashboard.py", "pages/4_Traces.py",
-                                    "pages/5_Extraction_Review.py"])
+@pytest.mark.parametrize("script", ["app.py", "views/1_Chat.py", "views/3_Feedback_Dashboard.py", "views/4_Traces.py",
+                                    "views/5_Extraction_Review.py"])
 def test_unreachable_database_at_start_names_the_setting_and_hides_the_password(monkeypatch, settings, script):
     page = _page(monkeypatch, settings, script).run()
     try:

@@ -319,11 +319,15 @@ class ExtractionWorkflow:
 
     # -- helpers ----------------------------------------------------------------------------------------------
     # -- what the Review page and the CLI read (they never reach the repositories behind the workflow) ----------
-    def list_runs(self, status: str | None = None) -> list[RunView]:
-        return self.runs.by_status(status) if status else self.runs.runs()
+    def list_runs(self, status: str | None = None, tenant_id: str | None = None) -> list[RunView]:
+        """Runs, newest first; with ``tenant_id``, that tenant's and the shared (tenant-less) ones only."""
+        if status:
+            return [r for r in self.runs.by_status(status) if tenant_id is None or r.tenant_id in (None, tenant_id)]
+        return self.runs.runs(tenant_id)
 
-    def run(self, run_id: str) -> RunView:
-        return self.runs.get(run_id)
+    def run(self, run_id: str, tenant_id: str | None = None) -> RunView:
+        """The run; with ``tenant_id``, another tenant's run reads as not found."""
+        return self.runs.get(run_id, tenant_id)
 
     def revisions(self, run_id: str) -> list[RevisionView]:
         return self.runs.revisions(run_id)

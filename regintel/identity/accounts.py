@@ -74,6 +74,16 @@ class Accounts:
         if password is not None:
             check_password_rules(password)
         tenant = self._tenant(tenant_name, create=create_tenant, actor=actor)
+        with self.db.session() as session:  # a user the CLI or the demo created by name gets its account
+            user = session.scalars(select(User).where(User.tenant_id == tenant.id, User.name == login,
+                                                      User.login.is_(None), User.password_hash.is_(None),
+                                                      User.external_id.is_(None))).first()
+            if user is not None and password is not None:
+                user.login, user.role = login, role
+                user.password_hash = hash_password(password, self.rounds)
+        if user is not None and password is not None:
+            self.audit.record("user_add", tenant_id=tenant.id, actor=actor, target=login, role=role, existing=True)
+            return user
         try:
             with self.db.session() as session:
                 user = User(tenant_id=tenant.id, name=login, login=login if password is not None else None, role=role,
@@ -91,36 +101,38 @@ class Accounts:
         with self.db.session() as session:
             return [(u, t) for u, t in session.execute(query)]
 
-    def user(self, login: str) -> User:
-        """The account with that login (local) or that user name when it is unique (an SSO user)."""
+    def user(self, login: str, tenant_id: str | None = None) -> User:
+        """The account with that login (local) or that user name when it is unique (an SSO user); with
+        ``tenant_id``, only within that tenant (an admin page never reaches another tenant's users)."""
         with self.db.session() as session:
-            user = session.scalars(select(User).where(User.login == login)).first()
+            scope = [User.tenant_id == tenant_id] if tenant_id else []
+            user = session.scalars(select(User).where(User.login == login, *scope)).first()
             if user is None:
-                named = list(session.scalars(select(User).where(User.name == login).limit(2)))
+                named = list(session.scalars(select(User).where(User.name == login, *scope).limit(2)))
                 user = named[0] if len(named) == 1 else None
             if user is None:
                 raise NotFound(f"No user with the login {login!r}.")
             return user
 
-    def set_role(self, login: str, role: str, *, actor: str = "cli") -> User:
+    def set_role(self, login: str, role: str, *, actor: str = "cli", tenant_id: str | None = None) -> User:
         role = check_role(role)
-        user = self._update(login, role=role)
+        user = self._update(login, tenant_id, role=role)
         self.audit.record("role_change", tenant_id=user.tenant_id, actor=actor, target=user.name, role=role)
         return user
 
-    def set_disabled(self, login: str, disabled: bool = True, *, actor: str = "cli") -> User:
-        user = self._update(login, disabled=disabled)  # a disabled user's API tokens stop working too (tokens.py)
+    def set_disabled(self, login: str, disabled: bool = True, *, actor: str = "cli", tenant_id: str | None = None) -> User:
+        user = self._update(login, tenant_id, disabled=disabled)  # a disabled user's API tokens stop working too (tokens.py)
         self.audit.record("user_disable" if disabled else "user_enable", tenant_id=user.tenant_id, actor=actor, target=user.name)
         return user
 
     def set_password(self, login: str, password: str, *, actor: str = "cli") -> User:
-        user = self._update(login, password_hash=hash_password(password, self.rounds), failed_signins=0, locked_until=None)
+        user = self._update(login, None, password_hash=hash_password(password, self.rounds), failed_signins=0, locked_until=None)
         self.audit.record("password_set", tenant_id=user.tenant_id, actor=actor, target=user.name)
         return user
 
-    def _update(self, login: str, **values: object) -> User:
+    def _update(self, login: str, tenant_id: str | None, **values: object) -> User:
         with self.db.session() as session:
-            user = session.get(User, self.user(login).id)
+            user = session.get(User, self.user(login, tenant_id).id)
             for name, value in values.items():
                 setattr(user, name, value)
             return user

@@ -1,4 +1,4 @@
-"""Sidebar filters shared by the analytics pages: the tenant (from ``?t=`` or a select box) and a date period."""
+"""Sidebar filters shared by the analytics pages: a date period (the tenant is always the signed-in one)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import streamlit as st
 
 from regintel.chat.repository import ConversationRepository
 from regintel.errors import RegIntelError
-from regintel.store.models import Tenant
 from regintel.ui import state
 
 NO_DATA = "No conversations yet: ask a question on the Chat page (or run `python -m regintel demo`)."
@@ -21,18 +20,6 @@ def repository_or_stop() -> ConversationRepository:
     except RegIntelError as exc:
         st.error(str(exc))
         st.stop()
-
-
-def tenant_select() -> Tenant:
-    """The tenant named in the URL, else the first; stops the page when there is none."""
-    tenants = state.app().tenants.tenants()
-    if not tenants:
-        st.info(NO_DATA)
-        st.stop()
-    names = [t.name for t in tenants]
-    wanted = st.query_params.get("t", names[0])
-    chosen = st.selectbox("Tenant", names, index=names.index(wanted) if wanted in names else 0, key="filter_tenant")
-    return tenants[names.index(chosen)]
 
 
 def period_select(days: int = 30) -> tuple[datetime, datetime, str]:

@@ -40,14 +40,14 @@ def _free_port() -> int:
 
 
 class StreamlitApp:
-    def __init__(self, data_dir: Path, env: dict[str, str]) -> None:
+    def __init__(self, data_dir: Path, env: dict[str, str], secrets: Path | None = None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = data_dir / "streamlit.log"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(self.port), "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
+             "--server.fileWatcherType", "none", *(["--secrets.files", str(secrets)] if secrets else [])],
             cwd=REPO_ROOT, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 90
@@ -90,8 +90,11 @@ def page(browser):
     context.close()
 
 
-def app_env(settings) -> dict[str, str]:
+def app_env(settings, laptop_mode: bool = True) -> dict[str, str]:
+    """The app's environment; laptop mode (no sign-in, one local admin: the server listens on 127.0.0.1) unless
+    a test signs in for real (tests/e2e/test_signin.py, test_oidc.py)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")}
+    env.update({"REGINTEL_LAPTOP_MODE": "true" if laptop_mode else "false"})
     env.update({"REGINTEL_DATA_DIR": str(settings.data_dir), "REGINTEL_CORPUS_DIR": str(settings.corpus_dir),
                 "REGINTEL_EMBEDDING_SEED_CACHE": str(settings.embedding_seed_cache), "ANONYMIZED_TELEMETRY": "False",
                 "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1"})
@@ -103,3 +106,17 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+PASSWORD = "correct horse battery"  # the local accounts the browser tests create
+
+
+def sign_in(page, url: str, login: str, password: str = PASSWORD) -> None:
+    """Open ``url`` signed out (the sign-in page shows, nothing else), sign in through the local-account form,
+    and wait for the page asked for to open as that user."""
+    page.goto(url)
+    page.get_by_text("Sign in to RegIntel Copilot").wait_for(timeout=60_000)
+    page.get_by_role("textbox", name="Login").fill(login)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.get_by_text(f"Signed in as {login}").wait_for(timeout=60_000)

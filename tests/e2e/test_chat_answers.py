@@ -62,7 +62,7 @@ def ask(page, url: str, question: str):
 
 @pytest.mark.parametrize("question, chip", ANSWERED)
 def test_day_one_questions_are_answered_with_the_right_article(answers_app, page, question, chip):
-    answer = ask(page, f"{answers_app.url}/Chat?t=acme&u=ana", question)
+    answer = ask(page, f"{answers_app.url}/Chat", question)
     assert answer.get_by_text("ABSTAIN", exact=True).count() == 0, answer.inner_text()[:600]
     assert answer.get_by_text("Closest passages (not cited)").count() == 0
     chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
@@ -72,7 +72,7 @@ def test_day_one_questions_are_answered_with_the_right_article(answers_app, page
 
 @pytest.mark.parametrize("question", REFUSED, ids=["opinion", "pasted_customer_data"])
 def test_opinions_and_pasted_personal_data_are_refused_with_suggestions(answers_app, page, question):
-    answer = ask(page, f"{answers_app.url}/Chat?t=acme&u=ana", question)
+    answer = ask(page, f"{answers_app.url}/Chat", question)
     text = answer.inner_text()
     assert "was not answered because" in text and "Instead, try asking:" in text, text[:600]
     assert "an.peeters@example.com" not in text.split("was not answered because", 1)[1]

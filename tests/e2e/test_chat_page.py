@@ -35,7 +35,7 @@ def chat_app(tmp_path):
 
 def test_ask_open_a_citation_give_feedback_and_reload(chat_app, page):
     app, settings = chat_app
-    page.goto(f"{app.url}/Chat?t=acme&u=ana")
+    page.goto(f"{app.url}/Chat")
     page.get_by_text("Offline mode").first.wait_for(timeout=60_000)
     page.get_by_test_id("stChatInputTextArea").fill(QUESTION)
     page.get_by_test_id("stChatInputTextArea").press("Enter")

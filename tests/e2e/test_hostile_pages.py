@@ -70,7 +70,7 @@ def rules_and_sections(graph) -> dict[str, int]:
 def test_hostile_labels_render_as_text_in_chat_and_graph_and_a_dropped_stream_fails_safely(hostile_app, page):
     app, settings, graph, llm = hostile_app
     before = rules_and_sections(graph)
-    page.goto(f"{app.url}/Chat?t=acme&u=ana")
+    page.goto(f"{app.url}/Chat")
     page.get_by_test_id("stChatInputTextArea").wait_for(timeout=60_000)
     page.get_by_test_id("stChatInputTextArea").fill(QUESTION)
     page.get_by_test_id("stChatInputTextArea").press("Enter")

@@ -9,22 +9,24 @@ import streamlit as st
 
 from regintel.analytics.traces import search_traces, step
 from regintel.errors import RegIntelError
-from regintel.ui.filters import period_select, repository_or_stop, tenant_select
+from regintel.ui import auth
+from regintel.ui.filters import period_select, repository_or_stop
 
 st.set_page_config(page_title="Traces · RegIntel Copilot", page_icon="🔎", layout="wide")
 st.title("Traces")
 
+identity = auth.require("traces")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    tenant = tenant_select()
+    st.caption(f"Tenant: {identity.tenant_name}".replace("_", "\\_"))
     start, end, _ = period_select()
     conversation = st.text_input("Conversation id", max_chars=40)
     mode = st.selectbox("Response mode", ["", "DIRECT", "QUALIFIED", "ABSTAIN"], format_func=lambda m: m or "Any")
 
 trace_id = st.query_params.get("trace", "")
 if not trace_id:
-    found = search_traces(db, tenant.id, start, end, conversation, mode)
+    found = search_traces(db, identity.tenant_id, start, end, conversation, mode)
     if found.empty:
         st.info("No trace matches.")
         st.stop()
@@ -35,7 +37,7 @@ if not trace_id:
                             format_func=lambda t: f"{found.set_index('trace_id').loc[t, 'question'][:80]} ({t[:8]})")
 
 try:
-    trace = repo.trace(tenant.id, trace_id)
+    trace = repo.trace(identity.tenant_id, trace_id)
 except RegIntelError as exc:
     st.error(str(exc))
     st.stop()

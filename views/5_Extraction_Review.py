@@ -13,10 +13,11 @@ from regintel.extraction.report import build_report, diff_revisions
 from regintel.extraction.workflow import PHASE_LABELS, PHASES
 from regintel.graph.store import GraphError
 from regintel.retrieval.corpus import scan_corpus
-from regintel.ui import state
+from regintel.ui import auth, state
 from regintel.ui.chat_view import escape_markdown
 
 st.set_page_config(page_title="Extraction Review · RegIntel Copilot", page_icon="🧩", layout="wide")
+identity = auth.require("review")
 st.title("Extraction Review")
 st.caption("Turn a source's quotes into atomic, de-duplicated concepts. Nothing reaches the shared graph until you "
            "approve. Offline, concepts keep the source's wording and feedback is read as commands.")
@@ -57,7 +58,7 @@ def progress_display():
 def start_extraction(content_key: str) -> None:
     box, update = progress_display()
     try:
-        run = workflow.start(content_key, curator=st.session_state.get("curator", ""), progress=update)
+        run = workflow.start(content_key, curator=identity.user_name, tenant_id=identity.tenant_id, progress=update)
     except (ExtractionError, GraphError) as exc:
         box.update(label="Extraction failed", state="error")
         show_error(exc)
@@ -68,9 +69,8 @@ def start_extraction(content_key: str) -> None:
 
 
 # -- sidebar: curator and runs -----------------------------------------------------------------------------------
-runs = workflow.list_runs()
+runs = workflow.list_runs(tenant_id=identity.tenant_id)
 with st.sidebar:
-    st.text_input("Curator", key="curator", max_chars=120, placeholder="your name")
     st.subheader("Runs")
     if st.button("New extraction", icon=":material/add:", width="stretch"):
         st.query_params.pop("run", None)
@@ -152,7 +152,7 @@ if not run_id:
 
 # -- one run -----------------------------------------------------------------------------------------------------
 try:
-    run = workflow.run(run_id)
+    run = workflow.run(run_id, tenant_id=identity.tenant_id)
 except ExtractionError as exc:
     show_error(exc)
     st.stop()
@@ -257,15 +257,22 @@ if run.status == "review":
             st.rerun()
     cols = st.columns([1, 1, 4])
     if cols[0].button("Approve and commit", type="primary", icon=":material/done_all:"):
+        auth.require("approve")
         with st.spinner("Committing to the graph…"):
             try:
-                workflow.approve(run.id)
+                committed = workflow.approve(run.id)
             except ExtractionError as exc:
+                app.audit.record("approve", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id,
+                                 outcome="refused", reason=str(exc)[:200])
                 show_error(exc)
             else:
+                app.audit.record("approve", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id,
+                                 title=run.content_title[:200], status=committed.status)
                 st.rerun()
     if cols[1].button("Abort", icon=":material/cancel:"):
+        auth.require("approve")
         workflow.abort(run.id)
+        app.audit.record("abort", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id)
         st.rerun()
 
 if run.status in ("committed", "notes_sync_pending"):
@@ -273,7 +280,7 @@ if run.status in ("committed", "notes_sync_pending"):
     st.success(f"Committed: {len(run.committed.get('concepts', []))} concepts, {run.committed.get('relations', 0)} relations, "
                f"{run.committed.get('supports', 0)} quote attributions.", icon=":material/check_circle:")
     for concept in run.committed.get("concepts", []):
-        st.page_link("pages/2_Graph_Explorer.py", label=f"{concept['title']} in the Graph Explorer",
+        st.page_link("views/2_Graph_Explorer.py", label=f"{concept['title']} in the Graph Explorer",
                      icon=":material/hub:", query_params={"focus": concept["key"]})
     if run.status == "notes_sync_pending":
         st.warning("The markdown notes could not be written; the graph is committed.")

@@ -11,10 +11,11 @@ from regintel.graph.changes import GraphChangeDetector
 from regintel.graph.explorer import DEFAULT_LABELS, MAX_NODES, fetch_subgraph, node_details
 from regintel.graph.schema import DOMAIN_LABELS, NODE_LABELS
 from regintel.graph.store import GraphError
-from regintel.ui import state
+from regintel.ui import auth, state
 from regintel.ui.graph_view import plain, primary_label, render_network_html
 
 st.set_page_config(page_title="Graph Explorer · RegIntel Copilot", page_icon="🕸️", layout="wide")
+auth.require("graph")  # the graph holds public rules and concepts only: every signed-in role may explore it
 st.title("Graph Explorer")
 st.caption("Jurisdictions, rules, sections and the regulatory concepts captured from conversations and reviews. "
            "No personal data is ever stored here.")

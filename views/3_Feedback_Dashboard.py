@@ -7,22 +7,24 @@ import pandas as pd
 import streamlit as st
 
 from regintel.analytics.dashboard import feedback_csv, load_feedback, load_turns, summarise
-from regintel.ui.filters import period_select, repository_or_stop, tenant_select
+from regintel.ui import auth
+from regintel.ui.filters import period_select, repository_or_stop
 
 st.set_page_config(page_title="Feedback Dashboard · RegIntel Copilot", page_icon="📊", layout="wide")
 st.title("Feedback Dashboard")
 
+identity = auth.require("dashboard")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    tenant = tenant_select()
+    st.caption(f"Tenant: {identity.tenant_name}".replace("_", "\\_"))
     start, end, period_label = period_select()
 
-turns = load_turns(db, tenant.id, start, end)
-feedback = load_feedback(db, tenant.id, start, end)
+turns = load_turns(db, identity.tenant_id, start, end)
+feedback = load_feedback(db, identity.tenant_id, start, end)
 summary = summarise(turns, feedback)
 if summary.questions == 0 and feedback.empty:
-    st.info(f"No questions for {tenant.name} in {period_label}.")
+    st.info(f"No questions for {identity.tenant_name} in {period_label}.")
     st.stop()
 
 kpis = st.columns(7)
@@ -69,5 +71,5 @@ else:
     table = summary.negative_feedback.assign(trace=lambda f: "Traces?trace=" + f["trace_id"].fillna(""))
     st.dataframe(table.drop(columns=["trace_id"]), hide_index=True, width="stretch",
                  column_config={"trace": st.column_config.LinkColumn("Trace", display_text="open trace")})
-st.download_button("Export feedback (CSV)", feedback_csv(feedback), file_name=f"feedback-{tenant.name}.csv",
+st.download_button("Export feedback (CSV)", feedback_csv(feedback), file_name=f"feedback-{identity.tenant_name}.csv",
                    mime="text/csv", disabled=feedback.empty)

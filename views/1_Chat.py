@@ -1,7 +1,8 @@
 """Chat: grounded, evidence-graded answers with citation chips, concept chips and feedback, per tenant and user.
 
-The tenant, user and conversation live in the URL (``?t=…&u=…&c=…``), so a reload or a shared link restores
-the conversation with its chips; everything shown is read back from the SQL store.
+Tenant and user are the signed-in identity's (never the URL's); the conversation id lives in the URL (``?c=…``)
+and only opens when it is one of the signed-in user's own conversations. Everything shown is read back from the
+SQL store.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import streamlit as st
 from regintel.chat.response import ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
-from regintel.ui import state
+from regintel.ui import auth, state
 from regintel.ui.chat_view import (LEVEL_COLOURS, MODE_COLOURS, answer_markdown, chip_label, escape_markdown, explorer_query,
                                    mode_caption)
 
 st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
+identity = auth.require("chat")
 st.title("Chat")
 
 try:
@@ -23,10 +25,9 @@ try:
     engine = app.chat
 except RegIntelError as exc:
     st.error(f"The chat is not available yet: {exc}")
-    st.page_link("app.py", label="Go to the home page to build the index", icon=":material/home:")
+    st.page_link("views/0_Home.py", label="Go to the home page to build the index", icon=":material/home:")
     st.stop()
 repo = app.conversations
-tenants = app.tenants
 llm = app.describe_llm()
 if llm["offline"]:
     st.info("**Offline mode**: no language model is configured and nothing leaves this machine. Answers quote the "
@@ -41,35 +42,14 @@ def _set_param(name: str, value: str | None) -> None:
         del st.query_params[name]
 
 
-with st.sidebar:
-    st.header("Workspace")
-    tenant_names = [t.name for t in tenants.tenants()] or ["default"]
-    wanted_tenant = st.query_params.get("t", tenant_names[0])
-    if wanted_tenant not in tenant_names:
-        tenant_names.append(wanted_tenant)
-    tenant_name = st.selectbox("Tenant", tenant_names, index=tenant_names.index(wanted_tenant), key="chat_tenant")
-    new_tenant = st.text_input("New tenant", key="chat_new_tenant", max_chars=120, placeholder="name, then Enter")
-    if new_tenant.strip():
-        tenant_name = new_tenant.strip()
-    try:
-        tenant = tenants.ensure_tenant(tenant_name)
-        user_names = [u.name for u in tenants.users(tenant.id)] or ["analyst"]
-        wanted_user = st.query_params.get("u", user_names[0])
-        if wanted_user not in user_names:
-            user_names.append(wanted_user)
-        user_name = st.selectbox("User", user_names, index=user_names.index(wanted_user), key=f"chat_user_{tenant.id}")
-        user = tenants.ensure_user(tenant.id, user_name)
-    except RegIntelError as exc:
-        st.error(str(exc))
-        st.stop()
-    if tenant_name != st.query_params.get("t") or user.name != st.query_params.get("u"):
-        st.query_params.update({"t": tenant.name, "u": user.name})
+tenant_id, user_id = identity.tenant_id, identity.user_id
 
+with st.sidebar:
     st.header("Conversations")
     if st.button("New conversation", icon=":material/add:", width="stretch"):
-        _set_param("c", repo.create_conversation(tenant.id, user.id).id)
+        _set_param("c", repo.create_conversation(tenant_id, user_id).id)
         st.rerun()
-    conversations = repo.conversations(tenant.id, user.id)
+    conversations = repo.conversations(tenant_id, user_id)
     current_id = st.query_params.get("c", "")
     if current_id not in {c.id for c in conversations}:
         current_id = ""
@@ -84,12 +64,12 @@ with st.sidebar:
             title = st.text_input("Title", key=f"title_{current_id}", max_chars=200)
             if st.button("Rename", disabled=not title.strip()):
                 try:
-                    repo.rename_conversation(tenant.id, current_id, title)
+                    repo.rename_conversation(tenant_id, current_id, title)
                     st.rerun()
                 except RegIntelError as exc:
                     st.error(str(exc))
             if st.button("Delete this conversation", type="secondary"):
-                repo.delete_conversation(tenant.id, current_id)
+                repo.delete_conversation(tenant_id, current_id)
                 _set_param("c", None)
                 st.rerun()
 
@@ -127,14 +107,14 @@ def render_extras(response: ChatResponse, key: str) -> None:
         row = st.container(horizontal=True)
         with row:
             for node in response.referenced_nodes[:10]:
-                st.page_link("pages/2_Graph_Explorer.py", label=escape_markdown(node.get("label") or node["key"]),
+                st.page_link("views/2_Graph_Explorer.py", label=escape_markdown(node.get("label") or node["key"]),
                              icon=":material/sell:", query_params=explorer_query(node["key"]))
     if response.message_id and response.status == "complete":
         render_feedback(response, key)
 
 
 def render_feedback(response: ChatResponse, key: str) -> None:
-    existing = repo.feedback_for(tenant.id, response.message_id)
+    existing = repo.feedback_for(tenant_id, response.message_id)
     default = None if existing is None else (1 if existing.rating > 0 else 0)
     rating = st.feedback("thumbs", key=f"fb_{key}", default=default)
     if rating is None:
@@ -143,7 +123,7 @@ def render_feedback(response: ChatResponse, key: str) -> None:
                             value=existing.comment if existing else "")
     if st.button("Send feedback", key=f"fb_send_{key}"):
         try:
-            repo.save_feedback(tenant.id, user.id, response.message_id, 1 if rating == 1 else -1, comment)
+            repo.save_feedback(tenant_id, user_id, response.message_id, 1 if rating == 1 else -1, comment)
             st.toast("Thanks, your feedback was saved.")
         except RegIntelError as exc:
             st.error(str(exc))
@@ -154,7 +134,7 @@ if not current_id:
     st.caption("Ask about GDPR, DORA, ESRS or VAT. A new conversation starts with your first question.")
 else:
     try:
-        turns = repo.turns(tenant.id, current_id)
+        turns = repo.turns(tenant_id, current_id)
     except RegIntelError as exc:
         st.error(str(exc))
         st.stop()
@@ -170,12 +150,12 @@ else:
 
 question = st.chat_input("Ask a question about the regulation…", max_chars=MAX_QUESTION_CHARS)
 if question:
-    conversation_id = current_id or repo.create_conversation(tenant.id, user.id).id
+    conversation_id = current_id or repo.create_conversation(tenant_id, user_id).id
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
         try:
-            stream = engine.stream_turn(tenant.id, user.id, conversation_id, question)
+            stream = engine.stream_turn(tenant_id, user_id, conversation_id, question)
             st.write_stream(answer_markdown(delta) for delta in stream)
         except RegIntelError as exc:
             st.error(str(exc))

@@ -1,0 +1,101 @@
+"""Who is signed in to this Streamlit session, from a real sign-in only: a local account (the form), single
+sign-on (``st.login`` / ``st.user``, Streamlit's ``[auth]`` secrets), or the explicit loopback laptop mode.
+
+Never from the URL or a widget. The identity is read again from the SQL store on every run, so a role change
+applies at once and a disabled user is signed out. Pages call :func:`require` with the action they serve.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from regintel.errors import AuthError, Forbidden
+from regintel.identity.roles import Identity, require_role
+from regintel.ui import state
+
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+_KEY = "regintel_identity"
+
+
+def sso_providers() -> list[str] | None:
+    """None when ``[auth]`` is not configured; [] for one unnamed provider; else the named providers."""
+    try:
+        auth = st.secrets.get("auth")
+    except (FileNotFoundError, KeyError, Exception):  # no secrets file at all: Streamlit raises its own error
+        return None
+    if not auth:
+        return None
+    named = [name for name, value in auth.items() if hasattr(value, "items")]
+    return named
+
+
+def laptop_mode() -> bool:
+    """Laptop mode: set explicitly AND the server listens on loopback only."""
+    address = str(st.get_option("server.address") or "")
+    return bool(state.app().settings.laptop_mode) and address in LOOPBACK
+
+
+def laptop_mode_refused() -> bool:
+    """Laptop mode asked for while the server listens beyond loopback (it is then ignored, and the page says so)."""
+    return bool(state.app().settings.laptop_mode) and not laptop_mode()
+
+
+def _sso_claims() -> dict[str, Any] | None:
+    try:
+        if sso_providers() is not None and st.user.is_logged_in:
+            return dict(st.user.to_dict())
+    except (AttributeError, KeyError):
+        return None
+    return None
+
+
+def current() -> Identity | None:
+    """The signed-in identity of this session, or None (signed out)."""
+    app = state.app()
+    if laptop_mode():
+        return app.accounts.laptop_identity()
+    held: Identity | None = st.session_state.get(_KEY)
+    claims = _sso_claims()
+    if claims is not None:
+        if held is None or held.source != "oidc":
+            try:
+                held = app.sso.sign_in(claims)
+            except AuthError as exc:
+                st.session_state["regintel_signin_error"] = str(exc)
+                return None
+            st.session_state[_KEY] = held
+    if held is None:
+        return None
+    try:
+        fresh = app.accounts.identity(held.user_id, held.source)
+    except AuthError as exc:
+        st.session_state.pop(_KEY, None)
+        st.session_state["regintel_signin_error"] = str(exc)
+        return None
+    st.session_state[_KEY] = fresh
+    return fresh
+
+
+def remember(identity: Identity) -> None:
+    st.session_state[_KEY] = identity
+    st.session_state.pop("regintel_signin_error", None)
+
+
+def sign_out() -> None:
+    held: Identity | None = st.session_state.pop(_KEY, None)
+    if held is not None:
+        state.app().audit.record("signout", tenant_id=held.tenant_id, actor=held.user_name, method=held.source)
+    if held is not None and held.source == "oidc":
+        st.logout()
+
+
+def require(action: str) -> Identity:
+    """The signed-in identity when it may do ``action``; otherwise the page says why and stops."""
+    try:
+        return require_role(current(), action)
+    except Forbidden as exc:
+        st.error(str(exc), icon=":material/lock:")
+        st.stop()
+        raise  # unreachable: st.stop() raises
