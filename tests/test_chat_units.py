@@ -35,15 +35,24 @@ def test_strong_binding_evidence_is_sufficient():
     assert analysis.high_quality_chunks == 4 and analysis.mean_similarity == pytest.approx(87.1)
 
 
-@pytest.mark.parametrize("similarities, reason", [
-    ([], "NO_RELEVANT_EVIDENCE"),
-    ([83.9, 83.0, 82.0], "NO_RELEVANT_EVIDENCE"),
-    ([86.5, 84.0, 84.0, 83.0, 83.0], "LOW_SIMILARITY"),
-    ([87.5, 85.5, 85.5, 85.0, 85.0], "INSUFFICIENT_CHUNKS"),
-])
-def test_weak_evidence_gives_the_calibrated_reason(similarities, reason):
+@pytest.mark.parametrize("similarities", [[], [83.9, 83.0, 82.0]])
+def test_no_passage_above_the_floor_abstains(similarities):
     analysis = analyse_evidence(QUESTION, [source(s) for s in similarities])
-    assert not analysis.sufficient and analysis.reason == reason
+    assert not analysis.sufficient and analysis.reason == "NO_RELEVANT_EVIDENCE"
+
+
+@pytest.mark.parametrize("similarities, reason, concerns", [
+    ([86.5, 84.0, 84.0, 83.0, 83.0], "LOW_SIMILARITY", ["LOW_SIMILARITY", "INSUFFICIENT_CHUNKS"]),
+    ([87.5, 85.5, 85.5, 85.0, 85.0], "INSUFFICIENT_CHUNKS", ["INSUFFICIENT_CHUNKS"]),
+])
+def test_weak_evidence_abstains_unless_the_question_is_known_to_be_on_the_corpus(similarities, reason, concerns):
+    """Above the floor similarity cannot tell covered from uncovered questions: weak evidence stops a question that
+    names no held act, and only qualifies the answer of one that does (or of a follow-up)."""
+    sources = [source(s) for s in similarities]
+    assert analyse_evidence(QUESTION, sources).reason == reason
+    for analysis in (analyse_evidence(QUESTION, sources, on_corpus=True), analyse_evidence(QUESTION, sources, follow_up=True)):
+        assert analysis.sufficient and analysis.reason is None and analysis.concerns == concerns
+        assert grade_answer(max(similarities), 1.0, 1.0, 2, analysis.concerns).mode == "QUALIFIED"
 
 
 def test_one_strong_passage_answers_a_single_article_question_but_qualified():

@@ -81,17 +81,24 @@ def test_answerable_question_is_graded_and_cited_with_passages_that_contain_the_
     assert response.message_id and response.trace_id and not response.from_cache
 
 
-@pytest.mark.parametrize("question", [
-    "What are the best execution obligations of investment firms under MiFID II?",
-    "What is the minimum leverage ratio required by Basel III?",
+@pytest.mark.parametrize("question, named", [
+    ("What are the best execution obligations of investment firms under MiFID II?", "MiFID II"),
+    ("What is the minimum leverage ratio required by Basel III?", "Basel"),
+    ("¿Qué exige el Reglamento (UE) 2019/2088 a los gestores de fondos?", "2019/2088"),
 ])
-def test_regulatory_question_absent_from_the_corpus_abstains_with_a_reason(engine, question):
+def test_a_question_about_an_act_the_corpus_does_not_hold_says_so_and_what_it_holds(engine, question, named):
     _, response = ask(engine, new_conversation(engine), question)
     assert response.response_mode == "ABSTAIN" and not response.refused
-    assert response.abstention_reason in {"NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "INSUFFICIENT_CHUNKS"}
-    assert EXPLANATIONS[response.abstention_reason] in response.answer and not response.cited
+    assert response.abstention_reason == "NOT_IN_CORPUS" and not response.cited
+    assert named in response.answer and "General Data Protection Regulation" in response.answer, response.answer
     assert response.abstention_reason not in response.answer, "the code stays in the trace; the analyst reads why"
-    assert response.sources, "the closest passages are still shown for checking"
+
+
+def test_a_question_nothing_in_the_corpus_addresses_abstains_with_the_closest_passages(engine):
+    _, response = ask(engine, new_conversation(engine), "Which vaccines must a cat receive before it travels abroad?")
+    assert response.response_mode == "ABSTAIN"
+    assert response.abstention_reason in {"NO_RELEVANT_EVIDENCE", "OUT_OF_SCOPE"}
+    assert not response.cited and response.abstention_reason not in response.answer
 
 
 def test_out_of_domain_question_is_refused_with_suggestions(engine):

@@ -24,7 +24,7 @@ from regintel.chat.evidence import analyse_evidence, out_of_domain_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
 from regintel.chat.guardrails import classify_query, redact_personal_data
-from regintel.chat.messages import FAILED, abstention_text, refusal_text
+from regintel.chat.messages import FAILED, abstention_text, not_held_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
 from regintel.chat.repository import ConversationRepository, Turn, since_hours
 from regintel.chat.response import ABSTAIN, ChatResponse, CitedSource
@@ -41,6 +41,7 @@ from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.index_io import corpus_version
+from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
@@ -189,6 +190,11 @@ class ComplianceEngine:
             yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
             return
 
+        coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
+        if coverage is not None and coverage.uncovered:  # names only acts the corpus does not hold
+            yield from self._not_held(turn, coverage, fresh, classification.query_type, decision, language, trace, key)
+            return
+
         with trace.step("unified_context") as record:
             passages = self._unified_context(turn, fresh)
             record.update(passages=len(passages), origins={o: sum(p.origin == o for p in passages)
@@ -197,7 +203,10 @@ class ComplianceEngine:
         with trace.step("evidence") as record:
             graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
-                                        follow_up=decision.reuse_previous, thresholds=self.thresholds)
+                                        follow_up=decision.reuse_previous, thresholds=self.thresholds,
+                                        on_corpus=self._names_held_act(coverage, graded_sources))
+            if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
+                analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())
         if not analysis.sufficient:
             yield from self._abstain(turn, analysis, passages, fresh, classification.query_type, decision, language, trace, key)
@@ -229,6 +238,47 @@ class ComplianceEngine:
                                  "dense_rank": s.dense_rank, "dense_score": s.dense_score, "bm25_rank": s.bm25_rank,
                                  "bm25_score": s.bm25_score} for s in result.sources]
         return result.sources
+
+    # -- which acts the question names, against those the corpus holds (regintel/retrieval/instruments.py) ---------
+    def _coverage(self, question: str, trace: TraceRecorder) -> Coverage | None:
+        with trace.step("coverage") as record:
+            try:
+                coverage = self._corpus_instruments().coverage(question)
+            except Exception as exc:  # a side check: without it the evidence rules still decide
+                log.warning("instrument coverage failed: %s", exc)
+                record["error"] = exc.__class__.__name__
+                return None
+            record.update(named=[m.key for m in coverage.named], missing=[m.key for m in coverage.missing],
+                          uncovered=coverage.uncovered)
+        return coverage
+
+    def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
+        """The question names an act the corpus holds and retrieval's top passages come from it: the question is
+        known to be on the corpus (weak similarity then qualifies the answer instead of stopping it)."""
+        if coverage is None or not coverage.held:
+            return False
+        titles = self._corpus_instruments().titles_holding(coverage.held)
+        return any(s.title in titles for s in sources[:3])
+
+    def _corpus_instruments(self) -> CorpusInstruments:
+        """The acts the served corpus holds, read from its documents' titles (rebuilt when the index changes)."""
+        chunks = self.search_index.chunks
+        if getattr(self, "_instruments_for", None) is not chunks:
+            self._instruments = corpus_instruments(sorted({c.title for c in chunks.values()}))
+            self._instruments_for = chunks
+        return self._instruments
+
+    def _not_held(self, turn: TurnInput, coverage: Coverage, fresh: list[Source], query_type: str,
+                  decision: ContextDecision, language: str, trace: TraceRecorder, key: str | None) -> Iterator[str | ChatResponse]:
+        suggestions = suggest_questions(turn.question, fresh)
+        text = not_held_text(coverage.missing_labels(), self._corpus_instruments().holdings(), language, suggestions)
+        yield text
+        grade = grade_abstention("NOT_IN_CORPUS", 0.0, 0.0)
+        response = ChatResponse(
+            text, ABSTAIN, turn.conversation_id, query_type, "NOT_IN_CORPUS", suggestions=suggestions,
+            confidence=grade.confidence, authority=grade.authority, context_decision=_decision_dict(decision),
+            llm=self.router.describe())
+        yield self._finish(turn, response, trace, key)
 
     # -- unified context with parent-document widening (issue 16 item 4; regintel/chat/context.py) -----------------
     def _unified_context(self, turn: TurnInput, fresh: list[Source]) -> list[ContextPassage]:

@@ -11,20 +11,26 @@ levels for a corpus whose scale is lower, never raises them): they were calibrat
 (gold vs non-gold passages, checked on dev[1000:]) and on in-domain, near-miss and out-of-domain question sets
 on the demo corpus; docs/benchmarks.md has the numbers and the command that reproduces them.
 
-Hard reasons (the turn abstains): NO_RELEVANT_EVIDENCE, LOW_SIMILARITY, INSUFFICIENT_CHUNKS, AMBIGUOUS_QUERY
-(OUT_OF_SCOPE is the guardrail's). A question answered by one article ("When must a personal data breach be
-notified?": Article 33 well above the rest) has one strong passage and weak neighbours. So the passage that
-holds the answer at rank 1 never makes the turn abstain when either
-- it is **strong** (at or above ``strong_at``: reached by the best passage of only one question in twenty that the
-  corpus cannot answer), or
-- it is **corroborated**: in the question's language, within the range of relevant passages (at or above
-  ``no_evidence_below``, which nine relevant passages in ten reach) and holding most of the question's words
-  (``LEXICAL_SUPPORT_AT`` of its content words, stemmed, in the passage, its heading or its document title): the
-  dense and the lexical view agree that it is the defining or obliging text;
-such a passage lifts LOW_SIMILARITY and turns INSUFFICIENT_CHUNKS into a concern (answered, QUALIFIED). Soft
-reasons (the answer is given, QUALIFIED, with the concern shown): LOW_AUTHORITY (only guidance-level sources:
-still the regulator's word, worth quoting with a warning), CONFLICTING_EVIDENCE (relevant passages from different
-jurisdictions for a question that names none) and INSUFFICIENT_CHUNKS under a strong or corroborated passage.
+Hard reasons (the turn abstains): NO_RELEVANT_EVIDENCE (no passage reaches the corpus's no-evidence level: the
+best passage is less related to the question than an unrelated passage of the corpus usually is), LOW_SIMILARITY
+(the top passages are on average only loosely related), INSUFFICIENT_CHUNKS (fewer than two passages at the
+relevant level) and AMBIGUOUS_QUERY; OUT_OF_SCOPE is the guardrail's and NOT_IN_CORPUS the instrument check's
+(:mod:`regintel.retrieval.instruments`). Above the floor, similarity alone cannot tell a question the corpus
+answers from one it does not (the best passage of an uncovered question scores like a relevant one; see
+:mod:`regintel.retrieval.calibration`), so two other signals decide whether weak evidence still answers:
+- **the question is known to be on the corpus** (``on_corpus``): it names an act the corpus holds ("nach der
+  DSGVO", "under DORA"), or it is a follow-up continuing a topic the corpus was found to hold. Then LOW_SIMILARITY
+  and INSUFFICIENT_CHUNKS are concerns (answered, QUALIFIED, said in plain words), not reasons to abstain;
+- **a passage anchors the answer**: it is strong (at or above ``strong_at``: reached by the best passage of only
+  one question in twenty that the corpus cannot answer), or corroborated: the rank-1 passage is at or above
+  ``no_evidence_below`` and holds most of the question's words (``LEXICAL_SUPPORT_AT`` of its content words,
+  stemmed, in the passage, its heading or its document title; across languages, the question's terms carried into
+  the passage's language by the legal term list, plus its numbers and acronyms): the dense and the lexical view
+  agree that it is the defining or obliging text. An anchor turns INSUFFICIENT_CHUNKS into a concern and lifts
+  LOW_SIMILARITY.
+Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
+warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
+RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
+from regintel.retrieval.crosslingual import load_glossary, terms
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import detect_language, tokenize
 
@@ -56,14 +63,19 @@ FALLBACK_THRESHOLDS = EvidenceThresholds(
     cross=ScoreLevels(NO_EVIDENCE_BELOW, LOW_MEAN_BELOW, RELEVANT_AT, STRONG_AT),  # ObliQA has one language
     out_of_domain_below=OUT_OF_DOMAIN_BELOW, cross_out_of_domain_below=OUT_OF_DOMAIN_BELOW, source="constants")
 
-HARD_REASONS = ("NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "INSUFFICIENT_CHUNKS", "AMBIGUOUS_QUERY", "OUT_OF_SCOPE")
-SOFT_REASONS = ("LOW_AUTHORITY", "CONFLICTING_EVIDENCE")
+HARD_REASONS = ("NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY", "INSUFFICIENT_CHUNKS", "AMBIGUOUS_QUERY", "OUT_OF_SCOPE",
+                "NOT_IN_CORPUS")
+SOFT_REASONS = ("LOW_AUTHORITY", "CONFLICTING_EVIDENCE", "RELATED_ACT")
 EXPLANATIONS = {
     "NO_RELEVANT_EVIDENCE": "no passage of the knowledge base is close enough to the question",
     "LOW_SIMILARITY": "the closest passages are only loosely related to the question",
     "INSUFFICIENT_CHUNKS": "fewer than two passages address the question closely enough to ground an answer",
     "AMBIGUOUS_QUERY": "the question is too vague to search for: name the regulation, the obligation or the term",
     "OUT_OF_SCOPE": "the question is outside what this assistant may answer",
+    # regintel.retrieval.instruments: the question names acts, the knowledge base holds none of them
+    "NOT_IN_CORPUS": "the question is about an act the knowledge base does not hold",
+    "RELATED_ACT": "the question names an act the knowledge base does not hold, and the answer rests on the act "
+                   "adopted under it that it does hold",
     "LOW_AUTHORITY": "the answer rests on guidance-level sources only, not on binding law",
     "CONFLICTING_EVIDENCE": "relevant passages come from different jurisdictions, which may apply different rules",
 }
@@ -94,10 +106,12 @@ def is_ambiguous(question: str) -> bool:
 
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
-                     thresholds: EvidenceThresholds | None = None) -> EvidenceAnalysis:
+                     thresholds: EvidenceThresholds | None = None, on_corpus: bool = False) -> EvidenceAnalysis:
     """Grade the retrieved passages of a turn against the corpus's calibrated ``thresholds`` (the ObliQA constants
     when None). Each passage is judged with the levels of its language pair (in the question's language or not).
-    A follow-up is judged on the context it reuses, not on its own words."""
+    A follow-up is judged on the context it reuses, not on its own words. ``on_corpus``: the question names an
+    act the corpus holds (weak evidence then qualifies the answer instead of stopping it); a follow-up is."""
+    on_corpus = on_corpus or follow_up
     levels_of = _levels_by_passage(question, sources, thresholds or FALLBACK_THRESHOLDS)
     similarities = sorted((s.similarity for s in sources), reverse=True)
     best = similarities[0] if similarities else 0.0
@@ -111,15 +125,17 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
         return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
-    # one passage squarely on the question: reached by the best passage of one uncovered question in ten
+    # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
     anchored = strong or (not follow_up and _corroborated(question, sources[0], levels_of[0]))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
     if low_mean and not anchored:
-        return _insufficient(analysis, "LOW_SIMILARITY")
+        if not on_corpus:
+            return _insufficient(analysis, "LOW_SIMILARITY")
+        analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED: the passages are shown to be checked
     if len(high_quality) < MIN_HIGH_QUALITY:
-        if not anchored:
+        if not (anchored or on_corpus):
             return _insufficient(analysis, "INSUFFICIENT_CHUNKS")
         analysis.concerns.append("INSUFFICIENT_CHUNKS")  # one strong or corroborated passage: answer, QUALIFIED
     if best_authority < LOW_AUTHORITY_BELOW:
@@ -147,9 +163,13 @@ def out_of_domain_level(question: str, sources: Sequence[Source], thresholds: Ev
 
 
 def lexical_support(question: str, source: Source) -> float:
-    """Share of the question's content words (stemmed in the passage's language) found in the passage, its heading
-    or its document title."""
-    language = source.language or detect_language(question)
+    """Share of the question's content words found in the passage, its heading or its document title: stemmed in
+    the passage's language when the question is in it, else carried into it by the legal term list
+    (:func:`carried_support`)."""
+    question_language = detect_language(question)
+    if not same_language(question_language, source):
+        return carried_support(question, question_language, source)
+    language = source.language or question_language
     words = set(tokenize(question, language))
     if not words:
         return 0.0
@@ -157,12 +177,33 @@ def lexical_support(question: str, source: Source) -> float:
     return len(words & passage) / len(words)
 
 
+def carried_support(question: str, question_language: str, source: Source) -> float:
+    """Across languages: share of the question's content words (stemmed in its own language) that belong to a
+    legal term whose equivalent in the passage's language is in the passage, or are numbers or acronyms found in
+    it as written. Cognates and shared words count for nothing: "service" in an English question is no evidence
+    that a French passage about "services" answers it."""
+    words = tokenize(question, question_language)
+    if not words:
+        return 0.0
+    glossary = load_glossary()
+    language = source.language
+    passage_text = f"{source.title}\n{source.heading}\n{source.text}"
+    passage = set(terms(passage_text, language))
+    covered: set[int] = set()
+    for match in glossary.matches(question, question_language):
+        equivalents = match.entry.phrases.get(language, ())
+        if any(set(stems) <= passage for stems in (terms(p, language) for p in equivalents) if stems):
+            covered.update(range(match.start, match.end))
+    neutral = {w.lower() for w in re.findall(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b", question)
+               if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", passage_text)}
+    covered_words = len(covered) + sum(1 for w in words if w in neutral)
+    return min(1.0, covered_words / len(words))
+
+
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:
-    """The rank-1 passage, in the question's language, is in the relevant range and holds most of the question's
-    words: the dense and the lexical view agree on it (across languages, shared numbers and cognates are no
-    agreement)."""
-    return (same_language(detect_language(question), source) and source.similarity >= levels.no_evidence_below
-            and lexical_support(question, source) >= LEXICAL_SUPPORT_AT)
+    """The rank-1 passage is in the relevant range and holds most of the question's words (across languages,
+    through the legal term list): the dense and the lexical view agree on it."""
+    return source.similarity >= levels.no_evidence_below and lexical_support(question, source) >= LEXICAL_SUPPORT_AT
 
 
 def _levels_by_passage(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds) -> list[ScoreLevels]:

@@ -25,20 +25,24 @@ vector. Its **own unit** is the passage it came from with the other parts of the
   question asked in another language than the passages.
 
 Thresholds (the rule, applied to every corpus; ``P<q>`` is the q-th percentile over the pseudo-queries):
-- same language: ``no_evidence_below = P10(R)`` (nine relevant passages in ten reach it);
-  ``relevant_at = P75(U)`` and ``low_mean_below = P75(U5)`` (above the best evidence, and the mean of the top 5,
-  of three questions in four that the corpus cannot answer); ``strong_at = P95(U)`` (reached by the best passage
-  of only one uncovered question in twenty); ``out_of_domain_below = no_evidence_below`` (the guardrail calls a
-  question without regulatory words out of domain when nothing in the corpus reaches the no-evidence level).
+- same language: ``no_evidence_below = P10(U)``: nine questions in ten that the corpus cannot answer still find a
+  passage of another text this close, so a best passage under it is less related to the question than an
+  unrelated passage usually is: nothing in the corpus addresses it (the turn abstains). ``relevant_at = P75(U)`` and
+  ``low_mean_below = P75(U5)`` (above the best evidence, and the mean of the top 5, of three questions in four
+  that the corpus cannot answer); ``strong_at = P95(U)`` (reached by the best passage of only one uncovered
+  question in twenty); ``out_of_domain_below = no_evidence_below`` (the guardrail calls a question without
+  regulatory words out of domain when nothing in the corpus reaches the no-evidence level).
 - another language: ``gap = P50(U) - P50(X)``, the score penalty of a passage in another language measured
-  between the two pools; ``no_evidence_below`` and ``out_of_domain_below`` are the same-language
-  ``no_evidence_below`` minus ``gap`` (a question asked in another language than the passages is neither "without
-  evidence" nor "out of domain" merely because every cosine is lower); the levels that let a turn answer
-  (``relevant_at``, ``low_mean_below``, ``strong_at``) stay the same-language ones: ``gap`` mixes the language
-  penalty with topic distance (the other-language documents are other texts), and on the dev split lowering them
-  by ``gap`` answered near-domain questions the corpus cannot answer when asked across languages (a French
-  question on CSRD assurance over the English ESRS, "What is the standard VAT rate in Belgium?" over the French
-  texts). A corpus in one language has no ``X``: its cross-language levels are its same-language ones.
+  between the two pools; ``no_evidence_below = min(P10(X), same-language no_evidence_below - gap)`` and the other
+  levels are the same-language ones minus ``gap`` (a question asked in another language than the passages is
+  neither "without evidence" nor "weakly supported" merely because every cosine is lower).
+Why the no-evidence level is the only one that makes a turn abstain (:mod:`regintel.chat.evidence`): on this
+embedding the best passage of a question the corpus cannot answer scores like a relevant one (demo corpus: ``U``
+median 84.9 against ``R`` median 89.5, and real questions score lower than pseudo-queries), so levels above the
+floor cannot separate answerable from uncovered questions; they grade the answer (QUALIFIED with a plain concern,
+or DIRECT). Uncovered questions are recognised by what they name (:mod:`regintel.retrieval.instruments`: an act
+the corpus does not hold) and by the guardrail (out of domain), and an answer is only composed from passages that
+address the question. A corpus in one language has no ``X``: its cross-language levels are its same-language ones.
 **Ceiling**: each same-language level is at most the level validated on ObliQA (the fallback constants of
 :mod:`regintel.chat.evidence`, passed in as ``ceiling``; the cross-language levels follow from the capped ones). The
 calibration lowers the levels for a corpus whose similarity scale is lower (long articles, definition lists,
@@ -69,7 +73,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-METHOD = "pseudo-queries-v4"
+METHOD = "pseudo-queries-v5"
 FORMAT = 1
 MAX_QUERIES = 300
 MIN_QUERIES = 30
@@ -347,26 +351,29 @@ def thresholds_from(rows: Mapping[str, Sequence[float]], corpus_version: str = "
     if len(rows["U"]) < MIN_QUERIES or len(rows["R"]) < MIN_QUERIES:
         raise ValueError(f"only {len(rows['U'])} pseudo-queries could be measured (at least {MIN_QUERIES} needed)")
     pct = lambda name, q: float(np.percentile(np.asarray(rows[name], dtype=float), q))  # noqa: E731
-    measured = ScoreLevels(no_evidence_below=pct("R", 10), low_mean_below=pct("U5", 75), relevant_at=pct("U", 75),
+    measured = ScoreLevels(no_evidence_below=pct("U", 10), low_mean_below=pct("U5", 75), relevant_at=pct("U", 75),
                            strong_at=pct("U", 95))
-    gap = max(0.0, pct("U", 50) - pct("X", 50)) if len(rows["X"]) >= MIN_QUERIES else 0.0
-    raw = _with_cross(measured, gap, len(rows["X"]) >= MIN_QUERIES, None, corpus_version)
+    multilingual = len(rows["X"]) >= MIN_QUERIES
+    gap = max(0.0, pct("U", 50) - pct("X", 50)) if multilingual else 0.0
+    cross_floor = pct("X", 10) if multilingual else 100.0
+    raw = _with_cross(measured, gap, cross_floor, multilingual, None, corpus_version)
     if ceiling is None:
         return raw, round(gap, 2), raw
     same = ScoreLevels(*(min(a, b) for a, b in zip(astuple(measured), astuple(ceiling.same))))
-    return _with_cross(same, gap, len(rows["X"]) >= MIN_QUERIES, ceiling, corpus_version), round(gap, 2), raw
+    return _with_cross(same, gap, cross_floor, multilingual, ceiling, corpus_version), round(gap, 2), raw
 
 
-def _with_cross(same: ScoreLevels, gap: float, multilingual: bool, ceiling: EvidenceThresholds | None,
-                corpus_version: str) -> EvidenceThresholds:
+def _with_cross(same: ScoreLevels, gap: float, cross_floor: float, multilingual: bool,
+                ceiling: EvidenceThresholds | None, corpus_version: str) -> EvidenceThresholds:
     same = _ordered(same)
     out_of_domain = same.no_evidence_below
     if ceiling is not None:
         out_of_domain = min(out_of_domain, ceiling.out_of_domain_below)
     cross, cross_out_of_domain = same, out_of_domain
     if multilingual:
-        cross = _ordered(ScoreLevels(no_evidence_below=same.no_evidence_below - gap, low_mean_below=same.low_mean_below,
-                                     relevant_at=same.relevant_at, strong_at=same.strong_at))
+        cross = _ordered(ScoreLevels(no_evidence_below=min(cross_floor, same.no_evidence_below - gap),
+                                     low_mean_below=same.low_mean_below - gap, relevant_at=same.relevant_at - gap,
+                                     strong_at=same.strong_at - gap))
         cross_out_of_domain = min(cross.no_evidence_below, ceiling.cross_out_of_domain_below if ceiling else 100.0)
     return EvidenceThresholds(same=same, cross=cross, out_of_domain_below=round(out_of_domain, 1),
                               cross_out_of_domain_below=round(cross_out_of_domain, 1), source="calibrated",

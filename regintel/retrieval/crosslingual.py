@@ -22,46 +22,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH, STOPWORDS_GERMAN, STOPWORDS_SPANISH
-
 from regintel.config import REPO_ROOT
-from regintel.text.normalise import fold
+from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
-LANGUAGES = ("en", "fr", "es", "de")
-_STEMMERS = {"en": "english", "fr": "french", "es": "spanish", "de": "german"}
-_STOPWORDS = {"en": STOPWORDS_EN_PLUS, "fr": STOPWORDS_FRENCH, "es": STOPWORDS_SPANISH, "de": STOPWORDS_GERMAN}
-_TOKEN_RE = re.compile(r"[a-z0-9]+")
+LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
 # Language-neutral tokens worth carrying into any language: numbers ("10.000", "150", "2016/679") and acronyms
 # written in capitals (OSS, IOSS, ASBL, TLPT, ESRS, DORA)
 _NEUTRAL_RE = re.compile(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b")
 
 
-@lru_cache(maxsize=8)
-def _stemmer(language: str) -> Stemmer.Stemmer:
-    return Stemmer.Stemmer(_STEMMERS.get(language, "english"))
-
-
-@lru_cache(maxsize=8)
-def _stopwords(language: str) -> frozenset[str]:
-    return frozenset(fold(w) for w in _STOPWORDS.get(language, STOPWORDS_EN_PLUS))
-
-
-def words(text: str) -> list[str]:
-    return _TOKEN_RE.findall(fold(text))
-
-
 def terms(text: str, language: str) -> list[str]:
-    """Folded words minus stop words, stemmed in ``language``: the unit on which glossary terms match (the same
-    steps as :func:`regintel.text.analysis.tokenize`, with German added)."""
-    stop = _stopwords(language)
-    return _stemmer(language).stemWords([w for w in words(text) if w not in stop])
-
-
-def stopword_votes(text: str, languages: Sequence[str] = LANGUAGES) -> dict[str, int]:
-    tokens = words(text)
-    return {lang: sum(1 for w in tokens if w in _stopwords(lang)) for lang in languages}
+    """Folded words minus stop words, stemmed in ``language``: the unit on which glossary terms match (the BM25
+    tokens of :func:`regintel.text.analysis.tokenize`)."""
+    return tokenize(text, language)
 
 
 @dataclass(frozen=True)
@@ -185,18 +159,13 @@ def load_glossary(path: str = str(GLOSSARY_PATH)) -> Glossary:
 
 def detect_question_language(text: str, glossary: Glossary | None = None,
                              languages: Sequence[str] = LANGUAGES) -> str:
-    """en / fr / es / de for a question: stop-word votes plus, when a glossary is given, the number of terms
-    covered by its phrases in each language; English when nothing decides."""
-    votes = {lang: float(v) for lang, v in stopword_votes(text, languages).items()}
+    """en / fr / es / de for a question: :func:`regintel.text.analysis.language_votes` plus, when a glossary is
+    given, the number of terms covered by its phrases in each language; English when nothing decides."""
+    votes = {lang: v for lang, v in language_votes(text).items() if lang in languages}
     if glossary is not None:
-        for lang in languages:
+        for lang in votes:
             votes[lang] += glossary.coverage(text, lang)
-    if text and re.search(r"[¿¡ñ]", text):
-        votes["es"] = votes.get("es", 0.0) + 2 if "es" in votes else 0.0
-    if text and re.search(r"[äöß]", text):
-        votes["de"] = votes.get("de", 0.0) + 2 if "de" in votes else 0.0
-    best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
-    return best if votes[best] > 0 else "en"
+    return best_language(votes)
 
 
 # -- query plans for a multilingual index ------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Language detection and BM25 tokenisation: folded words, stop words and Snowball stemming per language.
 
-The corpus mixes English and French (and analysts ask in Spanish too), so each text is stemmed with the
-stemmer of its language: documents by their manifest language, questions by a stop-word vote. Identifiers that
+The corpus mixes English and French (and analysts ask in Spanish and German too), so each text is stemmed with the
+stemmer of its language: documents by their manifest language, questions by a stop-word vote (plus the letters only
+one of the languages writes: ¿ ¡ ñ, ä ö ü ß). A German question detected as English would be judged with the
+levels of a passage in its own language against English passages, and stemmed with the wrong stemmer. Identifiers that
 matter in regulation survive: article numbers ("6(1)(f)" -> "6", "1", "f"), CELEX-like numbers ("2016/679" ->
 "2016", "679") and acronyms ("DORA" -> "dora").
 """
@@ -12,16 +14,20 @@ import re
 from functools import lru_cache
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH, STOPWORDS_SPANISH
+from bm25s.stopwords import STOPWORDS_EN_PLUS, STOPWORDS_FRENCH, STOPWORDS_GERMAN, STOPWORDS_SPANISH
 
 from regintel.text.normalise import fold
 
-SUPPORTED_LANGUAGES = {"en": "english", "fr": "french", "es": "spanish"}
+SUPPORTED_LANGUAGES = {"en": "english", "fr": "french", "es": "spanish", "de": "german"}
 STOPWORDS = {
     "en": frozenset(STOPWORDS_EN_PLUS),
     "fr": frozenset(STOPWORDS_FRENCH),
     "es": frozenset(STOPWORDS_SPANISH),
+    "de": frozenset(STOPWORDS_GERMAN),
 }
+# letters (in the unfolded text) that only one of the supported languages writes, worth two stop words each
+SCRIPT_CUES = {"es": re.compile(r"[¿¡ñÑ]"), "de": re.compile(r"[äöüÄÖÜß]")}
+SCRIPT_CUE_WEIGHT = 2
 TOKEN_RE = re.compile(r"[a-z0-9]+")
 
 
@@ -35,18 +41,35 @@ def _folded_stopwords(language: str) -> frozenset[str]:
     return frozenset(fold(w) for w in STOPWORDS.get(language, STOPWORDS["en"]))
 
 
-def detect_language(text: str) -> str:
-    """Best guess among en / fr / es by counting stop words; English when nothing decides."""
+def language_votes(text: str) -> dict[str, float]:
+    """Per supported language: its stop words in ``text`` plus its script cues (``SCRIPT_CUES``)."""
     words = TOKEN_RE.findall(fold(text))
-    if not words:
-        return "en"
-    votes = {lang: sum(1 for w in words if w in _folded_stopwords(lang)) for lang in SUPPORTED_LANGUAGES}
+    votes = {lang: float(sum(1 for w in words if w in _folded_stopwords(lang))) for lang in SUPPORTED_LANGUAGES}
+    for lang, cue in SCRIPT_CUES.items():
+        if cue.search(text):
+            votes[lang] += SCRIPT_CUE_WEIGHT
+    return votes
+
+
+def best_language(votes: dict[str, float]) -> str:
+    """The language with most votes, English on a tie or when nothing voted."""
     best = max(votes, key=lambda lang: (votes[lang], lang == "en"))
     return best if votes[best] > 0 else "en"
 
 
+def detect_language(text: str) -> str:
+    """Best guess among en / fr / es / de by stop words and script cues; English when nothing decides."""
+    return best_language(language_votes(text))
+
+
+def words(text: str) -> list[str]:
+    """Folded word tokens (numbers included), before stop words and stemming."""
+    return TOKEN_RE.findall(fold(text))
+
+
 def tokenize(text: str, language: str | None = None) -> list[str]:
-    """BM25 tokens of a text: folded words minus stop words, stemmed in the text's language."""
+    """BM25 tokens of a text: folded words minus stop words, stemmed in the text's language (detected when
+    ``language`` is None or not supported)."""
     language = language if language in SUPPORTED_LANGUAGES else detect_language(text)
     stop = _folded_stopwords(language)
     words = [w for w in TOKEN_RE.findall(fold(text)) if w not in stop]

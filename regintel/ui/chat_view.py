@@ -56,7 +56,7 @@ def explorer_href(key: str) -> str:
 
 
 CONCERN_SENTENCES = {  # a concern under an answer that was given (the hard-reason wording says why one is not)
-    "INSUFFICIENT_CHUNKS": "only one passage addresses the question closely",
+    "INSUFFICIENT_CHUNKS": "fewer than two passages address the question closely",
 }
 
 

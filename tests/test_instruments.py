@@ -1,0 +1,105 @@
+"""Which acts a question names, and whether the served corpus holds them (regintel/retrieval/instruments.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from regintel.config import REPO_ROOT
+from regintel.retrieval.instruments import (
+    InstrumentCatalog,
+    act_numbers,
+    corpus_instruments,
+    load_catalog,
+    normalise_act_number,
+)
+
+DEMO_TITLES = [d["title"] for d in json.loads((REPO_ROOT / "data" / "corpus" / "manifest.json").read_text())["documents"]]
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return corpus_instruments(DEMO_TITLES)
+
+
+def keys(mentions):
+    return [m.key for m in mentions]
+
+
+@pytest.mark.parametrize("first, second, expected", [
+    ("2016", "679", "2016/679"), ("575", "2013", "2013/575"), ("95", "46", "1995/46"), ("6", "1", None)])
+def test_act_numbers_are_normalised_to_year_and_number(first, second, expected):
+    assert normalise_act_number(first, second) == expected
+
+
+def test_act_numbers_need_an_act_word_or_an_eu_suffix():
+    text = "Regulation (EU) No 575/2013, Directive 2013/34/EU, la directiva 2011/64/UE, Article 6/1 and 3/4 of it"
+    assert [n for n, _, _ in act_numbers(text)] == ["2013/575", "2013/34", "2011/64"]
+
+
+def test_acronyms_match_as_written_and_titles_without_case_or_accents():
+    catalog = load_catalog()
+    assert keys(catalog.mentions("Does MAR apply here?")) == ["mar"]
+    assert keys(catalog.mentions("¿Qué dice el mar sobre esto?")) == [], "'mar' (the sea) is no Market Abuse Regulation"
+    assert keys(catalog.mentions("selon le reglement general sur la protection des donnees")) == ["gdpr"]
+    assert keys(catalog.mentions("Gilt die DSGVO-Ausnahme?")) == ["gdpr"]
+
+
+def test_a_name_inside_a_longer_name_does_not_count_on_its_own():
+    catalog = load_catalog()
+    assert keys(catalog.mentions("Under the UK GDPR, who is a controller?")) == ["uk-gdpr"]
+    assert keys(catalog.mentions("How do the GDPR and the UK GDPR differ?")) == ["gdpr", "uk-gdpr"]
+
+
+def test_the_demo_corpus_holds_the_acts_of_its_titles_not_those_they_amend(demo):
+    assert demo.held_ids == {"gdpr", "dora", "esrs", "vat-directive", "vat-implementing-regulation"}
+    assert "2013/34" not in demo.held_numbers, "the ESRS supplement the Accounting Directive; they are not it"
+    holdings = demo.holdings()
+    assert "General Data Protection Regulation (EU) 2016/679" in holdings
+    assert any("ASBL" in h for h in holdings), "a document holding no listed act is named by its own title"
+
+
+@pytest.mark.parametrize("question", [
+    "Under MiFID II, what product governance obligations apply to manufacturers?",
+    "Welche Meldefristen gelten nach der NIS-2-Richtlinie?",
+    "¿Qué exige el Reglamento (UE) 2019/2088 a los gestores?",
+    "Under HIPAA, when must a covered entity notify a breach?",
+])
+def test_a_question_naming_only_acts_the_corpus_does_not_hold_is_uncovered(demo, question):
+    coverage = demo.coverage(question)
+    assert coverage.uncovered and coverage.missing and not coverage.held, question
+
+
+@pytest.mark.parametrize("question", [
+    "What does the GDPR say about consent?",
+    "¿Cómo define el RGPD el consentimiento?",
+    "Does DORA apply to firms authorised under MiFID II?",  # names a held act too
+    "Où est le lieu de livraison selon la directive 2006/112/CE ?",
+    "Quelles mentions le règlement d'exécution (UE) no 282/2011 impose-t-il ?",
+    "What must a controller do after a personal data breach?",  # names no act: similarity decides
+])
+def test_a_question_naming_a_held_act_or_none_is_covered(demo, question):
+    assert not demo.coverage(question).uncovered, question
+
+
+def test_an_act_implemented_by_a_held_one_is_answered_from_it_unless_an_article_of_it_is_cited(demo):
+    csrd = demo.coverage("Under the CSRD, what must the sustainability statement contain?")
+    assert not csrd.uncovered and [i.id for i in csrd.via_related] == ["esrs"]
+    article = demo.coverage("What does Article 34 of Directive 2013/34/EU require of statutory auditors?")
+    assert article.article_of_missing and article.uncovered
+
+
+def test_a_corpus_of_other_titles_holds_other_acts():
+    other = corpus_instruments(["Markets in Financial Instruments Directive 2014/65/EU (recast)"])
+    assert other.held_ids == {"mifid2"}
+    assert not other.coverage("Under MiFID II, what is best execution?").uncovered
+    assert other.coverage("What does the GDPR say about consent?").uncovered
+
+
+def test_the_instrument_list_loads_and_rejects_an_entry_without_names(tmp_path):
+    assert len(load_catalog().instruments) > 80
+    bad = tmp_path / "instruments.jsonl"
+    bad.write_text('{"id": "x"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="instruments.jsonl:1"):
+        InstrumentCatalog.load(bad)
