@@ -1,4 +1,4 @@
-"""PII sanitiser: the shared case table (data/bench/egress_cases.jsonl), sanitise/report guarantees, properties."""
+"""PII sanitiser on the Presidio detector: the original case table (data/bench/egress_cases.jsonl), sanitise/report guarantees, properties."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def test_table_has_enough_cases() -> None:
     assert all(not expected for _, _, expected in LOOKALIKES)
     assert len([case for case in MIXED if len({t for t, _ in case[2]}) >= 2]) >= 5
     positives_per_type = Counter(t for _, _, expected in POSITIVES + MIXED for t in {t for t, _ in expected})
-    for pii_type in PII_TYPES:
+    for pii_type in ("EMAIL", "PHONE", "IBAN", "CARD", "IE_PPSN", "ES_DNI", "ES_NIE", "UK_NINO", "IP_ADDRESS",
+                     "DATE_OF_BIRTH"):  # the types of the old sanitiser; the rest: tests/test_egress_detector.py
         assert positives_per_type[pii_type] >= 4, pii_type
     assert all(t in PII_TYPES for _, _, expected in CASES for t, _ in expected)
 

@@ -50,8 +50,12 @@ _CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
 
 
 def codice_fiscale() -> str:
-    letters = "BCDFGLMNPRSTVZ"
-    head = "".join(rng.choice(letters) for _ in range(3)) + "".join(rng.choice(letters + "AEIO") for _ in range(3))
+    def part() -> str:  # surname and name codes: consonants first, then vowels (the official construction)
+        consonants = rng.randint(1, 3)
+        return "".join(rng.choice("BCDFGLMNPRSTVZ") for _ in range(consonants)) + "".join(
+            rng.choice("AEIOU") for _ in range(3 - consonants))
+
+    head = part() + part()
     day = rng.randint(1, 28) + rng.choice((0, 40))
     body = f"{head}{rng.randint(50, 99):02d}{rng.choice('ABCDEHLMPRST')}{day:02d}{rng.choice('ABCDEFGHLM')}{rng.randint(1, 999):03d}"
     total = 0

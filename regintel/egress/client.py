@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from regintel.errors import EgressBlocked
-from regintel.egress.sanitiser import sanitise
+from regintel.egress.sanitiser import sanitise_all
 
 log = logging.getLogger(__name__)
 MODES = ("enforce", "report-only", "off")
@@ -65,15 +65,21 @@ class EgressDecision:
     allowed: bool
     sanitiser_counts: dict[str, int] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)
+    contacted: str | None = None  # the host the provider actually reached (set after the call; redirects refused)
 
     def report(self) -> dict[str, Any]:
         """What goes into the trace: mode, destination, decision, and PII types with counts (never values)."""
+        local = self.destination in LOCAL_DESTINATIONS
+        action = "none found" if not self.sanitiser_counts else (
+            "sent unchanged (on this machine)" if local or self.mode == "off" else "replaced with placeholders")
         return {
             "mode": self.mode,
             "destination": self.destination,
             "allowed": self.allowed,
-            "sanitised": bool(self.sanitiser_counts),
+            "sanitised": bool(self.sanitiser_counts) and not local and self.mode != "off",
             "pii_counts": dict(self.sanitiser_counts),
+            "pii_total": sum(self.sanitiser_counts.values()),
+            "action": action,
             "violations": list(self.violations),
         }
 
@@ -100,13 +106,10 @@ class EgressClient:
         allowed = destination in LOCAL_DESTINATIONS or destination in allowed_hosts
         if mode == "off":
             return EgressDecision([dict(m) for m in messages], mode, destination, True)
-        counts: dict[str, int] = {}
-        cleaned = []
-        for message in messages:
-            result = sanitise(str(message.get("content", "")))
-            for pii_type, count in result.counts.items():
-                counts[pii_type] = counts.get(pii_type, 0) + count
-            cleaned.append({**message, "content": result.text if destination not in LOCAL_DESTINATIONS else message.get("content", "")})
+        # One placeholder numbering over the whole request: the history re-sent every turn keeps its placeholders.
+        texts, counts = sanitise_all([str(m.get("content", "")) for m in messages])
+        local = destination in LOCAL_DESTINATIONS
+        cleaned = [{**m, "content": m.get("content", "") if local else text} for m, text in zip(messages, texts)]
         violations = [] if allowed else [f"destination '{destination}' is not allowed by the egress policy"]
         decision = EgressDecision(cleaned, mode, destination, allowed or mode == "report-only", counts, violations)
         if counts:
