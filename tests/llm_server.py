@@ -54,6 +54,13 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.connection.shutdown(2)
 
+    def redirect(self, location: str, status: int = 307) -> None:
+        """Send the client elsewhere (a 307/308 keeps the method and body: the whole prompt would follow)."""
+        self.send_response(status)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def json_error(self, status: int, message: str = "server error") -> None:
         body = json.dumps({"error": {"message": message, "type": "server_error"}}).encode()
         self.send_response(status)

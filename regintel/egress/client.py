@@ -17,18 +17,49 @@ regulation). Every remote destination gets the sanitised request in enforce and 
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from regintel.errors import EgressBlocked
-from regintel.egress.sanitiser import sanitise_all
+from regintel.egress.sanitiser import Placeholders, PII_TYPES, sanitise
 
 log = logging.getLogger(__name__)
 MODES = ("enforce", "report-only", "off")
 LOCAL_DESTINATIONS = {"local"}
 
 
+
+
+def _sanitise_content(text: str, placeholders: Placeholders, totals: Counter) -> str:
+    """A message's content with its personal data replaced. Extraction, critique and feedback requests send JSON:
+    its strings are sanitised decoded (a "\\n" escape would hide an e-mail split by a line break from the
+    detector) and the JSON is written again."""
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if data is not None:
+            return json.dumps(_sanitise_json(data, placeholders, totals), ensure_ascii=False)
+    result = sanitise(text, placeholders)
+    totals.update(result.counts)
+    return result.text
+
+
+def _sanitise_json(value: Any, placeholders: Placeholders, totals: Counter) -> Any:
+    if isinstance(value, str):
+        result = sanitise(value, placeholders)
+        totals.update(result.counts)
+        return result.text
+    if isinstance(value, dict):
+        return {k: _sanitise_json(v, placeholders, totals) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_sanitise_json(v, placeholders, totals) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -107,7 +138,9 @@ class EgressClient:
         if mode == "off":
             return EgressDecision([dict(m) for m in messages], mode, destination, True)
         # One placeholder numbering over the whole request: the history re-sent every turn keeps its placeholders.
-        texts, counts = sanitise_all([str(m.get("content", "")) for m in messages])
+        placeholders, totals = Placeholders(), Counter()
+        texts = [_sanitise_content(str(m.get("content", "")), placeholders, totals) for m in messages]
+        counts = {t: totals[t] for t in PII_TYPES if totals[t]}
         local = destination in LOCAL_DESTINATIONS
         cleaned = [{**m, "content": m.get("content", "") if local else text} for m, text in zip(messages, texts)]
         violations = [] if allowed else [f"destination '{destination}' is not allowed by the egress policy"]

@@ -12,6 +12,7 @@ import openai
 
 from regintel.llm.base import ChatMessage, ToolSpec
 from regintel.llm.chunks import ErrorChunk, LlmStreamChunk, TextChunk, parse_tool_arguments
+from regintel.llm.http import ContactedHosts, guarded_http_client
 from regintel.llm.openai_errors import to_provider_error
 
 
@@ -23,7 +24,9 @@ class OpenAICompatibleProvider:
     ) -> None:
         self.model = model
         self.supports_tools = supports_tools
-        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0)
+        self.contacted = ContactedHosts()
+        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0,
+                                    http_client=guarded_http_client(timeout, self.contacted))
         self.destination = urlparse(base_url).hostname or ""
 
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:

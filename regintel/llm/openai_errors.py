@@ -17,6 +17,9 @@ def to_provider_error(exc: Exception) -> ProviderError:
         return ProviderError("The language model service is rate limiting requests.", retryable=True)
     if isinstance(exc, openai.AuthenticationError):
         return ProviderError("The language model service rejected the API key (check REGINTEL_LLM_API_KEY).")
+    if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
+        return ProviderError("The language model service redirected the request; redirects are not followed "
+                             "(egress policy).")
     if isinstance(exc, openai.APIStatusError):
         retryable = exc.status_code >= 500
         return ProviderError(f"The language model service answered with HTTP {exc.status_code}.", retryable=retryable)

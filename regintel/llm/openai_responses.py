@@ -13,6 +13,7 @@ import openai
 
 from regintel.llm.base import ChatMessage, ProviderError, ToolSpec
 from regintel.llm.chunks import ErrorChunk, LlmStreamChunk, TextChunk, parse_tool_arguments
+from regintel.llm.http import ContactedHosts, guarded_http_client
 from regintel.llm.openai_errors import to_provider_error
 
 
@@ -22,7 +23,9 @@ class OpenAIResponsesProvider:
 
     def __init__(self, model: str, api_key: str, base_url: str | None = None, timeout: float = 60.0) -> None:
         self.model = model
-        self.client = openai.OpenAI(api_key=api_key or "missing", base_url=base_url or None, timeout=timeout, max_retries=0)
+        self.contacted = ContactedHosts()
+        self.client = openai.OpenAI(api_key=api_key or "missing", base_url=base_url or None, timeout=timeout, max_retries=0,
+                                    http_client=guarded_http_client(timeout, self.contacted))
         self.destination = urlparse(str(self.client.base_url)).hostname or "api.openai.com"
 
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:

@@ -91,6 +91,16 @@ class LlmRouter:
             return
         if on_egress:
             on_egress(decision.report())
+        contacted = getattr(self.provider, "contacted", None)
+        if contacted is not None:
+            contacted.reset()
+        try:
+            yield from self._call(decision, tools, model, opts)
+        finally:
+            if on_egress:  # the host the provider really reached (no redirect is followed): None if none was
+                on_egress({"contacted": contacted.last() if contacted is not None else self.provider.destination})
+
+    def _call(self, decision, tools, model: str, opts: dict[str, Any]) -> Iterator[LlmStreamChunk]:
         tools = tools if (tools and self.provider.supports_tools) else None
         attempt = 0
         while True:
