@@ -73,6 +73,23 @@ def test_new_legal_terms_force_fresh_retrieval():
     assert decide_context("Who is a controller?", None).reason == "first turn of the conversation"
 
 
+@pytest.mark.parametrize("question", [
+    "Are there cases where we don't have to tell them about the breach at all?",
+    "And what happens when the controller cannot meet the deadline for the notification?",
+    "¿Y puede el responsable cobrar algo por ello al interesado?",
+    "Und gilt das auch für die Auftragsverarbeiter in Drittländern?",
+])
+def test_a_follow_up_that_leans_on_the_previous_question_is_searched_with_it(question):
+    decision = decide_context(question, "When must the data subjects be told about a breach?", "Without undue delay [1].")
+    assert not decision.reuse_previous and decision.continues, decision
+
+
+def test_a_new_standalone_question_is_not_continued():
+    decision = decide_context("Which information must a processor give the controller about sub-processors?",
+                              "When must the data subjects be told about a breach?", "Without undue delay [1].")
+    assert not decision.reuse_previous and not decision.continues
+
+
 @pytest.mark.slow  # loads the real embedding model
 def test_semantic_closeness_to_clarifications(embedder):
     previous = "When must a personal data breach be notified?"

