@@ -1,4 +1,4 @@
-"""Infrastructure lanes of the suite: the browser, PostgreSQL, Neo4j and Memgraph runs need something this machine
+"""Infrastructure lanes of the suite: the browser, PostgreSQL, Neo4j, Memgraph and OIDC provider runs need something this machine
 may not have. A test skips its lane with ``skip_lane``; tests/conftest.py prints a banner at the end of the run
 listing every lane skipped and why, and a lane named in REGINTEL_REQUIRE_LANES (comma-separated, set by .ci/run
 for what it provisions) fails instead of skipping."""
@@ -16,6 +16,7 @@ LANES = {
     "postgres": "SQL store suite on PostgreSQL",
     "neo4j": "graph conformance suite on Neo4j 5",
     "memgraph": "graph conformance suite on Memgraph",
+    "oidc": "single sign-on browser tests against a real OpenID Connect provider (mock-oauth2-server)",
 }
 
 _SKIPPED = re.compile(r"lane (\w+): (.*)")

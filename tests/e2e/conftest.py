@@ -33,15 +33,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
 class StreamlitApp:
-    def __init__(self, data_dir: Path, env: dict[str, str], secrets: Path | None = None) -> None:
-        self.port = _free_port()
+    def __init__(self, data_dir: Path, env: dict[str, str], secrets: Path | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = data_dir / "streamlit.log"
         self.process = subprocess.Popen(
