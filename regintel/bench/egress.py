@@ -149,7 +149,28 @@ def run_egress_bench(n_questions: int = 200) -> dict:
         "independent_all": score_cases(independent),
         "timing_1000_chars": time_questions(questions_of(independent, n_questions)),
         "ner_only_person": ner_only_person(independent),
+        **scan_corpus(),
     }
+
+
+def scan_corpus(corpus_dir: Path | None = None) -> dict:
+    """Findings on the public regulation corpus (EN/FR): real regulatory text with almost no personal data, so
+    what is found is public contact details (the Belgian administration's e-mails and phone) or a false positive."""
+    from regintel.config import get_settings
+    from regintel.retrieval.corpus import read_document_text, scan_corpus as list_documents
+
+    corpus_dir = corpus_dir or get_settings().corpus_dir
+    counts: Counter[str] = Counter()
+    chars = 0
+    started = time.perf_counter()
+    for document in list_documents(corpus_dir).documents:
+        text = read_document_text(document.path)
+        chars += len(text)
+        counts.update(f.type for f in find_pii(text))
+    seconds = time.perf_counter() - started
+    return {"corpus_chars": chars, "corpus_findings": dict(counts),
+            "corpus_findings_per_100k_chars": round(sum(counts.values()) * 100_000 / max(chars, 1), 3),
+            "corpus_scan_kb_per_s": round(chars / 1e3 / seconds, 1) if seconds else None}
 
 
 def ner_only_person(cases: list[Case]) -> dict:
@@ -197,6 +218,8 @@ def print_report(result: dict) -> None:
     print(f"Without the given-name list (NER alone), both splits: PERSON recall {_fmt(p.get('recall')).strip()}, "
           f"precision {_fmt(p.get('precision')).strip()} (fp counted on every row); time p50 {t['p50_ms']} ms, "
           f"p95 {t['p95_ms']} ms")
+    print(f"Corpus scan: {result['corpus_chars']:,} characters of regulation, findings {result['corpus_findings'] or 'none'} "
+          f"({result['corpus_findings_per_100k_chars']} per 100k chars), {result['corpus_scan_kb_per_s']} kB/s")
     print(json.dumps(result, ensure_ascii=False))
 
 

@@ -4,8 +4,9 @@ Why not Presidio's SpacyRecognizer on the whole text: the NER model costs ~40 ms
 machine, and almost all of a regulatory question has no name in it. So the model runs only on windows around
 *candidates* (two or more capitalised words in a row, outside a list of regulatory vocabulary), which keeps a
 question without candidates at regex cost. What the model tags ``PER`` is then trimmed to its capitalised name
-tokens and kept only when at least two remain and none is a word of acts, authorities or legal structure
-("Council Implementing Regulation", "Loi Informatique", "Annex III" are the model's typical mistakes here).
+tokens and kept only when at least two remain, none is a word of acts, authorities or legal structure
+("Council Implementing Regulation", "Loi Informatique", "Annex III" are the model's typical mistakes here) and
+none is a word the regulation corpus writes in lower case ("Waste Framework", "Lead Overseer").
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
@@ -59,9 +61,17 @@ NOUN_ENDINGS = ("ung", "heit", "keit", "schaft", "nummer", "liche", "lichen", "t
 _NOT_NAMES_CASED = {w.lower() for w in NOT_NAMES}
 
 _TOKEN = re.compile(rf"[{UPPER}{LOWER}][\w'’-]*")
-_CAPITALISED_RUN = re.compile(
-    rf"{NAME_TOKEN}(?:\s+(?:(?:{'|'.join(sorted(PARTICLES))})\s+)*{NAME_TOKEN})+"
+_CAPITALISED_RUN = re.compile(  # on one line: a name is not split by a line break, headings and lists are
+    rf"{NAME_TOKEN}(?:[ \t]+(?:(?:{'|'.join(sorted(PARTICLES))})[ \t]+)*{NAME_TOKEN})+"
 )
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Words the regulation corpus writes in lower case (``common_words.txt``, built by
+    data/egress/build_common_words.py): "Waste Framework" or "Lead Overseer" are terms, not a person."""
+    path = Path(__file__).with_name("common_words.txt")
+    return frozenset(path.read_text(encoding="utf-8").split())
 
 
 def _is_name_token(token: str) -> bool:
@@ -136,8 +146,9 @@ def known_name_in(text: str, start: int, end: int) -> tuple[int, int] | None:
     for i, (t_start, _, token) in enumerate(tokens):
         if token.lower() in names and _is_name_token(token):
             span = trim_to_name(text, t_start, tokens[min(i + 3, len(tokens) - 1)][1])
-            if span:
-                return span
+            rest = _TOKEN.findall(text[span[0]:span[1]])[1:] if span else []
+            if span and not all(t.lower() in common_words() or t.lower() in PARTICLES for t in rest):
+                return span  # "Marine Strategy Framework": a given name before common words is a term
     return None
 
 
@@ -182,7 +193,11 @@ class PersonNameRecognizer(EntityRecognizer):
                 if ent.label_ != "PER":
                     continue
                 span = trim_to_name(text, lo + ent.start_char, lo + ent.end_char)
-                if span and span not in seen:
+                if not span or "\n" in text[span[0]:span[1]]:
+                    continue
+                if any(t.lower() in common_words() for t in _TOKEN.findall(text[span[0]:span[1]])):
+                    continue  # a model-only name made of common words is a capitalised term
+                if span not in seen:
                     seen.add(span)
                     results.append(RecognizerResult("PERSON", span[0], span[1], self.score))
         return results

@@ -67,8 +67,8 @@ class EuPhoneRecognizer(PhoneRecognizer):
         digits = sum(c.isdigit() for c in raw)
         if not 8 <= digits <= 15 or "/" in raw or _DECIMALS.search(raw):
             return False
-        if _DATE_SHAPE.fullmatch(raw.strip()):
-            return False
+        if _DATE_SHAPE.search(raw) or ("." in raw and (" " in raw or "-" in raw)):
+            return False  # "4.2.2006", "033 4.2.2006" (an OJ number and date), "0.5 0.25 0.125"
         if _MONEY_BEFORE.search(text[max(0, start - 5):start]) or _MONEY_AFTER.match(text, end):
             return False
         compact = raw.lstrip("(")
