@@ -16,7 +16,7 @@ import phonenumbers
 from presidio_analyzer import RecognizerResult
 from presidio_analyzer.predefined_recognizers import IpRecognizer, PhoneRecognizer
 
-_DATE_SHAPE = re.compile(r"\d{1,4}[.\-]\d{1,2}[.\-]\d{1,4}")
+_DATE_SHAPE = re.compile(r"\b\d{1,2}[./-]\d{1,2}[./-](?:19|20)\d{2}\b|\b(?:19|20)\d{2}[./-]\d{1,2}[./-]\d{1,2}\b")
 _DECIMALS = re.compile(r"\d\.\d+\s+\d\.\d")
 _MONEY_BEFORE = re.compile(r"(?:\b(?:EUR|USD|GBP|CHF|PLN)|[€$£])\s?$", re.IGNORECASE)
 _MONEY_AFTER = re.compile(r"\s?(?:(?:EUR|USD|GBP|CHF|PLN|euros?|million|mn|bn|billion|t|tonnes|tCO2e)\b|[€$£%])", re.I)
