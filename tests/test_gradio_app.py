@@ -1,5 +1,7 @@
-"""The Gradio front end, launched locally and called through ``gradio_client`` with every non-loopback
-connection refused: the answer streams, ends with its citations, and a follow-up continues the conversation."""
+"""The Gradio front end, launched locally behind sign-in and called through ``gradio_client`` with a per-user API
+token and every non-loopback connection refused: the answer streams, ends with its citations, and a follow-up
+continues the conversation; a call without a valid token is refused and stores nothing; another tenant's token
+cannot continue the conversation; browsers sign in with a local account."""
 
 from __future__ import annotations
 
@@ -43,31 +45,94 @@ def runtime(tmp_path):
     return app
 
 
-def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(runtime, no_outbound_network):
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def served(runtime):
+    """The Gradio app behind sign-in, with two tenants' analysts and an API token each."""
+    accounts = runtime.accounts
+    users = {name: accounts.add(tenant, name, PASSWORD, "analyst") for name, tenant in (("gina", "gradio-a"), ("otto", "gradio-b"))}
+    tokens = {name: runtime.api_tokens.create(user) for name, user in users.items()}
+    port = free_port()
+    server = launch(build_app(runtime), runtime, "127.0.0.1", port, block=False)
+    yield f"http://127.0.0.1:{port}/", users, tokens
+    server.close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def row_counts(runtime) -> dict[str, int]:
+    from sqlalchemy import func, select
+
+    from regintel.store.models import Conversation, Message, RagTrace, Tenant, User
+
+    with runtime.db.session() as session:
+        return {m.__name__: session.scalar(select(func.count()).select_from(m)) for m in (Tenant, User, Conversation, Message, RagTrace)}
+
+
+def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(runtime, served, no_outbound_network):
     from gradio_client import Client
 
-    app = build_app(runtime, "gradio-test", "client")
-    port = free_port()
-    launch(app, "127.0.0.1", port, prevent_thread_lock=True, quiet=True)
-    try:
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
-        assert "/chat" in client.view_api(return_format="dict")["named_endpoints"]
-        job = client.submit("What must a controller do when a personal data breach occurs?", "", api_name="/chat")
-        outputs = list(job)
-        assert len(outputs) > 2, "the answer arrives in several streamed updates"
-        final_text, conversation_id = job.outputs()[-1]
-        assert "\\[1\\]" in final_text and "GDPR" in final_text and "eur-lex.europa.eu" in final_text
-        assert any(mode in final_text for mode in ("**DIRECT**", "**QUALIFIED**"))
-        assert conversation_id
-        follow_up, same_conversation = client.predict("are you sure?", conversation_id, api_name="/chat")
-        assert same_conversation == conversation_id and "GDPR" in follow_up
-        tenant = runtime.tenants.ensure_tenant("gradio-test")
-        turns = runtime.conversations.turns(tenant.id, conversation_id)
-        assert [t.question for t in turns] == ["What must a controller do when a personal data breach occurs?", "are you sure?"]
-        assert turns[1].response.context_decision["reuse_previous"] is True
-    finally:
-        app.close()
+    url, users, tokens = served
+    client = Client(url, verbose=False, headers=bearer(tokens["gina"]))
+    assert "/chat" in client.view_api(return_format="dict")["named_endpoints"]
+    job = client.submit("What must a controller do when a personal data breach occurs?", "", api_name="/chat")
+    outputs = list(job)
+    assert len(outputs) > 2, "the answer arrives in several streamed updates"
+    final_text, conversation_id = job.outputs()[-1]
+    assert "\\[1\\]" in final_text and "GDPR" in final_text and "eur-lex.europa.eu" in final_text
+    assert any(mode in final_text for mode in ("**DIRECT**", "**QUALIFIED**"))
+    assert conversation_id
+    follow_up, same_conversation = client.predict("are you sure?", conversation_id, api_name="/chat")
+    assert same_conversation == conversation_id and "GDPR" in follow_up
+    gina = users["gina"]
+    turns = runtime.conversations.turns(gina.tenant_id, conversation_id)
+    assert [t.question for t in turns] == ["What must a controller do when a personal data breach occurs?", "are you sure?"]
+    assert turns[1].response.context_decision["reuse_previous"] is True
+    assert [c.id for c in runtime.conversations.conversations(gina.tenant_id, gina.id)] == [conversation_id]
+
+    # the other tenant's token cannot continue (or read) gina's conversation: it reads as not found
+    other = Client(url, verbose=False, headers=bearer(tokens["otto"]))
+    text, _ = other.predict("are you sure?", conversation_id, api_name="/chat")
+    assert text.startswith("⚠️") and "GDPR" not in text
+    assert len(runtime.conversations.turns(gina.tenant_id, conversation_id)) == 2
     assert no_outbound_network == []
+
+
+def test_the_api_refuses_calls_without_a_valid_token_and_stores_nothing(runtime, served):
+    import httpx
+    from gradio_client import Client
+
+    url, users, tokens = served
+    before = row_counts(runtime)
+    with pytest.raises(Exception):
+        Client(url, verbose=False).predict("When must a breach be notified?", "", api_name="/chat")
+    for bad in ("rgi_not-a-token", tokens["gina"] + "x", "Basic Z2luYTpwdw=="):
+        assert httpx.get(f"{url}config", headers={"Authorization": bad if bad.startswith("Basic") else f"Bearer {bad}"}).status_code == 401
+    runtime.api_tokens.revoke(users["otto"], "all")
+    with pytest.raises(Exception):
+        Client(url, verbose=False, headers=bearer(tokens["otto"])).predict("When must a breach be notified?", "", api_name="/chat")
+    assert row_counts(runtime) == before
+
+
+def test_browsers_are_sent_to_sign_in_and_get_a_session_from_a_local_account(runtime, served):
+    import httpx
+
+    url, _, _ = served
+    page = httpx.get(url, headers={"Accept": "text/html"}, follow_redirects=False)
+    assert page.status_code == 303 and page.headers["location"] == "/signin"
+    refused = httpx.post(f"{url}signin", data={"login": "gina", "password": "<b>wrong</b> password"})
+    assert refused.status_code == 401 and "Wrong login or password." in refused.text and "<b>wrong" not in refused.text
+    signed_in = httpx.post(f"{url}signin", data={"login": "gina", "password": PASSWORD}, follow_redirects=False)
+    assert signed_in.status_code == 303
+    cookie = signed_in.cookies.get("regintel_gradio_session")
+    assert cookie and httpx.get(f"{url}config", cookies={"regintel_gradio_session": cookie}).status_code == 200
+    assert httpx.get(f"{url}config", cookies={"regintel_gradio_session": cookie[:-2] + "xx"}).status_code == 401
+    runtime.accounts.set_disabled("gina")
+    assert httpx.get(f"{url}config", cookies={"regintel_gradio_session": cookie}).status_code == 401
 
 
 def test_citations_block_escapes_titles_and_only_links_http_urls():

@@ -174,13 +174,18 @@ def run_gradio(runtime: Any, plans: list[SessionPlan]) -> list[TurnRecord]:
 
     from regintel.ui.gradio_app import build_app, launch
 
+    import secrets
+
     tenant_name = plans[0].tenant
-    app = build_app(runtime, tenant_name, "gradio-client")
-    _, url, _ = launch(app, "127.0.0.1", _free_port(), prevent_thread_lock=True, quiet=True,
-                       concurrency_limit=len(plans))
+    login = f"gradio-client-{secrets.token_hex(4)}"  # the API needs a signed-in user: one account, one API token
+    user = runtime.accounts.add(tenant_name, login, secrets.token_urlsafe(16), "analyst", actor="bench")
+    headers = {"Authorization": f"Bearer {runtime.api_tokens.create(user, 'bench load', actor='bench')}"}
+    port = _free_port()
+    app = launch(build_app(runtime), runtime, "127.0.0.1", port, concurrency_limit=len(plans), block=False)
+    url = f"http://127.0.0.1:{port}/"
 
     def session(plan: SessionPlan) -> list[TurnRecord]:
-        client = Client(url, verbose=False)
+        client = Client(url, verbose=False, headers=headers)
         conversation, records = "", []
         for question in plan.questions:
             record = TurnRecord("gradio", plan.session, "", started=time.time())

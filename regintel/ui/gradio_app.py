@@ -17,6 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from typing import Any, Iterator  # noqa: E402
 
+import gradio as gr  # noqa: E402
+
 from regintel.chat.response import ChatResponse  # noqa: E402
 from regintel.errors import RegIntelError  # noqa: E402
 from regintel.runtime import RegIntel  # noqa: E402
@@ -38,18 +40,19 @@ def citations_markdown(response: ChatResponse) -> str:
     return "\n".join(lines)
 
 
-def make_responder(app: RegIntel, tenant_name: str = "gradio", user_name: str = "gradio"):
-    """The ChatInterface function: streams the answer, then appends its citations; returns the conversation id."""
+def make_responder(app: RegIntel):
+    """The ChatInterface function: streams the answer, then appends its citations; returns the conversation id.
+    Tenant and user are the signed-in caller's (``request.username`` is the user id the auth dependency
+    resolved from the API token or the session cookie); the engine's rate limit is per that user."""
     engine = app.chat
-    tenant = app.tenants.ensure_tenant(tenant_name)
-    user = app.tenants.ensure_user(tenant.id, user_name)
 
-    def respond(message: str, history: list, conversation_id: str) -> Iterator[tuple[str, str]]:
+    def respond(message: str, history: list, conversation_id: str, request: gr.Request) -> Iterator[tuple[str, str]]:
         conversation_id = (conversation_id or "").strip()
         try:
+            identity = app.accounts.identity(getattr(request, "username", None) or "", "gradio")
             if not conversation_id:
-                conversation_id = app.conversations.create_conversation(tenant.id, user.id).id
-            stream = engine.stream_turn(tenant.id, user.id, conversation_id, message)
+                conversation_id = app.conversations.create_conversation(identity.tenant_id, identity.user_id).id
+            stream = engine.stream_turn(identity.tenant_id, identity.user_id, conversation_id, message)
             text = ""
             for delta in stream:
                 text += answer_markdown(delta)
@@ -66,16 +69,15 @@ def make_responder(app: RegIntel, tenant_name: str = "gradio", user_name: str = 
     return respond
 
 
-def build_app(runtime: RegIntel, tenant_name: str = "gradio", user_name: str = "gradio"):
-    import gradio as gr
+def build_app(runtime: RegIntel):
 
     with gr.Blocks(title="RegIntel Copilot", analytics_enabled=False) as app:
         offline = runtime.describe_llm()["offline"]
-        gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT."
+        gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT. [Sign out](/signout)"
                     + (" **Offline mode**: answers quote the sources verbatim." if offline else ""))
         conversation = gr.Textbox(label="Conversation id (empty starts a new one)", value="", render=False)
         gr.ChatInterface(
-            make_responder(runtime, tenant_name, user_name),
+            make_responder(runtime),
             additional_inputs=[conversation],
             additional_outputs=[conversation],
             api_name="chat",
@@ -87,25 +89,56 @@ def build_app(runtime: RegIntel, tenant_name: str = "gradio", user_name: str = "
     return app
 
 
-def launch(app: Any, host: str = "127.0.0.1", port: int = 7860, concurrency_limit: int = 8, **options: Any) -> Any:
-    """Serve with the queue (streaming; up to ``concurrency_limit`` answers at once, Gradio's default is one) and a
-    system-font theme (no font download from the page)."""
-    import gradio as gr
+class Served:
+    """A running Gradio server (uvicorn in a thread); ``close()`` stops it."""
 
+    def __init__(self, server: Any, thread: Any, blocks: Any) -> None:
+        self.server, self.thread, self.blocks = server, thread, blocks
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.blocks.close()
+
+
+def launch(blocks: Any, runtime: RegIntel, host: str = "127.0.0.1", port: int = 7860, concurrency_limit: int = 8,
+           block: bool = True) -> Served:
+    """Serve behind sign-in (regintel/ui/gradio_auth.py) with the queue (streaming; up to ``concurrency_limit``
+    answers at once) and a system-font theme (no font download from the page)."""
+    import threading
+    import time
+
+    import uvicorn
+    from fastapi import FastAPI
+
+    from regintel.ui.gradio_auth import GradioAuth
+
+    auth = GradioAuth(runtime)
+    api = FastAPI()
+    auth.install(api)
     theme = gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
-    return app.queue(default_concurrency_limit=concurrency_limit).launch(server_name=host, server_port=port, share=False, show_error=False, theme=theme, **options)
+    blocks.queue(default_concurrency_limit=concurrency_limit)
+    api = gr.mount_gradio_app(api, blocks, path="/", auth_dependency=auth.user, show_error=False, theme=theme)
+    server = uvicorn.Server(uvicorn.Config(api, host=host, port=port, log_level="warning"))
+    if block:
+        server.run()
+        return Served(server, threading.Thread(), blocks)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return Served(server, thread, blocks)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m regintel.ui.gradio_app", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7860)
-    parser.add_argument("--tenant", default="gradio")
-    parser.add_argument("--user", default="gradio")
     parser.add_argument("--concurrency", type=int, default=8, help="answers streamed at once")
     args = parser.parse_args(argv)
     with RegIntel() as runtime:
-        launch(build_app(runtime, args.tenant, args.user), args.host, args.port, args.concurrency)
+        launch(build_app(runtime), runtime, args.host, args.port, args.concurrency)
     return 0
 
 
