@@ -1,4 +1,4 @@
-"""Command line: ``python -m regintel ingest | search | ask | worker | build-seed-cache | users | bench ...``."""
+"""Command line: ``python -m regintel ingest | search | ask | worker | build-seed-cache | users | graph | bench ...``."""
 
 from __future__ import annotations
 
@@ -166,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     from regintel.identity.cli import add_parser as add_users_parser
 
     add_users_parser(sub)
+
+    from regintel.graph.scan import add_parser as add_graph_parser
+
+    add_graph_parser(sub)
 
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)

@@ -279,6 +279,15 @@ class RegIntel:
                 self._router = LlmRouter(self.settings, lexicon=self.lexicon, embedder=lambda: self.embedder)
             return self._router
 
+    @property
+    def detector(self):
+        """The personal-data detector (Presidio + spaCy NER) every egress request and graph write is checked with:
+        built on first use, once per process (``regintel.egress.detector.get_detector``, which the sanitiser, the
+        graph guard and the concept validator share)."""
+        from regintel.egress.detector import get_detector
+
+        return get_detector()
+
     def describe_llm(self) -> dict[str, Any]:
         """Provider, model and whether it is the offline provider (what the pages label)."""
         return self.router.describe()
