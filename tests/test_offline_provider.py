@@ -171,6 +171,32 @@ def test_no_fragment_from_a_passage_that_does_not_address_the_question():
     assert_grounded(answer, sources)
 
 
+def test_the_answer_comes_from_retrievals_leading_articles_when_they_address_the_question():
+    """Article 38 ranked first answers; the VAT article on 'independently ... employer' shares more of the question's
+    words but retrieval put it last: it is not quoted beside the answer. When no leading article addresses the
+    question, the best-matching one still answers."""
+    dpo = PromptSource(1, "The controller and the processor shall ensure that the data protection officer does not "
+                       "receive any instructions regarding the exercise of those tasks. He or she shall not be dismissed "
+                       "or penalised by the controller or the processor for performing his tasks.", "GDPR", "Article 38",
+                       "eu-gdpr", "EU", "en", "https://x")
+    tasks = PromptSource(2, "The data protection officer shall have at least the following tasks: to inform and advise "
+                         "the controller.", "GDPR", "Article 39", "eu-gdpr", "EU", "en", "https://x")
+    vat = PromptSource(3, "The condition that the economic activity be conducted independently shall exclude employed "
+                       "persons bound to an employer by a contract of employment creating the relationship of employer "
+                       "and employee as regards working conditions, remuneration and the employer's liability.",
+                       "VAT Directive", "Article 10", "eu-vat-directive", "EU", "en", "https://x")
+    question = "Can an employer give the data protection officer instructions, or must the officer work independently of the employer?"
+    answer, _, _ = run(OfflineProvider(), question, [dpo, tasks, vat])
+    assert cited(answer) == {1}, answer
+    assert_grounded(answer, [dpo, tasks, vat])
+    unrelated = PromptSource(1, "Member States may apply a reduced rate to the supply of books.", "VAT Directive",
+                             "Article 98", "eu-vat-directive", "EU", "en", "https://x")
+    rates = PromptSource(2, "The standard rate shall be fixed by each Member State as a percentage of the taxable amount.",
+                         "VAT Directive", "Article 96", "eu-vat-directive", "EU", "en", "https://x")
+    late = [unrelated, rates, PromptSource(3, dpo.text, "GDPR", "Article 38", "eu-gdpr", "EU", "en", "https://x")]
+    assert 3 in cited(run(OfflineProvider(), question, late)[0]), "no leading article addresses it: the best one does"
+
+
 def test_a_point_of_a_list_comes_with_its_lead_in():
     sources = numbered(passage("eu-vat-directive-fr", "Article 79"), passage("eu-vat-directive-fr", "Article 9"))
     answer, _, _ = run(OfflineProvider(), "Les rabais et ristournes sont-ils compris dans la base d'imposition ?", sources)

@@ -61,6 +61,7 @@ DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best o
 MAX_SENTENCES_PER_ASK = 3
 MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
+LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
@@ -745,6 +746,7 @@ class Composer:
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
             eligible = passage.language in usable and (named is None or passage.source.index in named)
             passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
+        self._keep_leading_articles(passage_coverage)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
         scored = [s for s in scored if s.score > 0]
@@ -772,6 +774,25 @@ class Composer:
                 return self._pick(sorted(timed, key=lambda s: (-s.score, s.segment.source.index, s.segment.position)),
                                   limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+
+    def _keep_leading_articles(self, passage_coverage: dict[int, float]) -> None:
+        """Answer from retrieval's leading articles when they address the question: the first ``LEADING_ARTICLES``
+        articles in context order (retrieval's order, which weighs meaning where sentence matching only sees
+        words) keep their passages' coverage, and the others drop out, provided one leading passage reaches
+        ``PASSAGE_MIN_COVERAGE``. A later article sharing more of the question's words ("delete ... personal data"
+        in a processor contract) is then not quoted over the article retrieval put first (the right to erasure)."""
+        if LEADING_ARTICLES <= 0:
+            return
+        leading: list[str] = []
+        for passage in sorted(self.passages, key=lambda p: p.source.index):
+            if passage.article not in leading:
+                leading.append(passage.article)
+        leading = leading[:LEADING_ARTICLES]
+        if not any(passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article in leading):
+            return
+        for passage in self.passages:
+            if passage.article not in leading:
+                passage_coverage[passage.source.index] = 0.0
 
     def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:
         """A point of a list is worth as much as its lead-in addresses the question (a point of another list is not
