@@ -1,13 +1,14 @@
-"""Isolation and secrets (issue 8), against the real embedded stores (SQLite, Chroma, BM25, embedded FalkorDB).
+"""Isolation and secrets (issues 8 and 17), against the real embedded stores (SQLite, Chroma, BM25, embedded
+FalkorDB).
 
-Why: the app has no login, so the tenant id is the only wall between customers, and the pages reach stored data
-only through a few functions (ConversationRepository, ResponseCache, the dashboard and trace loaders). Two
-tenants get real, different data; every one of those functions is called as tenant A and must return A's rows
-alone, treat B's ids exactly like ids that do not exist, and give dashboard figures equal to what A alone
-produced. A recognisable API key and a database password must never reach logs, traces, errors or stored rows,
-even when the LLM server fails or echoes the key back; and an enforce egress policy must stop a chat turn before
-anything is sent.
-"""
+Why: the tenant id is the wall between customers, and the pages reach stored data only through a few functions
+(ConversationRepository, ResponseCache, the dashboard and trace loaders). Two tenants get real, different data;
+every one of those functions is called as tenant A and must return A's rows alone, treat B's ids exactly like ids
+that do not exist, and give dashboard figures equal to what A alone produced. The pages themselves are then run
+as signed-in users of both tenants (the tenant comes from the sign-in, and ``?t=``, ``?u=``, ``?c=`` and
+``?trace=`` naming B change nothing). A recognisable API key and a database password must never reach logs,
+traces, errors or stored rows, even when the LLM server fails or echoes the key back; and an enforce egress policy
+must stop a chat turn before anything is sent."""
 
 from __future__ import annotations
 
@@ -272,6 +273,126 @@ def test_trace_search_and_trace_rows_show_only_own_turns(world, two):
         stored = session.scalars(select(Message).where(Message.conversation_id.in_(a["conversations"]))).all()
     assert {m.id for m in stored if m.role == "assistant"} == message_ids(a)
     assert not any(MARKER in m.content or m.content in B_ONLY for m in stored)
+
+
+# -- (a') the pages as signed-in users (issue 17): tenant and user come from sign-in, never from the URL ----------
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def accounts(world, two):
+    """Local accounts for A's ana (admin) and alex (analyst) and B's bob (admin): the users who own the data."""
+    accounts = world["app"].accounts
+    for tenant, login, role in (("tenant-a", "ana", "admin"), ("tenant-a", "alex", "analyst"), ("tenant-b", "bob", "admin")):
+        accounts.add(tenant, login, PASSWORD, role)
+    return accounts
+
+
+def open_page(monkeypatch, world, login: str | None, script: str, **params: str):
+    """Run app.py like ``streamlit run`` over the world's data, sign in through the form as ``login`` (None: stay
+    signed out), then open ``script`` with ``params`` in the URL."""
+    from streamlit.testing.v1 import AppTest
+    import streamlit as st
+
+    from regintel.config import REPO_ROOT, get_settings
+
+    settings = world["settings"]
+    for name, value in (("DATA_DIR", settings.data_dir), ("CORPUS_DIR", settings.corpus_dir),
+                        ("EMBEDDING_SEED_CACHE", settings.embedding_seed_cache)):
+        monkeypatch.setenv(f"REGINTEL_{name}", str(value))
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    page = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=300).run()
+    assert [t.value for t in page.title] == ["Sign in to RegIntel Copilot"]
+    if login is not None:
+        page.text_input[0].input(login)
+        page.text_input[1].input(PASSWORD)
+        next(b for b in page.button if b.label == "Sign in").click().run()
+        assert any(f"Signed in as **{login}**" in c.value for c in page.caption), [c.value for c in page.caption]
+    for name, value in params.items():
+        page.query_params[name] = value
+    (page.switch_page(script) if script else page).run()
+    assert not page.exception, page.exception
+    return page
+
+
+def shown(page) -> str:
+    """Every text the page rendered (markdown, captions, alerts, buttons, metrics, tables)."""
+    parts = [e.value for kind in ("markdown", "caption", "info", "error", "warning", "success", "title", "header",
+                                  "subheader", "text") for e in getattr(page, kind)]
+    parts += [b.label for b in page.button] + [f"{m.label}={m.value}" for m in page.metric]
+    parts += [frame.value.to_csv() for frame in page.dataframe]
+    return "\n".join(str(p) for p in parts)
+
+
+def b_traces(two) -> list[str]:
+    return [r.trace_id for r in two["b"]["responses"]]
+
+
+def test_signed_out_every_page_shows_only_sign_in(monkeypatch, world, two, accounts):
+    page = open_page(monkeypatch, world, None, "", c=two["b"]["conversations"][0], t="tenant-b", u="bob",
+                     trace=b_traces(two)[0])
+    text = shown(page)
+    assert [t.value for t in page.title] == ["Sign in to RegIntel Copilot"]
+    assert MARKER not in text and "B-SECRET" not in text and not any(q in text for q in B_ONLY)
+    assert "Signed in as" not in text and not page.metric and not page.dataframe
+    for script in ("views/0_Home.py", "views/1_Chat.py", "views/3_Feedback_Dashboard.py", "views/4_Traces.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            page.switch_page(script)  # no page script is registered before sign-in
+
+
+def test_chat_as_a_user_of_a_never_opens_b_conversations_whatever_the_url_says(monkeypatch, world, two, accounts):
+    b = two["b"]
+    page = open_page(monkeypatch, world, "ana", "views/1_Chat.py", c=b["conversations"][0], t="tenant-b", u="bob")
+    text = shown(page)
+    assert "tenant **tenant-a**" in text
+    assert MARKER not in text and not any(q in text for q in B_ONLY) and "B-SECRET" not in text
+    own = {c.title for c in world["engine"].repo.conversations(two["a"]["id"], two["a"]["users"]["ana"])}
+    listed = {b.label for b in page.button} - {"Sign out", "New conversation"}
+    assert listed and listed <= {t[:60] for t in own}, listed  # ana's own conversations only
+    assert page.query_params.get("t") == "tenant-b"  # ignored, not obeyed
+
+
+def test_dashboard_and_traces_as_a_admin_show_a_alone(monkeypatch, world, two, accounts):
+    page = open_page(monkeypatch, world, "ana", "views/3_Feedback_Dashboard.py", t="tenant-b")
+    questions = next(m for m in page.metric if m.label == "Questions")
+    assert questions.value == str(len(two["a"]["responses"]))
+    assert "B-SECRET" not in shown(page)
+    for trace_id in b_traces(two):
+        page = open_page(monkeypatch, world, "ana", "views/4_Traces.py", trace=trace_id, t="tenant-b")
+        assert any("Unknown trace for this tenant." in e.value for e in page.error)
+        assert MARKER not in shown(page) and not any(q in shown(page) for q in B_ONLY)
+    page = open_page(monkeypatch, world, "bob", "views/4_Traces.py", trace=b_traces(two)[0])
+    assert any(q in shown(page) for q in [SHARED, *B_ONLY]), "B's admin opens B's own trace"
+
+
+def test_an_analyst_reaches_no_admin_page_by_address(monkeypatch, world, two, accounts):
+    page = open_page(monkeypatch, world, "alex", "views/1_Chat.py")
+    for script in ("views/4_Traces.py", "views/3_Feedback_Dashboard.py", "views/6_Admin.py", "views/5_Extraction_Review.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            page.switch_page(script)  # not in an analyst's navigation
+
+
+@pytest.mark.parametrize("script", ["views/4_Traces.py", "views/3_Feedback_Dashboard.py", "views/6_Admin.py",
+                                    "views/5_Extraction_Review.py"])
+def test_each_page_checks_the_role_itself(monkeypatch, world, two, accounts, script):
+    """Run a page script on its own (no navigation in front of it) as the signed-in analyst, then signed out."""
+    from streamlit.testing.v1 import AppTest
+
+    from regintel.config import REPO_ROOT
+
+    alex = accounts.identity(two["a"]["users"]["alex"], "local")
+    for identity, expected in ((alex, "does not allow"), (None, "Sign in first")):
+        open_page(monkeypatch, world, None, "")  # settings and cached runtime of the world
+        page = AppTest.from_file(str(REPO_ROOT / script), default_timeout=300)
+        if identity is not None:
+            page.session_state["regintel_identity"] = identity
+        page.query_params["trace"] = two["a"]["responses"][0].trace_id
+        page.run()
+        text = shown(page)
+        assert any(expected in e.value for e in page.error), (script, text)
+        assert "Retrieved passages" not in text and "Audit trail" not in text and not page.metric, script
+        assert not any(q in text for q in [SHARED, *A_ONLY]), script
 
 
 # -- (b) secrets ------------------------------------------------------------------------------------------------
