@@ -34,7 +34,7 @@ from regintel.chat.verification import authority_score, verify_claims
 from regintel.concepts.capture import ConceptOutcome, handle_concept_metadata
 from regintel.concepts.lexicon import ConceptLexicon
 from regintel.config import Settings
-from regintel.egress.sanitiser import sanitise
+from regintel.egress.sanitiser import redact, sanitise
 from regintel.errors import RateLimited
 from regintel.tenancy import TenantDirectory
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
@@ -380,7 +380,7 @@ class ComplianceEngine:
                 if chunk.name == CAPTURE_CONCEPTS.name:
                     outcome.merge(handle_concept_metadata(chunk.args, self.graph_store, self.queue, chunk.malformed))
             record.update(outcome.to_dict())
-            record["payloads"] = [c.args if not c.malformed else {"malformed": c.raw[:500]} for c in tool_chunks]
+            record["payloads"] = redact([c.args if not c.malformed else {"malformed": c.raw[:500]} for c in tool_chunks])
 
         with trace.step("verification") as record:
             numbered = {p.index: p for p in passages}

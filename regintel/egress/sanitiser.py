@@ -159,5 +159,22 @@ def sanitise_all(texts: list[str]) -> tuple[list[str], dict[str, int]]:
     return cleaned, {t: counts[t] for t in PII_TYPES if counts[t]}
 
 
-__all__ = ["PII_TYPES", "Finding", "Placeholders", "SanitiseResult", "contains_pii", "find_pii", "sanitise",
+def redact(value):
+    """``value`` (nested dicts, lists, strings from JSON) with personal data in its strings replaced: for what is
+    kept in traces, such as a model's tool-call payloads."""
+    placeholders = Placeholders()
+
+    def walk(item):
+        if isinstance(item, str):
+            return sanitise(item, placeholders).text
+        if isinstance(item, dict):
+            return {k: walk(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
+
+
+__all__ = ["PII_TYPES", "Finding", "Placeholders", "SanitiseResult", "contains_pii", "find_pii", "redact", "sanitise",
            "sanitise_all"]
