@@ -15,7 +15,6 @@ from regintel.errors import AuthError, Forbidden
 from regintel.identity.roles import Identity, require_role
 from regintel.ui import state
 
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _KEY = "regintel_identity"
 
 
@@ -23,7 +22,7 @@ def sso_providers() -> list[str] | None:
     """None when ``[auth]`` is not configured; [] for one unnamed provider; else the named providers."""
     try:
         auth = st.secrets.get("auth")
-    except (FileNotFoundError, KeyError, Exception):  # no secrets file at all: Streamlit raises its own error
+    except Exception:  # no secrets file, or one that does not parse: single sign-on is simply not configured
         return None
     if not auth:
         return None
@@ -33,8 +32,7 @@ def sso_providers() -> list[str] | None:
 
 def laptop_mode() -> bool:
     """Laptop mode: set explicitly AND the server listens on loopback only."""
-    address = str(st.get_option("server.address") or "")
-    return bool(state.app().settings.laptop_mode) and address in LOOPBACK
+    return bool(state.app().settings.laptop_mode) and state.listens_on_loopback()
 
 
 def laptop_mode_refused() -> bool:

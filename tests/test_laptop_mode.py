@@ -1,0 +1,67 @@
+"""Laptop mode (issue 17): no sign-in only when REGINTEL_LAPTOP_MODE is set AND the server listens on loopback;
+the home page says so. Off loopback the setting is ignored (sign-in page, with a warning) and creates nothing."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+from streamlit import config
+from streamlit.testing.v1 import AppTest
+
+from regintel.config import REPO_ROOT
+from regintel.store import Database
+from regintel.store.models import Tenant
+
+pytestmark = pytest.mark.slow  # the app's runtime opens the embedded graph server
+
+
+@pytest.fixture
+def laptop_app(monkeypatch, settings):
+    monkeypatch.setenv("REGINTEL_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("REGINTEL_CORPUS_DIR", str(settings.corpus_dir))
+    monkeypatch.setenv("REGINTEL_LAPTOP_MODE", "true")
+    from regintel.config import get_settings
+
+    previous = config.get_option("server.address")
+
+    def start(address: str) -> AppTest:
+        get_settings.cache_clear()
+        import streamlit as st
+
+        st.cache_resource.clear()
+        config.set_option("server.address", address)
+        return AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=300).run()
+
+    yield start
+    config.set_option("server.address", previous)
+    get_settings.cache_clear()
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+
+    EmbeddedFalkorDB(settings.data_dir / "graph").shutdown(save=False)
+
+
+def tenant_names(settings) -> list[str]:
+    db = Database(settings.sql_url)
+    try:
+        with db.session() as session:
+            return list(session.scalars(select(Tenant.name)))
+    finally:
+        db.dispose()
+
+
+def test_off_loopback_the_setting_is_ignored_and_sign_in_is_required(laptop_app, settings):
+    page = laptop_app("0.0.0.0")
+    assert not page.exception, page.exception
+    assert [t.value for t in page.title] == ["Sign in to RegIntel Copilot"]
+    assert any("REGINTEL_LAPTOP_MODE is set" in w.value for w in page.warning)
+    assert tenant_names(settings) == []
+
+
+def test_on_loopback_the_home_page_opens_and_says_it_is_laptop_mode(laptop_app, settings):
+    page = laptop_app("127.0.0.1")
+    assert not page.exception, page.exception
+    assert page.title[0].value == "RegIntel Copilot"
+    assert any("Laptop mode" in i.value for i in page.info)
+    assert any("Signed in as **local** (admin)" in c.value for c in page.caption)
+    assert not any(b.label == "Sign out" for b in page.button)
+    assert tenant_names(settings) == ["local"]
