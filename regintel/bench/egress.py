@@ -114,7 +114,7 @@ def questions_of(cases: list[Case], n: int = 200, size: int = 1000, seed: int = 
     questions = []
     for _ in range(n):
         parts: list[str] = []
-        while sum(len(p) + 1 for p in parts) < size:
+        while len(" ".join(parts)) < size:
             parts.append(rng.choice(texts))
         questions.append(" ".join(parts)[:size])
     return questions
