@@ -51,13 +51,28 @@ ik jij u wij zij ja pan pani my wy oni dear hello hi bonjour guten tag hola ciao
 my our your his her their mein meine meiner unser unsere ihr ihre mon ma mes notre nos votre mi mis nuestro nuestra
 mio mia miei nostro nostra mijn onze jullie mój moja moje nasz nasza według secondo según selon laut volgens
 nr no n° reisepass passport passeport pasaporte passaporto paspoort paszport steuer iban bsn dni nie nif nir pesel
+what which who whom whose when where why how is are was were do does did can could shall should will would may
+must has have had please explain describe list compare according under about
+welche welcher welches welchen welchem wer wen wem wessen was wann wo wie warum wieso weshalb ist sind war waren
+muss müssen musste kann können darf dürfen soll sollen wird werden wurde hat haben gibt gilt gelten bitte erkläre
+erklären nenne beschreibe vergleiche schätze nach gemäß laut für über unter
+quel quelle quels quelles qui que quoi quand où comment pourquoi est sont doit doivent peut peuvent faut
+expliquez expliquer décrivez comparez selon pour sur sous dans
+qué cuál cuáles quién quiénes cuándo dónde cómo por cuánto cuántos cuánta cuántas es son debe deben puede pueden
+hay explique explica según para sobre bajo
+quale quali chi che cosa quando dove come perché è sono deve devono può possono spiega secondo per su sotto
+welke wie wat wanneer waar hoe waarom moet moeten kan kunnen mag zijn wordt worden leg uit volgens voor over onder
+jaki jaka jakie który która które kto co kiedy gdzie jak dlaczego czy jest są musi muszą może mogą wyjaśnij dla
+million millions millionen milliarde milliarden billion billions mio mrd euro euros
 mr mrs ms miss dr prof herr frau hr fr mme mlle monsieur madame mademoiselle señor señora sr sra srta don doña
 signor signora signorina sig dott dottor dottoressa avv meneer mevrouw dhr mevr
 """.split())
 # Endings of common nouns, never of the names NER is asked about ("Identifikationsnummer", "Protección").
 NOUN_ENDINGS = ("ung", "heit", "keit", "schaft", "nummer", "liche", "lichen", "tion", "tions", "ment", "ments",
                 "ción", "sión", "dad", "zione", "zioni", "ità", "heid", "ość", "anie", "enie", "wet", "gesetz", "verordnung",
-                "recht")
+                "recht", "ungen", "heiten", "keiten", "schaften", "nisse", "ismus", "ität", "täten", "ciones",
+                "siones", "dades", "ismo", "ités", "ieren", "ation", "ations", "ship")
+LONGEST_NAME_WORD = 14  # "Schwarzenegger"; longer capitalised words are German compounds ("Rechnungspflicht")
 _NOT_NAMES_CASED = {w.lower() for w in NOT_NAMES}
 
 _TOKEN = re.compile(rf"[{UPPER}{LOWER}][\w'’-]*")
@@ -195,8 +210,9 @@ class PersonNameRecognizer(EntityRecognizer):
                 span = trim_to_name(text, lo + ent.start_char, lo + ent.end_char)
                 if not span or "\n" in text[span[0]:span[1]]:
                     continue
-                if any(t.lower() in common_words() for t in _TOKEN.findall(text[span[0]:span[1]])):
-                    continue  # a model-only name made of common words is a capitalised term
+                words = _TOKEN.findall(text[span[0]:span[1]])
+                if any(t.lower() in common_words() or len(t) > LONGEST_NAME_WORD for t in words):
+                    continue  # a model-only name made of common words or long compounds is a capitalised term
                 if span not in seen:
                     seen.add(span)
                     results.append(RecognizerResult("PERSON", span[0], span[1], self.score))
