@@ -147,8 +147,9 @@ ADDRESS = re.compile(
     rf"(?P<value>(?<![\w.,/-]){_NUMBER},?\s+(?:(?i:{_STREET_BEFORE})\s+(?:(?:de|du|des|la|le|l'|d'|del|de\s+la)\s+)*"
     rf"[\w'’-]+(?:\s+[{UPPER}][\w'’-]+){{0,3}}|(?:[{UPPER}][\w'’-]+\s+){{1,3}}(?i:{_STREET_AFTER})(?!\w)){_TAIL}"
     # "Calle Mayor 5", "Via Roma 10", "ul. Marszałkowska 84/92", "Corso Buenos Aires 33"
-    rf"|(?<!\w)(?i:{_STREET_BEFORE})\s+(?:(?:de\s+la|de|del|della|dei|delle|di|la|el)\s+)*"
-    rf"[{UPPER}][\w'’.-]*(?:\s+(?:(?:de\s+la|de|del|della|di|la|el)\s+)*[{UPPER}][\w'’.-]*){{0,3}},?\s+{_NUMBER}(?![\w.,]\d){_TAIL}"
+    # (the Belgian order too: "rue des Tilleuls 14, 4000 Liège")
+    rf"|(?<!\w)(?i:{_STREET_BEFORE})\s+(?:(?:de\s+la|des|du|de|del|della|dei|delle|di|la|le|el)\s+|[ld]['’])*"
+    rf"[{UPPER}][\w'’.-]*(?:\s+(?:(?:de\s+la|des|du|de|del|della|di|la|le|el)\s+)*[{UPPER}][\w'’.-]*){{0,3}},?\s+{_NUMBER}(?![\w.,]\d){_TAIL}"
     # "Hauptstraße 12", "Kerkstraat 25", "Prinsengracht 263"
     rf"|(?<!\w)[{UPPER}][{LOWER}]*(?:{_COMPOUND})\s+{_NUMBER}(?![\w.,]\d){_TAIL})"
 )
