@@ -92,8 +92,8 @@ class Detector:
         # recognisers; so Presidio's NLP artifacts (a tokenisation of the whole text, ~3 ms per 1,000 characters,
         # read only by its lemma context enhancer) are left empty, and the enhancer is a pass-through.
         blank = spacy.blank(LANGUAGE)
-        self.engine = AnalyzerEngine(registry=registry, nlp_engine=_TokeniserEngine(blank),
-                                     supported_languages=[LANGUAGE], context_aware_enhancer=_NoContextEnhancer())
+        self.engine = AnalyzerEngine(registry=registry, nlp_engine=_tokeniser_engine(blank),
+                                     supported_languages=[LANGUAGE], context_aware_enhancer=_no_context_enhancer())
         self._artifacts = NlpArtifacts(entities=[], tokens=blank(""), tokens_indices=[], lemmas=[],
                                        nlp_engine=self.engine.nlp_engine, language=LANGUAGE)
 
@@ -115,7 +115,7 @@ class Detector:
         return sorted(taken, key=lambda s: s.start)
 
 
-def _NoContextEnhancer():
+def _no_context_enhancer():
     from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
 
     class NoContextEnhancer(ContextAwareEnhancer):
@@ -142,7 +142,7 @@ class _Locked:
             return list(self._nlp.pipe(list(texts)))
 
 
-def _TokeniserEngine(blank):
+def _tokeniser_engine(blank):
     """A Presidio SpacyNlpEngine around an already built pipeline (never ``spacy.load`` nor a download)."""
     from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
 
