@@ -342,6 +342,7 @@ class RegIntel:
                                                                  ceiling=FALLBACK_THRESHOLDS)
         if progress:
             progress("calibration", 1, 1)
+        self._prepare_guardrails(progress)
         if seed_graph:
             graph = self.graph
             if graph is None:
@@ -356,6 +357,21 @@ class RegIntel:
             self._thresholds = calibration.thresholds if calibration else None  # None: loaded again with the index
             self._chat = None  # the engine keys its response cache by corpus version
         return report
+
+    def _prepare_guardrails(self, progress: Progress | None = None) -> None:
+        """Train (or load) the query classifier now, so the first question does not wait for it (about half a
+        minute of embedding on two cores); it is cached under the data directory for the app's processes. A
+        failure only postpones the training to the first question."""
+        from regintel.chat.guardrail_model import GuardrailClassifier
+
+        if progress:
+            progress("guardrails", 0, 1)
+        try:
+            GuardrailClassifier(self.embedder, self.settings.data_dir / "guardrails").model()
+        except Exception as exc:  # a side step of ingestion
+            log.warning("guardrail classifier not prepared at ingestion (%s): it trains on the first question", exc)
+        if progress:
+            progress("guardrails", 1, 1)
 
     def status(self) -> SystemStatus:
         return SystemStatus(self._index_state(), self.router.describe(), self._graph_state())
