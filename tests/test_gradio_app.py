@@ -50,9 +50,10 @@ PASSWORD = "correct horse battery"
 
 @pytest.fixture
 def served(runtime):
-    """The Gradio app behind sign-in, with two tenants' analysts and an API token each."""
+    """The Gradio app behind sign-in, with analysts of two tenants (two in the first) and an API token each."""
     accounts = runtime.accounts
-    users = {name: accounts.add(tenant, name, PASSWORD, "analyst") for name, tenant in (("gina", "gradio-a"), ("otto", "gradio-b"))}
+    people = (("gina", "gradio-a"), ("gail", "gradio-a"), ("otto", "gradio-b"))
+    users = {name: accounts.add(tenant, name, PASSWORD, "analyst") for name, tenant in people}
     tokens = {name: runtime.api_tokens.create(user) for name, user in users.items()}
     port = free_port()
     server = launch(build_app(runtime), runtime, "127.0.0.1", port, block=False)
@@ -94,10 +95,11 @@ def test_gradio_client_streams_a_cited_answer_and_continues_the_conversation(run
     assert turns[1].response.context_decision["reuse_previous"] is True
     assert [c.id for c in runtime.conversations.conversations(gina.tenant_id, gina.id)] == [conversation_id]
 
-    # the other tenant's token cannot continue (or read) gina's conversation: it reads as not found
-    other = Client(url, verbose=False, headers=bearer(tokens["otto"]))
-    text, _ = other.predict("are you sure?", conversation_id, api_name="/chat")
-    assert text.startswith("⚠️") and "GDPR" not in text
+    # neither another tenant's token nor a colleague's can continue (or read) gina's conversation: not found
+    for name in ("otto", "gail"):
+        other = Client(url, verbose=False, headers=bearer(tokens[name]))
+        text, _ = other.predict("are you sure?", conversation_id, api_name="/chat")
+        assert text.startswith("⚠️") and "No conversation" in text and "GDPR" not in text, name
     assert len(runtime.conversations.turns(gina.tenant_id, conversation_id)) == 2
     assert no_outbound_network == []
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator  # noqa: E402
 import gradio as gr  # noqa: E402
 
 from regintel.chat.response import ChatResponse  # noqa: E402
-from regintel.errors import RegIntelError  # noqa: E402
+from regintel.errors import NotFound, RegIntelError  # noqa: E402
 from regintel.runtime import RegIntel  # noqa: E402
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown  # noqa: E402
 
@@ -52,6 +52,9 @@ def make_responder(app: RegIntel):
             identity = app.accounts.identity(getattr(request, "username", None) or "", "gradio")
             if not conversation_id:
                 conversation_id = app.conversations.create_conversation(identity.tenant_id, identity.user_id).id
+            elif app.conversations.conversation(identity.tenant_id, conversation_id).user_id != identity.user_id:
+                # an analyst continues their own conversations only; a colleague's reads like an unknown id
+                raise NotFound(f"No conversation {conversation_id!s:.40} for this tenant.")
             stream = engine.stream_turn(identity.tenant_id, identity.user_id, conversation_id, message)
             text = ""
             for delta in stream:
