@@ -240,3 +240,41 @@ def test_audit_is_scoped_by_tenant(world):
     assert tenant_a and all(e.tenant_id == a.tenant_id for e in tenant_a)
     assert "bob" not in {e.target for e in tenant_a}
     assert count(world["db"], AuditEvent) == len(world["audit"].events())
+
+
+def test_users_command_line(monkeypatch, tmp_path, capsys):
+    """``python -m regintel users ...`` end to end in-process: the password from stdin (never an argument),
+    errors as one clear line and exit status 2, a token printed once and refused after revocation."""
+    import io
+
+    from regintel.__main__ import main
+    from regintel.config import get_settings
+    from regintel.runtime import RegIntel
+
+    monkeypatch.setenv("REGINTEL_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    try:
+        monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+        assert main(["users", "add", "ana", "--tenant", "acme", "--role", "curator", "--password-stdin"]) == 0
+        monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+        assert main(["users", "add", "bob", "--tenant", "acme", "--password-stdin"]) == 2
+        assert "at least 12 characters" in capsys.readouterr().err
+        assert main(["users", "set-role", "ana", "admin"]) == 0
+        assert main(["users", "token", "ana"]) == 0
+        token = capsys.readouterr().out.strip().splitlines()[-1]
+        assert token.startswith("rgi_")
+        assert main(["users", "list", "--tenant", "acme"]) == 0
+        listing = capsys.readouterr().out
+        assert "ana" in listing and "admin" in listing and "bob" not in listing and PASSWORD not in listing
+        with RegIntel(get_settings(), graph=None) as app:
+            assert app.api_tokens.identity(token).role == "admin"
+            assert main(["users", "revoke-token", "ana", token[:10]]) == 0
+            with pytest.raises(AuthError):
+                app.api_tokens.identity(token)
+            assert app.accounts.authenticate("ana", PASSWORD).tenant_name == "acme"
+        assert main(["users", "disable", "ana"]) == 0 and main(["users", "audit"]) == 0
+        audit = capsys.readouterr().out
+        for action in ("user_add", "role_change", "token_create", "token_revoke", "signin", "user_disable"):
+            assert action in audit, action
+    finally:
+        get_settings.cache_clear()

@@ -61,7 +61,7 @@ class Accounts:
         self.db, self.tenants, self.audit = db, tenants, audit
         self.max_failures, self.lockout = max_failures, timedelta(seconds=lockout_seconds)
         self.rounds, self.clock = bcrypt_rounds, clock
-        self._dummy_hash = hash_password("x" * 16, bcrypt_rounds)  # compared against for unknown logins
+        self._dummy_hash: str | None = None  # compared against for unknown logins (made on first need)
         self._setup_token: str | None = None
         self._lock = threading.Lock()
 
@@ -158,6 +158,8 @@ class Accounts:
         with self.db.session() as session:
             user = session.scalars(select(User).where(User.login == login)).first() if login else None
             if user is None:
+                if self._dummy_hash is None:
+                    self._dummy_hash = hash_password("x" * 16, self.rounds)
                 verify_password(password, self._dummy_hash)
                 self.audit.record("signin", actor=login, outcome="refused", reason="unknown login")
                 raise AuthError(SIGNIN_REFUSED)

@@ -35,7 +35,10 @@ def cmd_add(app: Any, args: argparse.Namespace) -> int:
 def cmd_list(app: Any, args: argparse.Namespace) -> int:
     rows = app.accounts.users(args.tenant)
     for user, tenant in rows:
-        kind = "local" if user.password_hash else ("sso" if user.external_id else "sso (not signed in yet)" if not user.login else "local")
+        if user.password_hash:
+            kind = "local"
+        else:
+            kind = "sso" if user.external_id else "sso (not signed in yet)"
         state = "disabled" if user.disabled else "active"
         print(f"{tenant.name:<20} {user.name:<30} {user.role:<8} {kind:<24} {state}")
     if not rows:
