@@ -353,6 +353,24 @@ def test_chat_as_a_user_of_a_never_opens_b_conversations_whatever_the_url_says(m
     assert page.query_params.get("t") == "tenant-b"  # ignored, not obeyed
 
 
+def test_no_page_view_creates_a_tenant_or_a_user_or_offers_re_index_to_an_analyst(monkeypatch, world, two, accounts):
+    from sqlalchemy import func
+
+    from regintel.store.models import User
+
+    def counts():
+        with world["db"].session() as session:
+            return (session.scalar(select(func.count()).select_from(Tenant)), session.scalar(select(func.count()).select_from(User)))
+
+    before = counts()
+    for script in ("views/0_Home.py", "views/1_Chat.py"):
+        page = open_page(monkeypatch, world, "alex", script, t="brand-new-tenant", u="brand-new-user")
+        labels = {b.label for b in page.button}
+        assert not labels & {"Build index", "Re-index corpus"}, labels  # re-index is an admin action
+    page = open_page(monkeypatch, world, None, "", t="brand-new-tenant", u="brand-new-user")
+    assert counts() == before
+
+
 def test_dashboard_and_traces_as_a_admin_show_a_alone(monkeypatch, world, two, accounts):
     page = open_page(monkeypatch, world, "ana", "views/3_Feedback_Dashboard.py", t="tenant-b")
     questions = next(m for m in page.metric if m.label == "Questions")
