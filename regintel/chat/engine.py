@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
+from regintel.chat.citation_numbers import CitationRenumbering
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
@@ -351,7 +352,9 @@ class ComplianceEngine:
             concepts_in_scope=[c["label"] for c in active if c.get("label")])
         history = [(t.question, t.answer) for t in turn.history]
         messages = build_messages(turn.question, [p.prompt_source() for p in passages], aspects, history)
-        answer_parts: list[str] = []
+        answer_parts: list[str] = []  # as the model wrote it (prompt numbers): what verification reads
+        shown_parts: list[str] = []  # as the analyst reads it: citations numbered 1, 2, 3 in order of first use
+        numbers = CitationRenumbering(p.index for p in passages)
         error = ""
         tool_chunks: list[ToolChunk] = []
         egress: dict[str, Any] = {}
@@ -365,12 +368,19 @@ class ComplianceEngine:
                     if "first_token_ms" not in record:
                         record["first_token_ms"] = trace.elapsed_ms()
                     answer_parts.append(chunk.delta)
-                    yield chunk.delta
+                    shown = numbers.feed(chunk.delta)
+                    if shown:
+                        shown_parts.append(shown)
+                        yield shown
                 elif isinstance(chunk, ToolChunk):
                     tool_chunks.append(chunk)
                 elif isinstance(chunk, ErrorChunk):
                     error = chunk.error
                     break
+            rest = numbers.flush()
+            if rest:
+                shown_parts.append(rest)
+                yield rest
             record.update(llm=self.router.describe(), egress=egress, tool_calls=len(tool_chunks), error=error)
         answer = "".join(answer_parts)
 
@@ -397,16 +407,19 @@ class ComplianceEngine:
             grade = grade_answer(cited_mean, authority, result.rate, summary["supported"], analysis.concerns)
             record.update(mode=grade.mode, abstention_reason=grade.abstention_reason, confidence=grade.confidence,
                           authority=grade.authority, concerns=analysis.concerns)
+        sources = [CitedSource.from_passage(p, p.index in cited) for p in passages]
+        for source in sources:  # the numbers the analyst reads in the answer
+            source.index = numbers.display_number(source.index)
         response = ChatResponse(
-            answer, grade.mode, turn.conversation_id, query_type, grade.abstention_reason,
-            concerns=list(analysis.concerns), sources=[CitedSource.from_passage(p, p.index in cited) for p in passages],
+            "".join(shown_parts), grade.mode, turn.conversation_id, query_type, grade.abstention_reason,
+            concerns=list(analysis.concerns), sources=sorted(sources, key=lambda s: s.index),
             referenced_nodes=[{k: r[k] for k in ("id", "key", "label")} for r in outcome.referenced],
             confidence=grade.confidence, authority=grade.authority, claim_verification=summary,
             context_decision=_decision_dict(decision), llm=self.router.describe())
         if error:
             response.status, response.error = "failed", error
             response.response_mode, response.abstention_reason = ABSTAIN, None
-            response.answer = answer + ("\n\n" if answer else "") + FAILED.format(error=error)
+            response.answer = response.answer + ("\n\n" if response.answer else "") + FAILED.format(error=error)
         yield self._finish(turn, response, trace, None if (decision.reuse_previous or error) else key)
 
     def _active_concepts(self, turn: TurnInput, trace: TraceRecorder) -> list[dict[str, Any]]:
