@@ -438,3 +438,28 @@ def test_llm_output_invalid_twice_is_recorded_and_the_step_falls_back_offline(wo
     proposal = wf.runs.revision(run.id).proposal
     assert [c.title for c in proposal.concepts] == ["Personal data", "Controller"]  # the offline method's result
     assert "fell back to the offline method" in proposal.warnings[0]
+
+
+def test_uploaded_content_stays_out_of_the_shared_graph_until_its_run_is_approved(world):
+    """Issue 18: the workflow keeps an upload as a SQL draft; only approval publishes its Content and Quote nodes."""
+    wf, graph = world["wf"], world["graph"]
+    content = wf.save_content(content_from_text("Two definitions", "\n\n".join(GDPR_DEFINITIONS), jurisdiction="EU"))
+    count = "MATCH (n) WHERE n:Content OR n:Quote RETURN count(n) AS n"
+    assert graph.query(count)[0]["n"] == 0
+    assert [q.id for q in wf.quotes(content.key)] == ["q1", "q2"]
+    assert any(row["key"] == content.key for row in wf.list_contents())
+    run = wf.start(content.key)
+    assert run.status == "review" and graph.query(count)[0]["n"] == 0, "extraction and review leave the graph alone"
+    wf.approve(run.id)
+    assert graph.query(count)[0]["n"] == 3
+    supports = graph.query("MATCH (c:Content {key: $key})-[:HAS_QUOTE]->(q:Quote)-[:SUPPORTS]->(k:Concept) "
+                           "RETURN k.pref_label AS k", {"key": content.key})
+    assert sorted(s["k"] for s in supports) == ["Controller", "Personal data"]
+    assert wf.content(content.key).processed_date and wf.contents._draft(content.key) is None
+
+
+def test_an_upload_with_a_name_or_national_id_is_refused_before_it_is_kept(world):
+    for text in ("Ask Katarzyna Wiśniewska about the register.", "PESEL 44051401359 appears in the register."):
+        with pytest.raises(ExtractionError, match="personal data"):
+            world["wf"].save_content(content_from_text("Contact list", text))
+    assert world["wf"].list_contents() == []

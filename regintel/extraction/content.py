@@ -14,6 +14,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -25,6 +26,7 @@ from regintel.graph.store import GraphStore
 from regintel.graph.write_service import GraphWriteService
 from regintel.retrieval.chunking import DocumentUnit, parse_units, split_long_paragraph
 from regintel.retrieval.corpus import CorpusDocument, read_document_text
+from regintel.store.models import ContentDraftRow
 from regintel.text.analysis import detect_language
 from regintel.text.normalise import printable
 
@@ -214,44 +216,97 @@ def _checked(draft: ContentDraft) -> ContentDraft:
     return draft
 
 
-# -- the graph side ----------------------------------------------------------------------------------------------
+# -- where contents live ----------------------------------------------------------------------------------------
 class ContentStore:
-    """Content and Quote nodes in the rules graph (HAS_QUOTE from content to quote, ``position`` orders them)."""
+    """Contents and their quotes. With a SQL ``db`` (the workflow's), an uploaded content stays a draft in the SQL
+    store (``content_drafts``), out of the shared rules graph, until a run over it is approved: ``publish`` then
+    writes its Content and Quote nodes (HAS_QUOTE from content to quote, ``position`` orders them). Without ``db``
+    (benchmarks, tests of the graph side) ``save`` writes to the graph at once. Either way the ingress guard's
+    checks run at upload, so a content with personal data is refused there."""
 
-    def __init__(self, store: GraphStore, writer: GraphWriteService | None = None) -> None:
+    def __init__(self, store: GraphStore, writer: GraphWriteService | None = None, db: Any = None) -> None:
         self.store = store
         self.writer = writer or GraphWriteService(store)
+        self.db = db
 
     def save(self, draft: ContentDraft) -> ContentInfo:
-        """Write the content and its quotes in one transaction; saving the same draft again changes nothing."""
+        """Keep the content and its quotes (one transaction); saving the same draft again changes nothing."""
         key = draft.key
         existing = self.get(key)
         if existing is not None:
             return existing
         props = {"title": draft.title, **draft.metadata(), "origin": draft.origin, "processed_date": ""}
-        rows = [{"key": quote_key(key, i), "text": text, "content_key": key, "position": i}
-                for i, text in enumerate(draft.quotes, 1)]
         try:
-            with self.writer.batch():
-                self.writer.upsert_nodes("Content", [{"key": key, **props}])
-                self.writer.upsert_nodes("Quote", rows)
-                self.writer.upsert_edges("HAS_QUOTE", "Content", "Quote", [{"from": key, "to": r["key"]} for r in rows])
+            self.writer.guard.check_node("Content", key, props)
+            for row in _quote_rows(key, draft.quotes):
+                self.writer.guard.check_node("Quote", row["key"], {k: v for k, v in row.items() if k != "key"})
+            if self.db is None:
+                self._write(key, props, list(draft.quotes))
+            else:
+                with self.db.session() as session:
+                    session.add(ContentDraftRow(key=key, props=props, quotes=list(draft.quotes)))
         except IngressRejected as exc:
             raise ExtractionError(f"The content was not saved: {exc}") from exc
         return ContentInfo(key=key, **{k: v for k, v in props.items() if k != "origin"})
 
+    def publish(self, key: str) -> bool:
+        """Write a draft's Content and Quote nodes to the graph, then drop the draft; False if it has none."""
+        draft = self._draft(key)
+        if draft is None:
+            return False
+        self._write(key, dict(draft.props), list(draft.quotes))
+        with self.db.session() as session:
+            row = session.get(ContentDraftRow, key)
+            if row is not None:
+                session.delete(row)
+        return True
+
+    def _write(self, key: str, props: dict, quotes: list[str]) -> None:
+        rows = _quote_rows(key, quotes)
+        with self.writer.batch():
+            self.writer.upsert_nodes("Content", [{"key": key, **props}])
+            self.writer.upsert_nodes("Quote", rows)
+            self.writer.upsert_edges("HAS_QUOTE", "Content", "Quote", [{"from": key, "to": r["key"]} for r in rows])
+
+    def _draft(self, key: str) -> ContentDraftRow | None:
+        if self.db is None:
+            return None
+        with self.db.session() as session:
+            row = session.get(ContentDraftRow, key)
+            if row is not None:
+                session.expunge(row)
+            return row
+
     def get(self, key: str) -> ContentInfo | None:
         rows = self.store.query(queries.CONTENT_BY_KEY, {"key": key})
-        if not rows:
+        if rows:
+            return ContentInfo(**{k: ("" if v is None else v) for k, v in rows[0].items()})
+        draft = self._draft(key)
+        if draft is None:
             return None
-        return ContentInfo(**{k: ("" if v is None else v) for k, v in rows[0].items()})
+        return ContentInfo(key=key, **{k: v for k, v in draft.props.items() if k != "origin"})
 
     def quotes(self, key: str) -> list[Quote]:
         rows = self.store.query(queries.CONTENT_QUOTES, {"key": key})
+        if not rows and (draft := self._draft(key)) is not None:
+            rows = _quote_rows(key, draft.quotes)
         return [Quote(id=f"q{row['position']}", key=row["key"], text=row["text"] or "") for row in rows]
 
     def contents(self, limit: int = 200) -> list[dict]:
-        return self.store.query(queries.CONTENT_LIST, {"limit": limit})
+        """Published contents and drafts, newest first."""
+        listed = self.store.query(queries.CONTENT_LIST, {"limit": limit})
+        if self.db is not None:
+            with self.db.session() as session:
+                drafts = session.query(ContentDraftRow).order_by(ContentDraftRow.created_at.desc()).limit(limit).all()
+                listed += [{"key": d.key, "title": d.props.get("title", ""), "processed_date": "",
+                            "quotes": len(d.quotes or []), "created_at": int(d.created_at.timestamp() * 1000)}
+                           for d in drafts]
+        return sorted(listed, key=lambda r: r.get("created_at") or 0, reverse=True)[:limit]
+
+
+def _quote_rows(key: str, quotes: list[str]) -> list[dict]:
+    return [{"key": quote_key(key, i), "text": text, "content_key": key, "position": i}
+            for i, text in enumerate(quotes, 1)]
 
 
 def quote_key(content_key: str, position: int) -> str:

@@ -50,7 +50,7 @@ class ExtractionWorkflow:
         self.store = store
         self.embedder = embedder
         self.runs = RunRepository(db)
-        self.contents = ContentStore(store)
+        self.contents = ContentStore(store, db=db)  # drafts stay in SQL until a run over them is approved
         self.writer = GraphWriteService(store)
         self.language = settings.concept_language
         if methods is None:
@@ -283,6 +283,7 @@ class ExtractionWorkflow:
         self.runs.update(run_id, status="committing", phase="commit")
         started = time.perf_counter()
         try:
+            self.contents.publish(content.key)  # the content and its quotes reach the shared graph only now
             result = commit_proposal(self.store, self.writer, content, latest.proposal, self.language)
         except (GraphError, ValueError) as exc:
             self.runs.update(run_id, status="review", phase="review")

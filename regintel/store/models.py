@@ -289,3 +289,15 @@ class ExtractionRevision(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     run: Mapped[ExtractionRun] = relationship(back_populates="revisions")
+
+
+class ContentDraftRow(Base):
+    """An uploaded content and its quotes before its extraction is approved: kept here, out of the shared rules
+    graph, and published (Content, Quote nodes) only when a run over it is approved (issue 18)."""
+
+    __tablename__ = "content_drafts"
+
+    key: Mapped[str] = mapped_column(String(400), primary_key=True)
+    props: Mapped[dict[str, Any]] = mapped_column(default=dict)  # title and metadata, as the Content node will hold
+    quotes: Mapped[list[Any]] = mapped_column(default=list)  # quote texts in order (position 1..n)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
