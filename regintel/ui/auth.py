@@ -58,12 +58,20 @@ def current() -> Identity | None:
     claims = _sso_claims()
     if claims is not None:
         if held is None or held.source != "oidc":
+            refused = st.session_state.get("regintel_sso_refused")
+            if refused and refused[0] == claims.get("sub"):  # refused once this session: not again on every rerun
+                st.session_state["regintel_signin_error"] = refused[1]
+                return None
             try:
                 held = app.sso.sign_in(claims)
             except AuthError as exc:
+                st.session_state["regintel_sso_refused"] = (claims.get("sub"), str(exc))
                 st.session_state["regintel_signin_error"] = str(exc)
                 return None
             st.session_state[_KEY] = held
+    elif held is not None and held.source == "oidc":  # the provider's session cookie is gone (signed out elsewhere)
+        st.session_state.pop(_KEY, None)
+        return None
     if held is None:
         return None
     try:
@@ -81,7 +89,13 @@ def remember(identity: Identity) -> None:
     st.session_state.pop("regintel_signin_error", None)
 
 
+def signed_in_to_provider() -> bool:
+    """Whether the browser holds a provider session (st.user) even though the app refused or dropped it."""
+    return _sso_claims() is not None
+
+
 def sign_out() -> None:
+    st.session_state.pop("regintel_sso_refused", None)
     held: Identity | None = st.session_state.pop(_KEY, None)
     if held is not None:
         state.app().audit.record("signout", tenant_id=held.tenant_id, actor=held.user_name, method=held.source)

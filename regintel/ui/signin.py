@@ -66,7 +66,12 @@ def sign_in_page() -> None:
         st.warning("REGINTEL_LAPTOP_MODE is set, but this server listens beyond the loopback address, so sign-in "
                    "is required (laptop mode needs `server.address = \"127.0.0.1\"`).")
     providers = auth.sso_providers()
-    if providers is not None:
+    if providers is not None and auth.signed_in_to_provider():
+        st.caption("You are signed in to the identity provider, but RegIntel cannot use that identity.")
+        if st.button("Sign out of single sign-on", icon=":material/logout:"):
+            st.session_state.pop("regintel_sso_refused", None)
+            st.logout()
+    elif providers is not None:
         _single_sign_on(providers)
     if app.settings.local_accounts:
         _local_form()

@@ -82,7 +82,10 @@ def sso_sign_in(page, url: str, subject: str, claims: dict) -> None:
     page.locator("input[type=submit]").click()
 
 
-def nav_titles(page) -> list[str]:
+def nav_titles(page, signed_in: bool = True) -> list[str]:
+    """The navigation's page titles (signed in: after the menu has rendered, below the "Signed in as" line)."""
+    if signed_in:
+        page.get_by_test_id("stSidebarNavLink").first.wait_for(timeout=60_000)
     links = page.get_by_test_id("stSidebarNavLink").all()
     return [link.inner_text().strip().splitlines()[-1] for link in links]
 
@@ -133,7 +136,9 @@ def test_an_identity_without_a_tenant_is_refused_and_creates_nothing(sso_app, pa
         before = (session.scalar(select(func.count()).select_from(Tenant)), session.scalar(select(func.count()).select_from(User)))
     sso_sign_in(page, app.url, "nobody", {"groups": ["rg-admins"]})
     page.get_by_text("no 'tenant' claim").wait_for(timeout=60_000)
-    assert "Signed in as" not in page.inner_text("body") and nav_titles(page) == []
+    assert "Signed in as" not in page.inner_text("body") and nav_titles(page, signed_in=False) == []
+    page.get_by_role("button", name="Sign out of single sign-on").click()  # to try another identity
+    page.get_by_role("button", name="Sign in with single sign-on").wait_for(timeout=60_000)
     with db.session() as session:
         after = (session.scalar(select(func.count()).select_from(Tenant)), session.scalar(select(func.count()).select_from(User)))
     db.dispose()

@@ -51,7 +51,10 @@ def two_tenants(tmp_path_factory):
     server.shutdown(save=False)
 
 
-def nav_titles(page) -> list[str]:
+def nav_titles(page, signed_in: bool = False) -> list[str]:
+    """The navigation's page titles (signed in: after the menu has rendered, below the "Signed in as" line)."""
+    if signed_in:
+        page.get_by_test_id("stSidebarNavLink").first.wait_for(timeout=60_000)
     nav = page.get_by_test_id("stSidebarNav")
     links = nav.get_by_test_id("stSidebarNavLink").all() if nav.count() else []
     return [link.inner_text().strip().splitlines()[-1] for link in links]  # the last line: the icon comes first
@@ -85,7 +88,7 @@ def test_wrong_password_is_refused_and_lets_nothing_in(two_tenants, page):
 def test_each_role_gets_its_own_pages_home_first(two_tenants, page, login):
     app, _, _ = two_tenants
     sign_in(page, app.url, login)
-    assert nav_titles(page) == ROLE_PAGES[login]
+    assert nav_titles(page, signed_in=True) == ROLE_PAGES[login]
     assert f"tenant alpha" in page.get_by_test_id("stSidebar").inner_text()
 
 
