@@ -76,8 +76,8 @@ def build_app(runtime: RegIntel):
 
     with gr.Blocks(title="RegIntel Copilot", analytics_enabled=False) as app:
         offline = runtime.describe_llm()["offline"]
-        gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT. [Sign out](/signout)"
-                    + (" **Offline mode**: answers quote the sources verbatim." if offline else ""))
+        gr.Markdown("## RegIntel Copilot\nCited, evidence-graded answers about GDPR, DORA, ESRS and VAT."
+                    + (" **Offline mode**: answers quote the sources verbatim." if offline else "") + " · [Sign out](/signout)")
         conversation = gr.Textbox(label="Conversation id (empty starts a new one)", value="", render=False)
         gr.ChatInterface(
             make_responder(runtime),
