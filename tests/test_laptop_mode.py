@@ -65,3 +65,14 @@ def test_on_loopback_the_home_page_opens_and_says_it_is_laptop_mode(laptop_app, 
     assert any("Signed in as **local** (admin)" in c.value for c in page.caption)
     assert not any(b.label == "Sign out" for b in page.button)
     assert tenant_names(settings) == ["local"]
+
+
+def test_the_admin_page_lists_users_audit_and_sign_in_settings(laptop_app, settings):
+    page = laptop_app("127.0.0.1")
+    page.switch_page("views/6_Admin.py").run()
+    assert not page.exception, page.exception
+    assert [s.value for s in page.subheader] == ["Users", "Audit trail", "Sign-in settings"]
+    users, audit, table = (frame.value for frame in page.dataframe)
+    assert list(users["user"]) == ["local"] and list(users["role"]) == ["admin"]
+    assert "REGINTEL_LAPTOP_MODE" in set(table["setting"]) and "True" in set(table["value"])
+    assert audit.empty or set(audit["action"]) <= {"tenant_create", "user_add", "signin"}

@@ -61,3 +61,20 @@ events = app.audit.events(tenant_id=identity.tenant_id, limit=500)
 st.dataframe(pd.DataFrame([{"at": e.at, "action": e.action, "outcome": e.outcome, "actor": e.actor, "target": e.target,
                             "detail": ", ".join(f"{k}={v}" for k, v in (e.detail or {}).items())} for e in events]),
              hide_index=True, width="stretch")
+
+st.subheader("Sign-in settings")
+st.caption("Read-only: they come from REGINTEL_* variables and `.streamlit/secrets.toml` (README, \"Sign-in and roles\").")
+settings = app.settings
+st.dataframe(pd.DataFrame([
+    {"setting": "single sign-on ([auth])", "value": "configured" if auth.sso_providers() is not None else "not configured"},
+    {"setting": "REGINTEL_LOCAL_ACCOUNTS", "value": str(settings.local_accounts)},
+    {"setting": "REGINTEL_LAPTOP_MODE", "value": str(settings.laptop_mode)},
+    {"setting": "REGINTEL_SIGNIN_MAX_FAILURES", "value": str(settings.signin_max_failures)},
+    {"setting": "REGINTEL_SIGNIN_LOCKOUT_SECONDS", "value": str(settings.signin_lockout_seconds)},
+    {"setting": "REGINTEL_OIDC_TENANT_CLAIM", "value": settings.oidc_tenant_claim},
+    {"setting": "REGINTEL_OIDC_GROUPS_CLAIM", "value": settings.oidc_groups_claim},
+    {"setting": "REGINTEL_OIDC_ROLE_MAP", "value": settings.oidc_role_map or "(none)"},
+    {"setting": "REGINTEL_OIDC_DEFAULT_ROLE", "value": settings.oidc_default_role or "(refuse)"},
+    {"setting": "REGINTEL_OIDC_CREATE_TENANTS / _USERS", "value": f"{settings.oidc_create_tenants} / {settings.oidc_create_users}"},
+    {"setting": "REGINTEL_CHAT_RATE_LIMIT_PER_HOUR (per user)", "value": str(settings.chat_rate_limit_per_hour)},
+]), hide_index=True, width="stretch")
