@@ -102,6 +102,31 @@ def test_extraction_request_with_an_uploaded_quote_is_sanitised() -> None:
         assert_clean(server)
 
 
+def test_extraction_calls_leave_their_egress_reports_in_the_run(tmp_path) -> None:
+    from regintel.extraction.runs import RunRepository
+    from regintel.store.db import Database
+
+    with LlmTestServer() as server:
+        server.scripts = [json_answer({"novel_concepts": [], "unattributed_quotes": []})]
+        methods = _methods(server)
+        methods.candidates(CONTENT, QUOTES)
+    reports = methods.drain_egress()
+    assert len(reports) == len(server.requests) >= 1  # one report per call (an invalid reply is asked again)
+    assert all(r["task"] == "extraction" and r["contacted"] == "127.0.0.1" for r in reports)
+    assert all(r["sanitised"] and r["pii_counts"]["PL_PESEL"] == 1 for r in reports)
+    db = Database(f"sqlite:///{tmp_path / 'runs.db'}")
+    db.create_schema()
+    runs = RunRepository(db)
+    run = runs.create("content-1", "Letter", "llm")
+    runs.add_egress(run.id, reports)
+    runs.add_egress(run.id, reports[:1])
+    summary = runs.get(run.id).progress["egress"]
+    calls = len(reports) + 1
+    assert summary["calls"] == summary["sanitised"] == calls and summary["contacted"] == ["127.0.0.1"]
+    assert summary["pii_counts"]["PL_PESEL"] == calls
+    assert not any(fragment in json.dumps(summary, ensure_ascii=False) for fragment in FRAGMENTS)
+
+
 def test_critique_request_is_sanitised() -> None:
     with LlmTestServer() as server:
         server.scripts = [json_answer({"quality_assessment": {}, "overall_passes": True})]

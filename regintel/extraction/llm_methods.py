@@ -141,6 +141,7 @@ class LlmMethods:
         self.offline = offline
         self.language = LANGUAGE_NAMES.get(settings.concept_language, settings.concept_language)
         self.errors: list[tuple[str, str]] = []
+        self.egress: list[dict[str, Any]] = []  # the egress report of each call: types, counts, host (no value)
         self._lock = threading.Lock()
 
     # -- the one structured call ------------------------------------------------------------------------------
@@ -165,8 +166,20 @@ class LlmMethods:
         raise AssertionError("unreachable")
 
     def _collect(self, task: str, messages: list[dict], response_format: dict) -> tuple[str, str]:
+        report: dict[str, Any] = {"task": task}
+        chunks = self.router.stream(task, messages, response_format=response_format, temperature=0,
+                                    on_egress=report.update)
+        try:
+            return self._read(chunks)
+        finally:
+            chunks.close()  # the router's last report (the host actually contacted) is made now
+            with self._lock:
+                self.egress.append(report)
+
+    @staticmethod
+    def _read(chunks) -> tuple[str, str]:
         parts: list[str] = []
-        for chunk in self.router.stream(task, messages, response_format=response_format, temperature=0):
+        for chunk in chunks:
             if isinstance(chunk, ErrorChunk):
                 return "", chunk.error
             if isinstance(chunk, TextChunk):
@@ -186,6 +199,11 @@ class LlmMethods:
         with self._lock:
             errors, self.errors = self.errors, []
         return errors
+
+    def drain_egress(self) -> list[dict[str, Any]]:
+        with self._lock:
+            reports, self.egress = self.egress, []
+        return reports
 
     # -- steps ------------------------------------------------------------------------------------------------
     def candidates(self, content: ContentInfo, quotes: list[Quote], first_id: int = 1) -> Proposal:

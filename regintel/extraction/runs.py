@@ -115,6 +115,31 @@ class RunRepository:
             run.progress = progress
             run.phase = phase
 
+    def add_egress(self, run_id: str, reports: list[dict[str, Any]]) -> None:
+        """Sum the egress reports of model calls into ``progress["egress"]``: calls, how many were sanitised or
+        blocked, types with counts and the hosts contacted (never a value)."""
+        if not reports:
+            return
+        with self.db.session() as s:
+            run = s.get(ExtractionRun, run_id)
+            if run is None:
+                return
+            progress = dict(run.progress or {})
+            summary = dict(progress.get("egress") or {"calls": 0, "sanitised": 0, "blocked": 0, "pii_counts": {},
+                                                      "contacted": []})
+            counts, hosts = dict(summary["pii_counts"]), set(summary["contacted"])
+            for report in reports:
+                summary["calls"] += 1
+                summary["sanitised"] += bool(report.get("sanitised"))
+                summary["blocked"] += bool(report.get("blocked"))
+                for pii_type, n in (report.get("pii_counts") or {}).items():
+                    counts[pii_type] = counts.get(pii_type, 0) + n
+                if report.get("contacted"):
+                    hosts.add(report["contacted"])
+            summary.update(pii_counts=counts, contacted=sorted(hosts))
+            progress["egress"] = summary
+            run.progress = progress
+
     def add_error(self, run_id: str, step: str, message: str) -> None:
         with self.db.session() as s:
             run = s.get(ExtractionRun, run_id)

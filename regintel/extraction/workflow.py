@@ -377,9 +377,13 @@ class ExtractionWorkflow:
         return report
 
     def _file_errors(self, run_id: str) -> None:
-        """Errors of model calls (invalid output twice, provider failures) go into the run, step by step."""
+        """Errors of model calls (invalid output twice, provider failures) go into the run, step by step, and the
+        calls' egress reports into its progress (types and counts, never values)."""
         for step, message in self.methods.drain_errors():
             self.runs.add_error(run_id, step, message)
+        drain_egress = getattr(self.methods, "drain_egress", None)
+        if drain_egress is not None:
+            self.runs.add_egress(run_id, drain_egress())
 
 
 WEAK_RELATIONS = ("RELATES_TO", "SIMILAR_TO")
