@@ -230,17 +230,23 @@ def test_corrupt_index_file_is_reported_then_rebuilt_by_ingest(settings, damaged
 
 def test_home_page_reports_a_corrupt_index_and_reindexing_repairs_it(monkeypatch, settings):
     _garble(IndexPaths(settings).chunks)
+    from streamlit import config
+
     page = _page(monkeypatch, settings, "app.py")
     monkeypatch.delenv("REGINTEL_DATABASE_URL")
+    monkeypatch.setenv("REGINTEL_LAPTOP_MODE", "true")  # the one local admin, who may re-index (issue 17)
+    address = config.get_option("server.address")
+    config.set_option("server.address", "127.0.0.1")
     try:
         page.run()
         assert not page.exception
         assert any("The index cannot be used" in e.value and "chunks.jsonl" in e.value for e in page.error)
-        page.button[0].click().run()
+        next(b for b in page.button if b.label == "Re-index corpus").click().run()
         assert not page.exception
         assert any("repaired: corrupt chunk list" in s.value for s in page.success), [s.value for s in page.success]
         assert open_search_index(settings).search(QUESTION, k=1).sources
     finally:
+        config.set_option("server.address", address)
         EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
         from regintel.config import get_settings
 
