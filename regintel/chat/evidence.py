@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
-from regintel.retrieval.crosslingual import load_glossary, terms
+from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import detect_language, tokenize
 
@@ -194,7 +194,7 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
         equivalents = match.entry.phrases.get(language, ())
         if any(set(stems) <= passage for stems in (terms(p, language) for p in equivalents) if stems):
             covered.update(range(match.start, match.end))
-    neutral = {w.lower() for w in re.findall(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b", question)
+    neutral = {w.lower() for w in neutral_tokens(question)
                if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", passage_text)}
     covered_words = len(covered) + sum(1 for w in words if w in neutral)
     return min(1.0, covered_words / len(words))

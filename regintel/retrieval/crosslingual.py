@@ -32,6 +32,11 @@ LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
 _NEUTRAL_RE = re.compile(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b")
 
 
+def neutral_tokens(text: str) -> list[str]:
+    """The numbers and capitalised acronyms of ``text``: the same in every language."""
+    return _NEUTRAL_RE.findall(text)
+
+
 def terms(text: str, language: str) -> list[str]:
     """Folded words minus stop words, stemmed in ``language``: the unit on which glossary terms match (the BM25
     tokens of :func:`regintel.text.analysis.tokenize`)."""
@@ -148,7 +153,7 @@ class Glossary:
         if source == target:
             return ""
         parts = self.translate(text, source, target, max_variants, general_variants)
-        parts.extend(_NEUTRAL_RE.findall(text))
+        parts.extend(neutral_tokens(text))
         return " ".join(parts)
 
 
