@@ -54,6 +54,8 @@ def test_local_destination_is_always_allowed():
     assert EgressClient("enforce", []).prepare(MESSAGES, "local").allowed
 
 
-def test_local_provider_requests_are_reported_but_not_rewritten():
+def test_local_provider_requests_are_neither_rewritten_nor_scanned_and_the_report_says_so():
     decision = EgressClient("enforce", []).prepare(MESSAGES, "local")
-    assert decision.messages == MESSAGES and decision.report()["pii_counts"] == {"EMAIL": 1, "ES_DNI": 1}
+    report = decision.report()
+    assert decision.messages == MESSAGES and report["pii_counts"] == {} and not report["sanitised"]
+    assert report["action"] == "not scanned: nothing leaves this machine"

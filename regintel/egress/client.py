@@ -11,8 +11,10 @@ Modes:
 The report kept for the trace holds types and counts, never the values found.
 
 The on-machine provider (destination ``local``) is not egress: nothing leaves the machine, so its request is
-scanned and reported but passed unchanged (sanitising would put placeholders into verbatim quotes of public
-regulation). Every remote destination gets the sanitised request in enforce and report-only.
+neither rewritten (placeholders would enter verbatim quotes of public regulation) nor scanned (reading a prompt
+of twenty passages costs ~120 ms per turn for a report nobody needs; the question itself is read by the chat
+guardrails), and the report says so. Every remote destination gets the sanitised request in enforce and
+report-only, and its report lists the types and counts found and what was done, never a value.
 """
 
 from __future__ import annotations
@@ -96,18 +98,21 @@ class EgressDecision:
     allowed: bool
     sanitiser_counts: dict[str, int] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)
-    contacted: str | None = None  # the host the provider actually reached (set after the call; redirects refused)
+    scanned: bool = True  # False for the on-machine provider: nothing leaves, nothing is read
 
     def report(self) -> dict[str, Any]:
         """What goes into the trace: mode, destination, decision, and PII types with counts (never values)."""
-        local = self.destination in LOCAL_DESTINATIONS
-        action = "none found" if not self.sanitiser_counts else (
-            "sent unchanged (on this machine)" if local or self.mode == "off" else "replaced with placeholders")
+        if not self.scanned:
+            action = "not scanned: nothing leaves this machine"
+        elif self.mode == "off":
+            action = "sent unchanged (egress guard off)"
+        else:
+            action = "replaced with placeholders" if self.sanitiser_counts else "none found"
         return {
             "mode": self.mode,
             "destination": self.destination,
             "allowed": self.allowed,
-            "sanitised": bool(self.sanitiser_counts) and not local and self.mode != "off",
+            "sanitised": bool(self.sanitiser_counts) and self.mode != "off",
             "pii_counts": dict(self.sanitiser_counts),
             "pii_total": sum(self.sanitiser_counts.values()),
             "action": action,
@@ -137,12 +142,13 @@ class EgressClient:
         allowed = destination in LOCAL_DESTINATIONS or destination in allowed_hosts
         if mode == "off":
             return EgressDecision([dict(m) for m in messages], mode, destination, True)
+        if destination in LOCAL_DESTINATIONS:  # nothing leaves the machine: not rewritten, not scanned
+            return EgressDecision([dict(m) for m in messages], mode, destination, True, scanned=False)
         # One placeholder numbering over the whole request: the history re-sent every turn keeps its placeholders.
         placeholders, totals = Placeholders(), Counter()
-        texts = [_sanitise_content(str(m.get("content", "")), placeholders, totals) for m in messages]
+        cleaned = [{**m, "content": _sanitise_content(str(m.get("content", "")), placeholders, totals)}
+                   for m in messages]
         counts = {t: totals[t] for t in PII_TYPES if totals[t]}
-        local = destination in LOCAL_DESTINATIONS
-        cleaned = [{**m, "content": m.get("content", "") if local else text} for m, text in zip(messages, texts)]
         violations = [] if allowed else [f"destination '{destination}' is not allowed by the egress policy"]
         decision = EgressDecision(cleaned, mode, destination, allowed or mode == "report-only", counts, violations)
         if counts:
