@@ -15,7 +15,6 @@ glossary terms.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from regintel.config import REPO_ROOT
+from regintel.retrieval.data_files import jsonl_records
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
@@ -87,17 +87,11 @@ class Glossary:
     def load(cls, path: Path = GLOSSARY_PATH) -> "Glossary":
         """Read the JSONL term list (a first line with ``_meta`` describes it and is skipped)."""
         entries = []
-        with Path(path).open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                raw = json.loads(line)
-                if "_meta" in raw:
-                    continue
-                phrases = {lang: tuple(str(p) for p in raw[lang]) for lang in LANGUAGES if raw.get(lang)}
-                if not raw.get("id") or len(phrases) < 2:
-                    raise ValueError(f"{path}:{number}: an entry needs an id and phrases in two languages at least")
-                entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases))
+        for number, raw in jsonl_records(path):
+            phrases = {lang: tuple(str(p) for p in raw[lang]) for lang in LANGUAGES if raw.get(lang)}
+            if not raw.get("id") or len(phrases) < 2:
+                raise ValueError(f"{path}:{number}: an entry needs an id and phrases in two languages at least")
+            entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases))
         return cls(entries)
 
     def matches(self, text: str, language: str) -> list[TermMatch]:

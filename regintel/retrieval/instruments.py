@@ -22,7 +22,6 @@ instead of with passages of another act.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from regintel.config import REPO_ROOT
+from regintel.retrieval.data_files import jsonl_records
 from regintel.text.normalise import fold
 
 INSTRUMENTS_PATH = REPO_ROOT / "data" / "glossary" / "instruments.jsonl"
@@ -120,18 +120,12 @@ class InstrumentCatalog:
     @classmethod
     def load(cls, path: Path = INSTRUMENTS_PATH) -> "InstrumentCatalog":
         instruments = []
-        with Path(path).open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                raw = json.loads(line)
-                if "_meta" in raw:
-                    continue
-                if not raw.get("id") or not (raw.get("names") or raw.get("numbers")):
-                    raise ValueError(f"{path}:{number}: an instrument needs an id and names or numbers")
-                numbers = tuple(n for n in (normalise_act_number(*x.split("/")) for x in raw.get("numbers", [])) if n)
-                instruments.append(Instrument(raw["id"], raw.get("title", raw["id"]), raw.get("jurisdiction", ""),
-                                              tuple(raw.get("names", [])), numbers, tuple(raw.get("related", []))))
+        for number, raw in jsonl_records(path):
+            if not raw.get("id") or not (raw.get("names") or raw.get("numbers")):
+                raise ValueError(f"{path}:{number}: an instrument needs an id and names or numbers")
+            numbers = tuple(n for n in (normalise_act_number(*x.split("/")) for x in raw.get("numbers", [])) if n)
+            instruments.append(Instrument(raw["id"], raw.get("title", raw["id"]), raw.get("jurisdiction", ""),
+                                          tuple(raw.get("names", [])), numbers, tuple(raw.get("related", []))))
         return cls(instruments)
 
     def mentions(self, text: str) -> list[Mention]:
