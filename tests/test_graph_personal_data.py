@@ -9,6 +9,7 @@ import json
 import pytest
 
 from regintel.concepts.capture import validate_payload
+from regintel.config import REPO_ROOT
 from regintel.graph.guard import IngressGuard, IngressRejected
 from regintel.graph.scan import purge, scan_graph
 from tests.graph_backends import BACKENDS, open_backend
@@ -49,6 +50,19 @@ def test_ingress_guard_keeps_regulatory_text() -> None:
     IngressGuard().check_node("Concept", "DATA_PROTECTION|CONCEPT|EU|lead-overseer", {
         "pref_label": "Lead Overseer", "alt_labels": ["Oversight Forum"],
         "definition": "Article 31 of Regulation (EU) 2022/2554 (OJ L 333, 27.12.2022, p. 1): fines of EUR 5 000 000."})
+
+
+def test_every_label_of_the_seed_taxonomy_passes_the_concept_validator() -> None:
+    """The concepts the offline provider captures carry the taxonomy's labels in four languages: Title Case
+    Spanish or German terms ("Normas Europeas de Información sobre Sostenibilidad") are vocabulary, not persons."""
+    taxonomy = json.loads((REPO_ROOT / "data" / "taxonomy.json").read_text(encoding="utf-8"))
+    items = [{"domain": c.get("domain") or "REGULATORY", "kind": c.get("kind") or "CONCEPT",
+              "jurisdiction": c.get("jurisdiction") or "EU", "prefLabel": c["prefLabel"],
+              "altLabels": c.get("altLabels", []), "definition": c.get("definition", "")}
+             for c in taxonomy["concepts"]]
+    for start in range(0, len(items), 10):  # a tool call carries at most ten concepts
+        valid, skipped = validate_payload({"concepts": items[start:start + 10]})
+        assert not skipped and len(valid) == len(items[start:start + 10]), skipped
 
 
 # -- graph scan on real backends ----------------------------------------------------------------------------------
