@@ -37,6 +37,9 @@ def probs(**given: float) -> dict[str, float]:
     "Is this account of our client suspicious: DE89 3704 0044 0532 0130 00?",
     "Peut-on appeler ces clients : +33 6 12 34 56 78, +33 7 98 76 54 32 ?",
     "Please check whether anna.berg@example.com may still receive offers.",
+    "May we store the PESEL 44051401359 of our Polish customer in the CRM?",  # one national id is enough
+    "Can our bank keep a copy of passport no. 12AB34567 after the account closes?",
+    "Please check whether Jan Kowalski and Anna Nowak may be profiled.",  # names with a request to check them
 ])
 def test_personal_data_about_identifiable_people_is_refused_without_a_classifier(question):
     result = classify_query(question)
@@ -49,6 +52,7 @@ def test_personal_data_about_identifiable_people_is_refused_without_a_classifier
     "May we process customer e-mail addresses for direct marketing?",
     "What must a controller do with the personal data of its employees?",
     "Our DPO can be reached at dpo@example.com: must the contact details be published?",  # one address, no analysis
+    "Which rights did Maximilian Schrems invoke against Facebook Ireland?",  # names alone are no data to analyse
 ])
 def test_questions_about_personal_data_without_pasted_data_are_not_refused_for_it(question):
     assert personal_data_signal(question) is None

@@ -129,7 +129,12 @@ ANALYSIS_VERBS = re.compile(
     r"\b(analy[sz]e|review|check|assess|screen|go through|match|profile|évaluer|analyse[rz]|vérifie[rz]?|examine[rz]|"
     r"analiza[r]?|revisa[r]?|comprueba|prüfe[n]?|analysiere[n]?|kontrolliere[n]?|controleer|verifica|analizza)\b",
     re.IGNORECASE)
-STRONG_IDENTIFIERS = {"IBAN", "CARD", "ES_DNI", "ES_NIE", "IE_PPSN", "UK_NINO", "DATE_OF_BIRTH"}
+# One of these is enough: accounts, cards, national ids and passports, dates of birth (an address alone may be a
+# business's: it counts as one identifier).
+STRONG_IDENTIFIERS = {"IBAN", "CARD", "ES_DNI", "ES_NIE", "IE_PPSN", "UK_NINO", "FR_NIR", "PL_PESEL", "IT_FISCAL_CODE",
+                      "NL_BSN", "DE_TAX_ID", "PASSPORT", "DATE_OF_BIRTH"}
+# A person's name alone is no data to analyse ("What did Max Schrems challenge?"): it counts with an identifier.
+NAME_TYPES = {"PERSON"}
 
 ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("COMPARISON", _rx(r"\b(compare|comparison|difference|differ|differs|versus|vs\.?|compared (to|with)|between .* and)\b",
@@ -249,12 +254,16 @@ def personal_data_signal(question: str, probabilities: Mapping[str, float] | Non
     """A description of the personal data that makes the question an analysis of personal data, or None.
 
     Refused: two or more identifiers (a pasted list of e-mails, phones, ...), any account number, card, national
-    id or date of birth, or a single e-mail / phone / IP address with a verb asking to check it or with the
-    classifier leaning to PERSONAL_DATA_ANALYSIS. The description holds the types and counts only."""
+    id, passport or date of birth, or a single e-mail / phone / IP / address (or names) with a verb
+    asking to check it or with the classifier leaning to PERSONAL_DATA_ANALYSIS. Names alone do not make a
+    question an analysis of personal data. The description holds the types and counts only."""
     if not contains_pii(question):
         return None
     counts = Counter(f.type for f in find_pii(question))
-    single_contact = sum(counts.values()) == 1 and not (STRONG_IDENTIFIERS & counts.keys())
+    identifiers = {t: n for t, n in counts.items() if t not in NAME_TYPES}
+    if not identifiers and not ANALYSIS_VERBS.search(question):
+        return None  # names only: sanitised on the way out, but a question about people is not an analysis of data
+    single_contact = sum(identifiers.values()) <= 1 and not (STRONG_IDENTIFIERS & counts.keys())
     if single_contact and not ANALYSIS_VERBS.search(question) and not (
             probabilities and probabilities.get("PERSONAL_DATA_ANALYSIS", 0.0) >= SINGLE_CONTACT_PDA_AT):
         return None
