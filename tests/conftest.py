@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -120,6 +121,17 @@ def _lane_banner(terminalreporter) -> None:
     terminalreporter.write_line("  A green run says nothing about these tests. .ci/run provisions the browser, postgres "
                                 "and neo4j lanes and fails when one of them is skipped (REGINTEL_REQUIRE_LANES).",
                                 yellow=True)
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_main_module() -> Iterator[None]:
+    """Streamlit's AppTest runs a page as ``__main__`` and leaves it in ``sys.modules``; a later test that starts
+    processes with the "spawn" method would then make each child re-run that (deleted) script as its main module,
+    and the pool would respawn dying workers forever. Every test gets back the main module it started with."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture(scope="session")
