@@ -118,8 +118,8 @@ def _lane_banner(terminalreporter) -> None:
             state = "REQUIRED, FAILED" if lane in required else "skipped"
             terminalreporter.write_line(f"  {lane:<9} {state}: {LANES[lane]}: {count} test(s): {reason}",
                                         red=True, bold=True)
-    terminalreporter.write_line("  A green run says nothing about these tests. .ci/run provisions the browser, postgres "
-                                "and neo4j lanes and fails when one of them is skipped (REGINTEL_REQUIRE_LANES).",
+    terminalreporter.write_line("  A green run says nothing about these tests. .ci/run provisions the browser, postgres, "
+                                "neo4j and oidc lanes and fails when one of them is skipped (REGINTEL_REQUIRE_LANES).",
                                 yellow=True)
 
 
