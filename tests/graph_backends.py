@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from contextlib import contextmanager
+from typing import Iterator
 
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
@@ -28,3 +30,16 @@ def open_backend(name: str, tmp_path) -> tuple[object, object]:
                        os.environ.get(f"REGINTEL_TEST_{name.upper()}_PASSWORD", ""), dialect=name)
     store.clear()
     return store, None
+
+
+@contextmanager
+def backend_store(name: str, tmp_path) -> Iterator[object]:
+    """A store of ``name`` with its schema, closed (and its embedded server stopped) afterwards."""
+    store, server = open_backend(name, tmp_path)
+    store.ensure_schema()
+    try:
+        yield store
+    finally:
+        store.close()
+        if server is not None:
+            server.shutdown(save=False)

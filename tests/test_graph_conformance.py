@@ -15,7 +15,7 @@ from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResol
 from regintel.graph.seed import seed_graph
 from regintel.graph.store import GraphQueryError
 from regintel.graph.write_service import GraphWriteService
-from tests.graph_backends import BACKENDS, open_backend
+from tests.graph_backends import BACKENDS, backend_store
 
 pytestmark = pytest.mark.slow  # graph servers: embedded FalkorDB, Neo4j, Memgraph
 
@@ -24,12 +24,8 @@ HOSTILE = ['"; MATCH (n) DETACH DELETE n //', "<img src=x onerror=alert(1)>", "'
 
 @pytest.fixture(params=BACKENDS)
 def store(request, tmp_path):
-    store, server = open_backend(request.param, tmp_path)
-    store.ensure_schema()
-    yield store
-    store.close()
-    if server is not None:
-        server.shutdown(save=False)
+    with backend_store(request.param, tmp_path) as store:
+        yield store
 
 
 def count(store, cypher: str = "MATCH (n) RETURN count(n) AS n", **params) -> int:

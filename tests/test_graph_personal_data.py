@@ -12,7 +12,7 @@ from regintel.concepts.capture import validate_payload
 from regintel.config import REPO_ROOT
 from regintel.graph.guard import IngressGuard, IngressRejected
 from regintel.graph.scan import purge, scan_graph
-from tests.graph_backends import BACKENDS, open_backend
+from tests.graph_backends import BACKENDS, backend_store
 
 CONCEPT = {"domain": "DATA_PROTECTION", "kind": "CONCEPT", "jurisdiction": "EU", "prefLabel": "Personal data",
            "definition": "Any information relating to an identified or identifiable natural person."}
@@ -68,12 +68,8 @@ def test_every_label_of_the_seed_taxonomy_passes_the_concept_validator() -> None
 # -- graph scan on real backends ----------------------------------------------------------------------------------
 @pytest.fixture(params=BACKENDS)
 def store(request, tmp_path):
-    store, server = open_backend(request.param, tmp_path)
-    store.ensure_schema()
-    yield store
-    store.close()
-    if server is not None:
-        server.shutdown(save=False)
+    with backend_store(request.param, tmp_path) as store:
+        yield store
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from regintel.config import REPO_ROOT
+from regintel.retrieval.data_files import jsonl_records
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +63,7 @@ class Example:
 def load_examples(path: Path = TRAIN_PATH) -> list[Example]:
     """The training examples; a malformed line or an unknown label raises ValueError naming the line."""
     examples: list[Example] = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from None
+    for number, raw in jsonl_records(path):
         if raw.get("label") not in LABELS or not str(raw.get("question", "")).strip():
             raise ValueError(f"{path}:{number}: needs a question and a label among {', '.join(LABELS)}")
         examples.append(Example(str(raw["question"]), str(raw.get("lang", "")), raw["label"]))
