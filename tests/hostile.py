@@ -78,3 +78,26 @@ HOSTILE: list[tuple[str, str, str]] = [
 
 IDS = [row[0] for row in HOSTILE]
 TEXTS = {row[0]: row[2] for row in HOSTILE}
+
+# Markup that turns text into a live link or a remote image in one renderer or another: Streamlit (remark-gfm,
+# which also links bare URLs and e-mail addresses after escapes are decoded), Gradio (marked) and CommonMark.
+# tests/test_untrusted_text.py and the hostile browser tests (tests/e2e/test_hostile_pages.py) run each of them.
+EVIL = "evil.example"
+LINK_TRICKS: list[tuple[str, str]] = [
+    ("escaped-brackets", "\\[Official guidance\\](https://evil.example/phish) and \\!\\[x\\](https://evil.example/e.png)"),
+    ("double-backslash", "\\\\[Official guidance\\\\](https://evil.example/phish2)"),
+    ("inline-link", "[Article 33](https://evil.example/inline)"),
+    ("remote-image", "![pixel](https://evil.example/pixel.png?leak=1)"),
+    ("reference-link", "See [the regulator][r1].\n\n[r1]: https://evil.example/reference"),
+    ("reference-image", "![logo][img]\n\n[img]: https://evil.example/ref.png"),
+    ("angle-autolink", "<https://evil.example/angle> <mailto:phish@evil.example>"),
+    ("bare-url", "Report it at https://evil.example/bare or HTTP://EVIL.EXAMPLE/upper now"),
+    ("www-url", "Details on www.evil.example/www today"),
+    ("email-autolink", "Write to phish@evil.example for help"),
+    ("html-link", '<a href="https://evil.example/html">GDPR</a><img src="https://evil.example/h.png">'),
+    ("entity-brackets", "&#91;click&#93;(https://evil.example/entity) &lbrack;x&rbrack;(https://evil.example/e2)"),
+    ("math-href", "$\\href{https://evil.example/math}{click}$ $$\\href{https://evil.example/m2}{x}$$"),
+    ("footnote", "Text[^1]\n\n[^1]: https://evil.example/footnote"),
+    ("streamlit-directive", ":red[**alarm**] :material/warning: [x](javascript:alert(1)) [y](https://evil.example/d)"),
+]
+LINK_TRICK_TEXTS = {name: text for name, text in LINK_TRICKS}

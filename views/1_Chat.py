@@ -13,8 +13,8 @@ from regintel.chat.response import ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
-from regintel.ui.chat_view import (LEVEL_COLOURS, MODE_COLOURS, answer_markdown, chip_label, escape_markdown, explorer_query,
-                                   mode_caption)
+from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, explorer_query, mode_caption
+from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream
 
 st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
 identity = auth.require("chat")
@@ -55,7 +55,7 @@ with st.sidebar:
         current_id = ""
     for conversation in conversations[:50]:
         selected = conversation.id == current_id
-        if st.button(escape_markdown(conversation.title[:60]), key=f"conv_{conversation.id}", width="stretch",
+        if st.button(markdown_label(conversation.title[:60]), key=f"conv_{conversation.id}", width="stretch",
                      type="primary" if selected else "secondary"):
             _set_param("c", conversation.id)
             st.rerun()
@@ -89,7 +89,7 @@ def render_extras(response: ChatResponse, key: str) -> None:
             st.badge("from cache", color="gray")
         if response.query_type:
             st.badge(response.query_type.replace("_", " ").lower(), color="blue")
-    st.caption(escape_markdown(mode_caption(response)))
+    st.caption(markdown_label(mode_caption(response)))
     chips = response.cited or ([] if response.refused else [s for s in response.sources if s.origin == "current"][:5])
     if chips:
         if not response.cited:
@@ -98,7 +98,7 @@ def render_extras(response: ChatResponse, key: str) -> None:
         with row:
             for source in chips:
                 with st.popover(chip_label(source), key=f"chip_{key}_{source.index}"):
-                    st.markdown(f"**{escape_markdown(source.title)} — {escape_markdown(source.ref)}**")
+                    st.markdown(f"**{markdown_label(source.title)} — {markdown_label(source.ref)}**")
                     st.caption(f"{source.authority_level} · {source.jurisdiction} · similarity {source.similarity:.1f}")
                     st.text(source.text)
                     if source.url.startswith(("http://", "https://")):
@@ -107,7 +107,7 @@ def render_extras(response: ChatResponse, key: str) -> None:
         row = st.container(horizontal=True)
         with row:
             for node in response.referenced_nodes[:10]:
-                st.page_link("views/2_Graph_Explorer.py", label=escape_markdown(node.get("label") or node["key"]),
+                st.page_link("views/2_Graph_Explorer.py", label=markdown_label(node.get("label") or node["key"]),
                              icon=":material/sell:", query_params=explorer_query(node["key"]))
     if response.message_id and response.status == "complete":
         render_feedback(response, key)
@@ -142,7 +142,7 @@ else:
         with st.chat_message("user"):
             st.text(turn.question)
         with st.chat_message("assistant"):
-            st.markdown(answer_markdown(turn.answer))
+            st.markdown(markdown_answer(turn.answer))
             if turn.response is not None:
                 render_extras(turn.response, turn.response.message_id)
     if turns and turns[-1].response is not None:
@@ -156,7 +156,7 @@ if question:
     with st.chat_message("assistant"):
         try:
             stream = engine.stream_turn(tenant_id, user_id, conversation_id, question)
-            st.write_stream(answer_markdown(delta) for delta in stream)
+            st.write_stream(neutralised_stream(stream))
         except RegIntelError as exc:
             st.error(str(exc))
         else:

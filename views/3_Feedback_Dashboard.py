@@ -9,6 +9,7 @@ import streamlit as st
 from regintel.analytics.dashboard import feedback_csv, load_feedback, load_turns, summarise
 from regintel.ui import auth
 from regintel.ui.filters import period_select, repository_or_stop
+from regintel.ui.untrusted import markdown_label
 
 st.set_page_config(page_title="Feedback Dashboard · RegIntel Copilot", page_icon="📊", layout="wide")
 st.title("Feedback Dashboard")
@@ -17,14 +18,14 @@ identity = auth.require("dashboard")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    st.caption(f"Tenant: {identity.tenant_name}".replace("_", "\\_"))
+    st.caption(f"Tenant: {markdown_label(identity.tenant_name)}")
     start, end, period_label = period_select()
 
 turns = load_turns(db, identity.tenant_id, start, end)
 feedback = load_feedback(db, identity.tenant_id, start, end)
 summary = summarise(turns, feedback)
 if summary.questions == 0 and feedback.empty:
-    st.info(f"No questions for {identity.tenant_name} in {period_label}.")
+    st.info(f"No questions for {markdown_label(identity.tenant_name)} in {period_label}.")
     st.stop()
 
 kpis = st.columns(7)

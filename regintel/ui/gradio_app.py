@@ -22,7 +22,8 @@ import gradio as gr  # noqa: E402
 from regintel.chat.response import ChatResponse  # noqa: E402
 from regintel.errors import NotFound, RegIntelError  # noqa: E402
 from regintel.runtime import RegIntel  # noqa: E402
-from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown  # noqa: E402
+from regintel.ui.chat_view import chip_label  # noqa: E402
+from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream  # noqa: E402
 
 SYSTEM_FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
 SYSTEM_MONO = ("ui-monospace", "monospace")
@@ -30,13 +31,13 @@ SYSTEM_MONO = ("ui-monospace", "monospace")
 
 def citations_markdown(response: ChatResponse) -> str:
     """The block appended under an answer: grade, then one line per cited passage with its link."""
-    lines = [f"**{response.response_mode}**" + (f" ({escape_markdown(response.abstention_reason)})" if response.abstention_reason else "")
+    lines = [f"**{response.response_mode}**" + (f" ({markdown_label(response.abstention_reason)})" if response.abstention_reason else "")
              + f" · confidence {response.confidence.get('level')} · authority {response.authority.get('level')}"]
     for source in response.cited:
         link = f" — [source]({source.url})" if source.url.startswith(("http://", "https://")) else ""
         lines.append(f"- {chip_label(source)}{link}")
     if response.referenced_nodes:
-        lines.append("Concepts: " + ", ".join(escape_markdown(n.get("label") or n["key"]) for n in response.referenced_nodes))
+        lines.append("Concepts: " + ", ".join(markdown_label(n.get("label") or n["key"]) for n in response.referenced_nodes))
     return "\n".join(lines)
 
 
@@ -57,8 +58,8 @@ def make_responder(app: RegIntel):
                 raise NotFound(f"No conversation {conversation_id!s:.40} for this tenant.")
             stream = engine.stream_turn(identity.tenant_id, identity.user_id, conversation_id, message)
             text = ""
-            for delta in stream:
-                text += answer_markdown(delta)
+            for piece in neutralised_stream(stream):
+                text += piece
                 yield text, conversation_id
         except RegIntelError as exc:
             yield f"⚠️ {exc}", conversation_id
@@ -66,7 +67,7 @@ def make_responder(app: RegIntel):
         response = stream.response
         if response is not None:
             if response.status == "failed":
-                text = answer_markdown(response.answer)
+                text = markdown_answer(response.answer)
             yield f"{text}\n\n---\n{citations_markdown(response)}", conversation_id
 
     return respond
