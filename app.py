@@ -25,7 +25,9 @@ except RegIntelError as exc:
 if identity is None:  # every page's address leads to the sign-in page, which then opens the page asked for
     gate = [st.Page(sign_in_page, title="Sign in", icon=":material/login:", url_path=url or "signin", default=not url,
                     visibility="visible" if not url else "hidden") for url in page_urls()]
-    st.navigation(gate, position="hidden").run()
+    asked = st.navigation(gate, position="hidden")
+    st.session_state["regintel_asked_page"] = asked.url_path  # single sign-on returns here afterwards
+    asked.run()
     st.stop()
 
 with st.sidebar:
@@ -35,6 +37,11 @@ with st.sidebar:
         auth.sign_out()
         st.rerun()
 
-pages = [st.Page(path, title=title, icon=icon, url_path=url or None, default=not url)
-         for path, title, icon, url in pages_for(identity.role)]
-st.navigation(pages).run()
+auth.sync_cookies()  # the browser keeps a fresh local sign-in across reloads and tabs
+pages = {url: st.Page(path, title=title, icon=icon, url_path=url or None, default=not url)
+         for path, title, icon, url in pages_for(identity.role)}
+shown = st.navigation(list(pages.values()))
+asked = auth.page_asked_before_sso() if identity.source == "oidc" else None
+if asked and not shown.url_path and asked in pages:  # Streamlit's sign-on callback lands on Home: go on
+    st.switch_page(pages[asked])
+shown.run()

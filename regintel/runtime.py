@@ -90,6 +90,7 @@ class RegIntel:
         self._audit = None
         self._accounts = None
         self._api_tokens = None
+        self._signin_sessions = None
         self._sso = None
 
     # -- stores ---------------------------------------------------------------------------------------------
@@ -142,10 +143,27 @@ class RegIntel:
             if self._accounts is None:
                 from regintel.identity.accounts import Accounts
 
+                from regintel.identity.throttle import ClientThrottle
+
                 self._accounts = Accounts(self.db, self.tenants, self.audit,
                                           max_failures=self.settings.signin_max_failures,
-                                          lockout_seconds=self.settings.signin_lockout_seconds)
+                                          lockout_seconds=self.settings.signin_lockout_seconds,
+                                          throttle=ClientThrottle(self.settings.signin_client_max_failures,
+                                                                  self.settings.signin_client_window_seconds))
             return self._accounts
+
+    @property
+    def signin_sessions(self):
+        """Browser sign-ins that survive a reload (a cookie token, stored hashed, expiring, revocable)."""
+        with self._lock:
+            if self._signin_sessions is None:
+                from datetime import timedelta
+
+                from regintel.identity.sessions import SignInSessions
+
+                self._signin_sessions = SignInSessions(
+                    self.db, self.audit, lifetime=timedelta(hours=self.settings.signin_session_hours))
+            return self._signin_sessions
 
     @property
     def api_tokens(self):
@@ -191,9 +209,11 @@ class RegIntel:
         """The persisted search index; raises IndexError_ while it is not built or cannot be read."""
         with self._lock:
             if self._index is None:
+                from regintel.graph.crossrefs import chunk_references
                 from regintel.retrieval.index_io import open_search_index
 
                 self._index = open_search_index(self.settings, self.embedder)
+                self._index.references = chunk_references(self._index.chunks.values())
             return self._index
 
     def index_or_none(self):

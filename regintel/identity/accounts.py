@@ -2,7 +2,8 @@
 
 Sign-in failures are counted per account; from ``max_failures`` on, each further failure locks the account for
 twice as long as the last (``lockout_seconds``, then 2x, 4x ... capped at an hour), and a locked account is
-refused without its password being checked. An unknown login costs the same bcrypt work as a known one, so the
+refused without its password being checked. Failures are also counted per client address (throttle.py), so one
+client spraying a password over many logins is stopped too. An unknown login costs the same bcrypt work as a known one, so the
 answer time does not tell which logins exist. Logins are unique across tenants: the sign-in form asks for a
 login and a password only, and the tenant comes from the account.
 """
@@ -17,15 +18,16 @@ import threading
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from regintel.errors import AuthError, InputError, NotFound
 from regintel.identity.audit import AuditLog
 from regintel.identity.passwords import check_password_rules, hash_password, verify_password
 from regintel.identity.roles import Identity, check_role
+from regintel.identity.throttle import ClientThrottle
 from regintel.store import Database
-from regintel.store.models import Tenant, User
+from regintel.store.models import SignInSession, Tenant, User
 from regintel.tenancy import TenantDirectory
 
 LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{1,119}$")
@@ -57,8 +59,10 @@ class Accounts:
     """Local accounts and the identities they sign in as (the store of SSO users and API tokens is shared)."""
 
     def __init__(self, db: Database, tenants: TenantDirectory, audit: AuditLog, *, max_failures: int = 5,
-                 lockout_seconds: float = 30.0, bcrypt_rounds: int = 12, clock: Callable[[], datetime] = utcnow) -> None:
+                 lockout_seconds: float = 30.0, bcrypt_rounds: int = 12, clock: Callable[[], datetime] = utcnow,
+                 throttle: ClientThrottle | None = None) -> None:
         self.db, self.tenants, self.audit = db, tenants, audit
+        self.throttle = throttle or ClientThrottle()
         self.max_failures, self.lockout = max_failures, timedelta(seconds=lockout_seconds)
         self.rounds, self.clock = bcrypt_rounds, clock
         self._dummy_hash: str | None = None  # compared against for unknown logins (made on first need)
@@ -122,13 +126,21 @@ class Accounts:
 
     def set_disabled(self, login: str, disabled: bool = True, *, actor: str = "cli", tenant_id: str | None = None) -> User:
         user = self._update(login, tenant_id, disabled=disabled)  # a disabled user's API tokens stop working too (tokens.py)
+        if disabled:
+            self._end_sessions(user.id)
         self.audit.record("user_disable" if disabled else "user_enable", tenant_id=user.tenant_id, actor=actor, target=user.name)
         return user
 
     def set_password(self, login: str, password: str, *, actor: str = "cli") -> User:
         user = self._update(login, None, password_hash=hash_password(password, self.rounds), failed_signins=0, locked_until=None)
+        self._end_sessions(user.id)  # whoever signed in with the old password is signed out
         self.audit.record("password_set", tenant_id=user.tenant_id, actor=actor, target=user.name)
         return user
+
+    def _end_sessions(self, user_id: str) -> None:
+        with self.db.session() as session:
+            session.execute(update(SignInSession).where(SignInSession.user_id == user_id, SignInSession.revoked_at.is_(None))
+                            .values(revoked_at=self.clock()))
 
     def _update(self, login: str, tenant_id: str | None, **values: object) -> User:
         with self.db.session() as session:
@@ -150,22 +162,29 @@ class Accounts:
         return tenant
 
     # -- sign-in --------------------------------------------------------------------------------------------------
-    def authenticate(self, login: str, password: str) -> Identity:
+    def authenticate(self, login: str, password: str, client: str | None = None) -> Identity:
         """The identity of a local account; AuthError (audited) for a wrong login or password, a disabled or a
-        locked account."""
+        locked account, or a ``client`` address that failed too often (checked before any password)."""
         login = (login or "").strip()[:120]
         now = self.clock()
+        try:
+            self.throttle.check(client)
+        except AuthError:
+            self.audit.record("signin", actor=login, outcome="throttled", client=client)
+            raise
         with self.db.session() as session:
             user = session.scalars(select(User).where(User.login == login)).first() if login else None
             if user is None:
                 if self._dummy_hash is None:
                     self._dummy_hash = hash_password("x" * 16, self.rounds)
                 verify_password(password, self._dummy_hash)
-                self.audit.record("signin", actor=login, outcome="refused", reason="unknown login")
+                self.throttle.failed(client)
+                self.audit.record("signin", actor=login, outcome="refused", reason="unknown login", client=client)
                 raise AuthError(SIGNIN_REFUSED)
             locked_until = aware(user.locked_until)
             if locked_until is not None and locked_until > now:
-                self.audit.record("signin", tenant_id=user.tenant_id, actor=login, outcome="locked")
+                self.throttle.failed(client)
+                self.audit.record("signin", tenant_id=user.tenant_id, actor=login, outcome="locked", client=client)
                 seconds = math.ceil((locked_until - now).total_seconds())
                 raise AuthError(f"Too many failed sign-ins: this account is locked for {seconds} more seconds.")
             if not verify_password(password, user.password_hash):
@@ -181,8 +200,9 @@ class Accounts:
                 identity = identity_of(user, session.get(Tenant, user.tenant_id), "local")
                 tenant_id, failures = user.tenant_id, 0
         if failures > 0:
+            self.throttle.failed(client)
             self.audit.record("signin", tenant_id=tenant_id, actor=login, outcome="refused", reason="wrong password",
-                              consecutive_failures=failures)
+                              consecutive_failures=failures, client=client)
             raise AuthError(SIGNIN_REFUSED)
         if failures < 0:
             self.audit.record("signin", tenant_id=tenant_id, actor=login, outcome="refused", reason="disabled")

@@ -76,6 +76,23 @@ class ApiToken(Base):
     revoked_at: Mapped[Optional[datetime]] = mapped_column()
 
 
+class SignInSession(Base):
+    """A browser sign-in that survives a reload: the cookie holds a random token, only its SHA-256 is stored;
+    it expires, and is revoked at sign-out (regintel/identity/sessions.py)."""
+
+    __tablename__ = "signin_sessions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    agent_hash: Mapped[str] = mapped_column(String(64), default="")  # the browser's User-Agent, hashed
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    last_seen_at: Mapped[Optional[datetime]] = mapped_column()
+    revoked_at: Mapped[Optional[datetime]] = mapped_column()
+
+
 class AuditEvent(Base):
     """Who did what security-relevant thing: sign-ins (and failures), approvals, re-index, user and role changes."""
 

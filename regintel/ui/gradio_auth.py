@@ -70,9 +70,10 @@ class GradioAuth:
             return signin_page("")
 
         @api.post("/signin")
-        def signin(login: str = Form(""), password: str = Form("")):
+        def signin(request: Request, login: str = Form(""), password: str = Form("")):
             try:
-                identity = self.runtime.accounts.authenticate(login, password)
+                client = request.client.host if request.client else None
+                identity = self.runtime.accounts.authenticate(login, password, client=client)
             except RegIntelError as exc:
                 return HTMLResponse(signin_page(str(exc)), status_code=401)
             response = RedirectResponse("/", status_code=303)

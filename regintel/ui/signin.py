@@ -28,7 +28,7 @@ def _local_form() -> None:
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
         try:
-            auth.remember(app.accounts.authenticate(login, password))
+            auth.sign_in_local(login, password)
         except RegIntelError as exc:
             st.error(str(exc))
         else:
@@ -59,6 +59,7 @@ def _first_admin(token_expected: bool) -> None:
 def sign_in_page() -> None:
     st.title("Sign in to RegIntel Copilot")
     app = state.app()
+    auth.sync_cookies()  # a sign-out or an ended session clears the browser's sign-in cookie
     problem = st.session_state.pop("regintel_signin_error", "")
     if problem:
         st.error(problem)
@@ -72,6 +73,7 @@ def sign_in_page() -> None:
             st.session_state.pop("regintel_sso_refused", None)
             st.logout()
     elif providers is not None:
+        auth.ask_for_page_after_sso(st.session_state.get("regintel_asked_page", ""))
         _single_sign_on(providers)
     if app.settings.local_accounts:
         _local_form()

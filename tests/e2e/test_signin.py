@@ -94,8 +94,12 @@ def test_each_role_gets_its_own_pages_home_first(two_tenants, page, login):
 
 def test_an_analyst_cannot_reach_review_or_admin_pages_by_address(two_tenants, page):
     app, _, beta = two_tenants
-    for path in ("/Extraction_Review", f"/Traces?trace={beta['trace']}", "/Feedback_Dashboard", "/Admin"):
-        sign_in(page, app.url + path, "alice")
+    paths = ("/Extraction_Review", f"/Traces?trace={beta['trace']}", "/Feedback_Dashboard", "/Admin")
+    sign_in(page, app.url + paths[0], "alice")
+    for path in paths:  # the first signed in at that address; the others opened by address, already signed in
+        if path != paths[0]:
+            page.goto(app.url + path)
+            page.get_by_text("Signed in as alice").wait_for(timeout=60_000)
         page.wait_for_timeout(800)
         body = page.inner_text("body")
         assert "Approve and commit" not in body and "Start an extraction" not in body, path
@@ -127,3 +131,40 @@ def test_an_alpha_admin_sees_only_alpha_in_dashboard_traces_and_audit(two_tenant
     grid = page.get_by_test_id("stDataFrame").first
     assert "bob" not in grid.inner_text()
     screenshot(page, "admin")
+
+
+def test_a_local_sign_in_survives_a_reload_and_a_new_tab_until_sign_out(two_tenants, browser):
+    app, _, _ = two_tenants
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        sign_in(page, f"{app.url}/Chat", "carol")
+        page.wait_for_function("document.cookie.includes('regintel_session=')", timeout=30_000)
+        cookie = next(c for c in context.cookies() if c["name"] == "regintel_session")
+        assert cookie["sameSite"] == "Strict" and cookie["expires"] > 0 and cookie["value"].startswith("rgs_")
+        assert cookie["value"] not in page.url
+        page.reload()
+        page.get_by_text("Signed in as carol").wait_for(timeout=60_000)
+        other = context.new_page()  # another tab at a deep link (the Traces "open" link works the same way)
+        other.goto(f"{app.url}/Extraction_Review")
+        other.get_by_text("Signed in as carol").wait_for(timeout=60_000)
+        assert "Sign in to RegIntel Copilot" not in other.inner_text("body")
+        other.close()
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_text("Sign in to RegIntel Copilot").wait_for(timeout=60_000)
+        page.reload()
+        page.get_by_text("Sign in to RegIntel Copilot").wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        assert "Signed in as" not in page.inner_text("body")
+    finally:
+        context.close()
+    replay = browser.new_context()  # the revoked token, planted in a fresh browser, lets nothing in
+    try:
+        replay.add_cookies([{"name": "regintel_session", "value": cookie["value"], "url": app.url}])
+        page = replay.new_page()
+        page.goto(f"{app.url}/Chat")
+        page.get_by_text("Sign in to RegIntel Copilot").wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        assert "Signed in as" not in page.inner_text("body")
+    finally:
+        replay.close()
