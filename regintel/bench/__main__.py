@@ -91,6 +91,9 @@ def _answers(args: argparse.Namespace) -> int:
     return answers_main(args)
 
 
+OBLIQA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "obliqa"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m regintel.bench")
     sub = parser.add_subparsers(dest="bench", required=True)
@@ -184,7 +187,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
+
+    ranker = sub.add_parser("train-ranker", help="train the learned second-stage ranker (ObliQA dev, ObliQA-MP dev, "
+                            "demo dev split); out-of-fold and held-back figures; saves the model")
+    ranker.add_argument("--obliqa-dir", default=str(OBLIQA_DIR), help="folder with passages.jsonl, obliqa_dev.jsonl, "
+                        "obliqa_mp_dev.jsonl and crossrefs.jsonl")
+    ranker.add_argument("--data-dir", help="scratch data directory of the demo corpus (default: the answers bench's)")
+    ranker.add_argument("--out", help="where to save the model (default: the ranker_model setting)")
+    ranker.add_argument("--folds", type=int, default=5)
+    ranker.add_argument("--seed", type=int, default=7)
+    ranker.add_argument("--candidates", type=int, default=100, help="first-stage candidates per question")
+    ranker.add_argument("--demo-weight", type=float, default=5.0, help="weight of a demo dev question in training")
+    ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")
+    ranker.add_argument("--ablate", action="store_true", help="retrain without each feature group (slow)")
+    ranker.add_argument("--dry-run", action="store_true", help="measure, do not save the model")
+    ranker.add_argument("--json", action="store_true", help="print one JSON object last")
+    ranker.set_defaults(func=_train_ranker)
     return parser
+
+
+def _train_ranker(args: argparse.Namespace) -> int:
+    from regintel.bench.ranker import main as ranker_main
+
+    return ranker_main(args)
 
 
 def _extraction(args: argparse.Namespace) -> int:

@@ -49,6 +49,12 @@ def authority_for_title(title: str) -> str:
     return "regulator_guidance" if GUIDANCE_TITLE.search(title) else "national_law"
 
 
+def rule_of(passage_ref: str) -> str:
+    """The rule a passage belongs to: ``1.1.1.(2)`` -> ``1.1.1``, ``3.2`` -> ``3.2`` (its numbered paragraphs are
+    parts of one rule, as an article's parts are in the demo corpus)."""
+    return passage_ref.split(".(", 1)[0].rstrip(".") or passage_ref
+
+
 def load_passages(path: Path) -> list[Chunk]:
     """Passages as Chunks (title and reference give the same context header as corpus chunks)."""
     titles = document_titles(path)
@@ -69,6 +75,7 @@ def load_passages(path: Path) -> list[Chunk]:
                 authority_level=authority_for_title(titles.get(doc_id, "")),
                 source_url="",
                 position=position,
+                parent=f"{doc_id}:{rule_of(str(row.get('passage_ref', '')))}",
             )
         )
     return chunks

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
+
+from regintel.retrieval.chunking import Chunk, article_number
 
 # Whole words only: "Article 3 territorial" is Article 3, "l'article 369 terdecies" is not 369 ter.
 ARTICLE_NUMBER = r"\d+[a-z]?\b(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|[a-z]*decies|[a-z]*vicies)\b)?"
@@ -88,3 +91,27 @@ def parse_cross_references(text: str, language: str = "en") -> list[CrossRef]:
                 refs.append(CrossRef("article", number, match.group(0).strip(), match.start()))
     refs.sort(key=lambda r: (r.start, r.kind, r.target))
     return refs
+
+
+def chunk_references(chunks: Iterable[Chunk]) -> dict[str, frozenset[str]]:
+    """For each passage, the passages of the articles it cites in its own document ("referred to in Article 6(1)"
+    -> every part of Article 6): the cross-reference graph the learned ranker reads (a passage citing, or cited by,
+    a leading passage). References to other acts are left out: they rarely name a passage we hold."""
+    chunks = list(chunks)
+    units: dict[tuple[str, str], set[str]] = {}
+    for chunk in chunks:
+        number = article_number(chunk.heading or chunk.ref or "")
+        if number:
+            units.setdefault((chunk.document_id, " ".join(number.lower().split())), set()).add(chunk.chunk_id)
+    references: dict[str, frozenset[str]] = {}
+    for chunk in chunks:
+        own = article_number(chunk.heading or chunk.ref or "")
+        own = " ".join(own.lower().split()) if own else ""
+        cited: set[str] = set()
+        for ref in parse_cross_references(chunk.text, chunk.language or "en"):
+            target = " ".join(ref.target.lower().split())
+            if ref.kind == "article" and target != own:
+                cited |= units.get((chunk.document_id, target), set())
+        if cited:
+            references[chunk.chunk_id] = frozenset(cited)
+    return references

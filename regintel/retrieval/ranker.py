@@ -1,0 +1,118 @@
+"""The learned second-stage ranker (issue 19): a LightGBM lambdarank model over :mod:`ranker_features`.
+
+The model file is one JSON document: the LightGBM model text, the feature names and ``features_version`` it was
+trained on, and how it was trained (data, folds, seed, out-of-fold metrics). It is small, committed with the code
+(``data/ranker/ranker.json``, rebuilt by ``python -m regintel.bench train-ranker``) and loaded once per index. A
+model whose features do not match the code's is refused with a warning and the first stage ranks alone, as it does
+when no model exists or ``lightgbm`` cannot be imported: a ranker can improve search, never break it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "metric": "map",
+    "eval_at": [10],
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 20,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambdarank_truncation_level": 20,
+    "verbosity": -1,
+    "num_threads": 2,
+    "deterministic": True,
+    "force_row_wise": True,
+}
+ROUNDS = 300
+
+
+@dataclass
+class LearnedRanker:
+    """A trained model and what it was trained on; ``score`` takes a feature matrix in ``FEATURE_NAMES`` order."""
+
+    booster: Any  # lightgbm.Booster
+    feature_names: tuple[str, ...] = FEATURE_NAMES
+    features_version: int = FEATURES_VERSION
+    training: dict[str, Any] = field(default_factory=dict)
+
+    def score(self, matrix: np.ndarray) -> np.ndarray:
+        if len(matrix) == 0:
+            return np.zeros(0, dtype=np.float64)
+        return np.asarray(self.booster.predict(matrix, num_threads=1), dtype=np.float64)
+
+    def importance(self) -> dict[str, float]:
+        """Total gain of each feature, as a share of the whole (what the model leans on)."""
+        gains = self.booster.feature_importance(importance_type="gain")
+        total = float(np.sum(gains)) or 1.0
+        return {name: round(float(g) / total, 4) for name, g in zip(self.feature_names, gains)}
+
+    def save(self, path: Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        document = {"features_version": self.features_version, "feature_names": list(self.feature_names),
+                    "training": self.training, "model": self.booster.model_to_string()}
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> "LearnedRanker | None":
+        """The model at ``path``, or None (with a warning saying why) when it is missing, unreadable, trained on
+        other features, or LightGBM is not installed."""
+        path = Path(path)
+        if not path.is_file():
+            return None
+        try:
+            import lightgbm
+        except ImportError:
+            log.warning("learned ranker at %s not used: lightgbm is not installed", path)
+            return None
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            names = tuple(document["feature_names"])
+            version = int(document["features_version"])
+            if version != FEATURES_VERSION or names != FEATURE_NAMES:
+                log.warning("learned ranker at %s not used: trained on features v%s, the code computes v%s "
+                            "(retrain with `python -m regintel.bench train-ranker`)", path, version, FEATURES_VERSION)
+                return None
+            booster = lightgbm.Booster(model_str=document["model"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("learned ranker at %s not used: %s", path, str(exc)[:200])
+            return None
+        except Exception as exc:  # lightgbm raises LightGBMError for a corrupt model text
+            log.warning("learned ranker at %s not used: %s: %s", path, exc.__class__.__name__, str(exc)[:200])
+            return None
+        return cls(booster, names, version, dict(document.get("training") or {}))
+
+
+def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int = 7, rounds: int = ROUNDS,
+        params: dict[str, Any] | None = None, weights: Sequence[float] | None = None) -> Any:
+    """Train a lambdarank booster on per-question groups (one matrix and label vector per question). Groups
+    without any relevant candidate teach nothing and are left out. ``weights``: one per question."""
+    import lightgbm
+
+    kept = [i for i, y in enumerate(labels) if np.any(y > 0) and len(y) > 1]
+    if not kept:
+        raise ValueError("no question has a relevant passage among its candidates: nothing to learn from")
+    data = np.vstack([matrices[i] for i in kept])
+    target = np.concatenate([labels[i] for i in kept])
+    group = [len(labels[i]) for i in kept]
+    dataset = lightgbm.Dataset(data, label=target, group=group, feature_name=list(FEATURE_NAMES),
+                               weight=np.concatenate([np.full(len(labels[i]), weights[i]) for i in kept])
+                               if weights is not None else None, free_raw_data=True)
+    configured = {**DEFAULT_PARAMS, **(params or {}), "seed": seed}
+    return lightgbm.train(configured, dataset, num_boost_round=rounds)

@@ -1,0 +1,282 @@
+"""Features of the learned second-stage ranker (issue 19): one row per first-stage candidate of a question.
+
+The first stage (hybrid fusion, dense feedback, document prior: :mod:`regintel.retrieval.search_index`) hands over
+its top candidates with everything it measured; this module adds what fusion cannot see: which question terms a
+passage covers (heading vs title vs body, weighted by rarity), exact phrases and references ("Article 6(1)",
+"3.2.1"), what kind of passage it is (a definition, an obligation, a list, a part of a split article), how its
+document and article did as a whole, and the cross-reference graph (does it cite, or is it cited by, a leading
+passage). Every feature is computed from the question and the index alone, never from labels, so the same code
+serves training (:mod:`regintel.bench.ranker`) and search.
+
+``FEATURES_VERSION`` changes whenever a feature changes meaning; a stored model trained on another version is not
+used (the first stage alone ranks), so a model and the features it was trained on can never drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+
+from regintel.retrieval.chunking import Chunk, article_number, is_definition
+from regintel.text.analysis import fold, tokenize
+
+if TYPE_CHECKING:
+    from regintel.retrieval.bm25_index import BM25Index
+    from regintel.retrieval.crosslingual import QueryPlan
+
+FEATURES_VERSION = 1
+LEADING = 3  # the first-stage passages the graph features look at
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "first_stage_score", "first_stage_rank", "first_stage_relative",
+    "question_cosine", "question_cosine_gap", "feedback_cosine", "dense_rank", "bm25_score", "bm25_relative",
+    "bm25_rank",
+    "heading_coverage", "title_coverage", "body_coverage", "idf_coverage", "phrase_matches", "number_matches",
+    "reference_match",
+    "log_length", "part_position", "is_part", "is_definition", "obligation_density", "list_points", "is_empty",
+    "document_relative", "document_rank", "document_share", "authority",
+    "language_match", "same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading",
+    "question_terms", "definition_question",
+)
+
+_NUMBER_RE = re.compile(r"\d+(?:[.\-/]\d+)*[a-z]?(?:\(\w{1,4}\))*")
+_REFERENCE_RE = re.compile(r"\b(?:article|art\.?|rule|section|paragraph|chapter|annex|artikel|artículo)\s+"
+                           r"(\d+(?:\.\d+)*[a-z]?)", re.IGNORECASE)
+_PART_RE = re.compile(r"\((\d+)/(\d+)\)\s*$")
+_OBLIGATION_RE = re.compile(r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenu|sont tenus|muss|"
+                            r"müssen|hat .{0,20}zu|deberá|deberán|debe|deben)\b", re.IGNORECASE)
+_LIST_POINT_RE = re.compile(r"(?:^|\s)\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s", re.MULTILINE)
+_DEFINITION_QUESTION_RE = re.compile(
+    r"\b(?:what (?:is|are|does|do)\b.{0,80}\b(?:mean|means|meant)|what (?:is|are) (?:a|an|the)?\b|define[ds]?\b|"
+    r"definition|counts? as|qu['’]est-ce qu|qu['’]entend|d[ée]finition|que significa|qué es|was (?:ist|sind|bedeutet)|"
+    r"versteht man)", re.IGNORECASE)
+
+
+@dataclass
+class FirstStage:
+    """What the first stage measured for one question: every candidate's fused score (document prior included),
+    the dense and BM25 runs the fusion used, the question and feedback vectors, the plan (multilingual corpus)."""
+
+    fused: dict[str, float]
+    dense: dict[str, float]
+    lexical: dict[str, float]
+    query_vector: np.ndarray
+    feedback_vector: np.ndarray | None
+    query_language: str
+    plan: "QueryPlan | None" = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def ordered(self, limit: int) -> list[tuple[str, float]]:
+        return sorted(self.fused.items(), key=lambda item: -item[1])[:limit]
+
+
+@dataclass(frozen=True)
+class _PassageTerms:
+    body: frozenset[str]
+    heading: frozenset[str]
+    title: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    folded: str  # folded ref + heading + text, for number and reference matches
+    obligations: float
+    list_points: int
+    part_position: float
+    is_part: bool
+    length: int
+
+
+class FeatureBuilder:
+    """Computes the feature matrix of a question's candidates; caches per-passage analysis (computed on first use,
+    so an index of 14,000 passages pays only for the passages that ever become candidates)."""
+
+    def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index",
+                 references: Mapping[str, frozenset[str]] | None = None) -> None:
+        self.chunks = chunks
+        self.bm25 = bm25
+        self.references = references or {}
+        self._terms: dict[str, _PassageTerms] = {}
+        self._cited_by: dict[str, set[str]] | None = None
+
+    # -- per passage ---------------------------------------------------------------------------------------------
+    def passage_terms(self, chunk_id: str) -> _PassageTerms:
+        cached = self._terms.get(chunk_id)
+        if cached is not None:
+            return cached
+        chunk = self.chunks[chunk_id]
+        language = chunk.language or "en"
+        body = tokenize(chunk.text, language)
+        part = _PART_RE.search(chunk.ref or "")
+        words = max(len(chunk.text.split()), 1)
+        terms = _PassageTerms(
+            body=frozenset(body),
+            heading=frozenset(tokenize(f"{chunk.heading} {chunk.ref}", language)),
+            title=frozenset(tokenize(chunk.title, language)),
+            bigrams=frozenset(zip(body, body[1:])),
+            folded=fold(f"{chunk.ref} {chunk.heading} {chunk.text}"),
+            obligations=min(len(_OBLIGATION_RE.findall(chunk.text)) * 100.0 / words, 10.0),
+            list_points=len(_LIST_POINT_RE.findall(chunk.text)),
+            part_position=int(part.group(1)) / int(part.group(2)) if part else 0.0,
+            is_part=bool(part and int(part.group(2)) > 1),
+            length=len(chunk.text),
+        )
+        self._terms[chunk_id] = terms
+        return terms
+
+    def cited_by(self) -> dict[str, set[str]]:
+        if self._cited_by is None:
+            self._cited_by = {}
+            for source, targets in self.references.items():
+                for target in targets:
+                    self._cited_by.setdefault(target, set()).add(source)
+        return self._cited_by
+
+    # -- per question --------------------------------------------------------------------------------------------
+    def question_terms(self, question: str, language: str, plan: "QueryPlan | None") -> tuple[list[str], list[tuple[str, str]]]:
+        """The question's stemmed terms as a passage in ``language`` would match them (a question in another
+        language brings the glossary equivalents of its terms, as the first stage's BM25 run does)."""
+        text = question
+        if plan is not None and plan.translated(language):
+            text = plan.lexical.get(language) or question
+        tokens = tokenize(text, language)
+        own = tokenize(question, language)
+        return tokens, list(zip(own, own[1:]))
+
+    def matrix(self, question: str, stage: FirstStage, candidates: Sequence[str]) -> np.ndarray:
+        """One row of ``FEATURE_NAMES`` per candidate (in the given order)."""
+        rows = np.zeros((len(candidates), len(FEATURE_NAMES)), dtype=np.float32)
+        if not candidates:
+            return rows
+        fused_order = [cid for cid, _ in stage.ordered(len(stage.fused))]
+        fused_rank = {cid: position for position, cid in enumerate(fused_order, start=1)}
+        top_score = max(stage.fused.values()) or 1.0
+        dense_rank = _ranks(stage.dense)
+        bm25_rank = _ranks(stage.lexical)
+        bm25_top = max(stage.lexical.values(), default=0.0) or 1.0
+        missing_rank = len(candidates) + 1
+
+        question_cosines = self._cosines(stage, candidates, stage.query_vector)
+        feedback_cosines = (self._cosines(stage, candidates, stage.feedback_vector)
+                            if stage.feedback_vector is not None else question_cosines)
+        best_cosine = float(question_cosines.max()) if len(question_cosines) else 0.0
+
+        documents: dict[str, float] = {}
+        counts: dict[str, int] = {}
+        for cid in candidates:
+            document = self.chunks[cid].document_id
+            documents[document] = max(documents.get(document, float("-inf")), stage.fused[cid])
+            counts[document] = counts.get(document, 0) + 1
+        document_rank = _ranks(documents)
+        leading = fused_order[:LEADING]
+        leading_units = {self.chunks[cid].parent_id for cid in leading}
+        unit_scores: dict[str, list[tuple[float, str]]] = {}
+        for cid in candidates:
+            unit_scores.setdefault(self.chunks[cid].parent_id, []).append((stage.fused[cid], cid))
+        cited_by = self.cited_by()
+
+        numbers = set(_NUMBER_RE.findall(fold(question)))
+        references = {m.lower() for m in _REFERENCE_RE.findall(question)}
+        definition_question = 1.0 if _DEFINITION_QUESTION_RE.search(question) else 0.0
+        by_language: dict[str, tuple[list[str], list[tuple[str, str]], dict[str, float]]] = {}
+
+        for row, cid in enumerate(candidates):
+            chunk = self.chunks[cid]
+            language = chunk.language or "en"
+            if language not in by_language:
+                tokens, bigrams = self.question_terms(question, language, stage.plan)
+                by_language[language] = (tokens, bigrams, self.bm25.idf(set(tokens)))
+            tokens, bigrams, idf = by_language[language]
+            unique = set(tokens)
+            terms = self.passage_terms(cid)
+            idf_total = sum(idf.values()) or 1.0
+            unit_others = [score for score, other in unit_scores[chunk.parent_id] if other != cid]
+            number_hits = sum(1 for n in numbers if n in terms.folded)
+            rows[row] = (
+                stage.fused[cid], fused_rank[cid], stage.fused[cid] / top_score,
+                question_cosines[row], best_cosine - question_cosines[row], feedback_cosines[row],
+                dense_rank.get(cid, missing_rank), stage.lexical.get(cid, 0.0),
+                stage.lexical.get(cid, 0.0) / bm25_top, bm25_rank.get(cid, missing_rank),
+                _share(unique, terms.heading), _share(unique, terms.title), _share(unique, terms.body),
+                sum(weight for token, weight in idf.items() if token in terms.body) / idf_total,
+                sum(1 for pair in bigrams if pair in terms.bigrams),
+                number_hits / len(numbers) if numbers else 0.0,
+                1.0 if references and _reference_matches(chunk, references) else 0.0,
+                math.log1p(terms.length), terms.part_position, float(terms.is_part), float(is_definition(chunk)),
+                terms.obligations, min(terms.list_points, 30), float(terms.length < 40),
+                documents[chunk.document_id] / top_score, document_rank[chunk.document_id],
+                counts[chunk.document_id] / len(candidates), _authority(chunk),
+                1.0 if not stage.query_language or language == stage.query_language else 0.0,
+                1.0 if chunk.parent_id in leading_units and any(o != cid and self.chunks[o].parent_id == chunk.parent_id
+                                                                for o in leading) else 0.0,
+                max(unit_others, default=0.0) / top_score,
+                1.0 if self.references.get(cid, frozenset()) & set(leading) else 0.0,
+                1.0 if cited_by.get(cid, set()) & set(leading) else 0.0,
+                len(unique), definition_question,
+            )
+        return rows
+
+    def _cosines(self, stage: FirstStage, candidates: Sequence[str], vector: np.ndarray | None) -> np.ndarray:
+        vectors = self.vectors_of(candidates)
+        if vector is None or vectors is None:
+            return np.array([stage.dense.get(cid, 0.0) for cid in candidates], dtype=np.float32)
+        return vectors @ np.asarray(vector, dtype=np.float32)
+
+    def vectors_of(self, candidates: Sequence[str]) -> np.ndarray | None:
+        """The candidates' passage vectors (rows in order), or None when the builder has no vector source."""
+        return None
+
+
+class IndexedFeatureBuilder(FeatureBuilder):
+    """A builder reading passage vectors from an in-memory matrix (the search index's, loaded once)."""
+
+    def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index", vectors: "VectorLookup",
+                 references: Mapping[str, frozenset[str]] | None = None) -> None:
+        super().__init__(chunks, bm25, references)
+        self._vectors = vectors
+
+    def vectors_of(self, candidates: Sequence[str]) -> np.ndarray | None:
+        return self._vectors(candidates)
+
+
+class VectorLookup:
+    """Rows of a passage-vector matrix by chunk id (a zero row for a passage without a vector)."""
+
+    def __init__(self, ids: Sequence[str], matrix: np.ndarray) -> None:
+        self._row = {cid: i for i, cid in enumerate(ids)}
+        self._matrix = matrix
+
+    def __call__(self, candidates: Sequence[str]) -> np.ndarray:
+        if self._matrix.size == 0:
+            return np.zeros((len(candidates), 1), dtype=np.float32)
+        rows = np.zeros((len(candidates), self._matrix.shape[1]), dtype=np.float32)
+        for i, cid in enumerate(candidates):
+            position = self._row.get(cid)
+            if position is not None:
+                rows[i] = self._matrix[position]
+        return rows
+
+
+def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    ordered = sorted(scores.items(), key=lambda item: -item[1])
+    return {key: position for position, (key, _) in enumerate(ordered, start=1)}
+
+
+def _share(wanted: set[str], present: frozenset[str]) -> float:
+    return len(wanted & present) / len(wanted) if wanted else 0.0
+
+
+def _reference_matches(chunk: Chunk, references: set[str]) -> bool:
+    """The question names "Article 6" / "Rule 3.2.1" and this passage is that article / rule (or inside it)."""
+    number = article_number(chunk.heading or chunk.ref or "")
+    if number and number.lower().split()[0] in references:
+        return True
+    ref = (chunk.ref or "").lower()
+    return any(ref == r or ref.startswith(f"{r}.") or ref.startswith(f"{r} ") for r in references)
+
+
+def _authority(chunk: Chunk) -> float:
+    from regintel.retrieval.corpus import authority_score
+
+    return float(authority_score(chunk.authority_level))

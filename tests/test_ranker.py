@@ -1,0 +1,205 @@
+"""The learned second-stage ranker (issue 19): features on a tiny index, a deterministic model, the fallback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+
+import numpy as np
+import pytest
+
+from regintel.graph.crossrefs import chunk_references
+from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION, FeatureBuilder, FirstStage
+from regintel.retrieval.search_index import FusionConfig, SearchIndex
+from regintel.retrieval.vector_store import ChunkVectorStore
+
+lightgbm = pytest.importorskip("lightgbm")
+DIM = 64
+
+
+def chunk(cid: str, ref: str, heading: str, text: str, document: str = "gdpr", language: str = "en",
+          parent: str = "") -> Chunk:
+    return Chunk(chunk_id=cid, document_id=document, title="General Data Protection Regulation", ref=ref,
+                 heading=heading, section_path="", text=text, jurisdiction="EU", language=language,
+                 authority_level="eu_regulation", source_url="", position=0, parent=parent)
+
+
+CHUNKS = [
+    chunk("a6~1", "Article 6 (1/2)", "Article 6 — Lawfulness of processing",
+          "1. Processing shall be lawful only if at least one of the following applies: (a) the data subject has "
+          "given consent; (b) processing is necessary for the performance of a contract; (c) legal obligation;",
+          parent="a6"),
+    chunk("a6~2", "Article 6 (2/2)", "Article 6 — Lawfulness of processing",
+          "2. Member States may maintain more specific provisions to adapt the application of the rules.", parent="a6"),
+    chunk("a4~def-12", "Article 4(12)", "Article 4 — Definitions",
+          "(12) ‘personal data breach’ means a breach of security leading to the accidental or unlawful destruction, "
+          "loss or alteration of personal data", parent="a4"),
+    chunk("a33", "Article 33", "Article 33 — Notification of a personal data breach to the supervisory authority",
+          "In the case of a personal data breach, the controller shall without undue delay and, where feasible, not "
+          "later than 72 hours after having become aware of it, notify the breach referred to in Article 4. "
+          "The processor shall notify the controller.", parent="a33"),
+    chunk("fr1", "Article 226", "Article 226 — Mentions obligatoires",
+          "La facture doit comporter les mentions suivantes: la date d'émission; un numéro séquentiel.",
+          document="vat", language="fr", parent="fr226"),
+]
+
+
+def hashed_vector(text: str) -> np.ndarray:
+    vector = np.zeros(DIM, dtype=np.float32)
+    for word in re.findall(r"\w+", text.lower()):
+        vector[int(hashlib.sha1(word.encode()).hexdigest(), 16) % DIM] += 1.0
+    return vector / (np.linalg.norm(vector) or 1.0)
+
+
+class HashingEmbedder:
+    """Bag of hashed words: a deterministic stand-in for the embedding model (no model load)."""
+
+    model_id = "hashing-test"
+
+    def embed(self, texts, kind="passage"):
+        return np.stack([hashed_vector(t) for t in texts])
+
+
+def bm25_over(chunks) -> BM25Index:
+    index = BM25Index()
+    index.build([c.chunk_id for c in chunks], [c.index_text for c in chunks], [c.language for c in chunks])
+    return index
+
+
+def stage_for(question: str, fused: dict[str, float]) -> FirstStage:
+    return FirstStage(fused=fused, dense={k: v / 2 for k, v in fused.items()}, lexical={k: v * 3 for k, v in fused.items()},
+                      query_vector=hashed_vector(question), feedback_vector=None, query_language="en")
+
+
+def features_of(question: str, fused: dict[str, float], references=None) -> dict[str, dict[str, float]]:
+    chunks = {c.chunk_id: c for c in CHUNKS}
+    builder = FeatureBuilder(chunks, bm25_over(CHUNKS), references)
+    ids = list(fused)
+    matrix = builder.matrix(question, stage_for(question, fused), ids)
+    assert matrix.shape == (len(ids), len(FEATURE_NAMES))
+    return {cid: dict(zip(FEATURE_NAMES, map(float, row))) for cid, row in zip(ids, matrix)}
+
+
+def test_features_read_the_question_against_each_passage():
+    rows = features_of("Which grounds make processing lawful under Article 6?",
+                       {"a33": 0.9, "a6~1": 0.8, "a6~2": 0.7, "a4~def-12": 0.2})
+    assert rows["a33"]["first_stage_rank"] == 1 and rows["a6~1"]["first_stage_rank"] == 2
+    assert rows["a6~1"]["reference_match"] == 1.0 and rows["a33"]["reference_match"] == 0.0
+    assert rows["a6~1"]["heading_coverage"] > rows["a33"]["heading_coverage"]
+    assert rows["a6~1"]["list_points"] >= 3 and rows["a6~2"]["list_points"] == 0
+    assert rows["a6~1"]["part_position"] == 0.5 and rows["a6~1"]["is_part"] == 1.0 and rows["a33"]["is_part"] == 0.0
+    assert rows["a4~def-12"]["is_definition"] == 1.0 and rows["a33"]["is_definition"] == 0.0
+    assert rows["a33"]["obligation_density"] > 0 and rows["a6~2"]["obligation_density"] == 0
+    # the other part of Article 6 is among the leading three: both parts know it
+    assert rows["a6~1"]["same_unit_as_leading"] == 1.0 and rows["a4~def-12"]["same_unit_as_leading"] == 0.0
+    assert rows["a6~2"]["unit_best_other"] == pytest.approx(0.8 / 0.9, abs=1e-5)
+    assert rows["a33"]["first_stage_relative"] == pytest.approx(1.0)
+
+
+def test_definition_question_numbers_and_the_reference_graph():
+    references = chunk_references(CHUNKS)
+    assert references["a33"] == frozenset({"a4~def-12"})  # "referred to in Article 4" -> Article 4's passages
+    rows = features_of("What does 'personal data breach' mean, and is 72 hours the deadline?",
+                       {"a33": 0.9, "a4~def-12": 0.5, "a6~1": 0.4}, references)
+    assert all(r["definition_question"] == 1.0 for r in rows.values())
+    assert rows["a33"]["number_matches"] == 1.0 and rows["a6~1"]["number_matches"] == 0.0
+    assert rows["a4~def-12"]["cited_by_leading"] == 1.0 and rows["a4~def-12"]["cites_leading"] == 0.0
+    assert rows["a33"]["cites_leading"] == 1.0
+    assert rows["a4~def-12"]["phrase_matches"] >= 2  # "personal data", "data breach"
+
+
+def test_a_passage_in_another_language_is_marked_and_matched_through_the_plan():
+    rows = features_of("What must an invoice contain?", {"fr1": 0.6, "a33": 0.5})
+    assert rows["fr1"]["language_match"] == 0.0 and rows["a33"]["language_match"] == 1.0
+
+
+def synthetic_groups(seed: int = 3, questions: int = 60):
+    """Groups where relevance follows one feature (reference_match) that the first stage does not see."""
+    rng = np.random.default_rng(seed)
+    matrices, labels = [], []
+    column = FEATURE_NAMES.index("reference_match")
+    for _ in range(questions):
+        matrix = rng.random((20, len(FEATURE_NAMES))).astype(np.float32)
+        matrix[:, column] = 0.0
+        relevant = rng.integers(5, 20)
+        matrix[relevant, column] = 1.0
+        label = np.zeros(20)
+        label[relevant] = 1.0
+        matrices.append(matrix)
+        labels.append(label)
+    return matrices, labels
+
+
+def test_training_is_deterministic_and_learns_the_signal(tmp_path):
+    matrices, labels = synthetic_groups()
+    first = LearnedRanker(fit(matrices, labels, seed=11, rounds=40))
+    second = LearnedRanker(fit(matrices, labels, seed=11, rounds=40))
+    held_out, held_labels = synthetic_groups(seed=99, questions=10)
+    for matrix, label in zip(held_out, held_labels):
+        scores = first.score(matrix)
+        assert np.array_equal(scores, second.score(matrix))
+        assert int(np.argmax(scores)) == int(np.argmax(label))
+    path = tmp_path / "ranker.json"
+    first.save(path)
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and np.allclose(loaded.score(held_out[0]), first.score(held_out[0]))
+    assert max(first.importance(), key=first.importance().get) == "reference_match"
+
+
+def test_a_model_for_other_features_or_no_model_is_not_used(tmp_path, caplog):
+    assert LearnedRanker.load(tmp_path / "missing.json") is None
+    matrices, labels = synthetic_groups(questions=10)
+    path = tmp_path / "ranker.json"
+    LearnedRanker(fit(matrices, labels, rounds=5)).save(path)
+    document = json.loads(path.read_text())
+    document["features_version"] = FEATURES_VERSION + 1
+    path.write_text(json.dumps(document))
+    with caplog.at_level(logging.WARNING):
+        assert LearnedRanker.load(path) is None
+    assert "retrain" in caplog.text
+    path.write_text("{not json")
+    assert LearnedRanker.load(path) is None
+    with pytest.raises(ValueError, match="nothing to learn"):
+        fit([np.zeros((3, len(FEATURE_NAMES)))], [np.zeros(3)])
+
+
+@pytest.fixture()
+def tiny_index(tmp_path):
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(tmp_path / "chroma"), settings=chromadb.Settings(anonymized_telemetry=False))
+    store = ChunkVectorStore(client, "ranker_test")
+    english = [c for c in CHUNKS if c.language == "en"]
+    store.upsert([c.chunk_id for c in english], np.stack([hashed_vector(c.embed_text) for c in english]),
+                 [c.metadata() for c in english], [c.text for c in english])
+    return english, store
+
+
+class ReverseRanker(LearnedRanker):
+    """A ranker that puts the first stage's order upside down: visible proof that search used it."""
+
+    def __init__(self) -> None:
+        super().__init__(booster=None)
+
+    def score(self, matrix):
+        return matrix[:, FEATURE_NAMES.index("first_stage_rank")].astype(np.float64)
+
+
+def test_search_uses_the_ranker_when_there_is_one_and_the_fusion_otherwise(tiny_index):
+    chunks, store = tiny_index
+    plain = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
+    question = "When must the controller notify a personal data breach?"
+    fused_order = [s.chunk_id for s in plain.search(question, k=4).sources]
+    assert fused_order[0] == "a33"
+    reranked = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ReverseRanker())
+    result = reranked.search(question, k=4)
+    assert [s.chunk_id for s in result.sources] == list(reversed(fused_order))
+    assert "rerank" in result.timings_ms
+    # dense or bm25 mode is never re-ranked
+    assert [s.chunk_id for s in reranked.search(question, k=4, mode="bm25").sources] == \
+        [s.chunk_id for s in plain.search(question, k=4, mode="bm25").sources]
