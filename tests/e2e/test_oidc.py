@@ -107,9 +107,15 @@ def test_an_admin_of_alpha_signs_in_through_the_provider_and_sees_alpha(sso_app,
 
 def test_a_curator_gets_extraction_review_but_no_admin_pages(sso_app, page):
     app, _, _ = sso_app
-    sso_sign_in(page, app.url, "cora", {"tenant": "alpha", "groups": ["rg-curators", "unrelated"]})
+    sso_sign_in(page, f"{app.url}/Extraction_Review", "cora", {"tenant": "alpha", "groups": ["rg-curators", "unrelated"]})
     page.get_by_text("Signed in as cora").wait_for(timeout=60_000)
     assert nav_titles(page) == ["Home", "Chat", "Graph Explorer", "Extraction Review"]
+    page.wait_for_url(f"{app.url}/Extraction_Review", timeout=30_000)  # back on the page asked for, not Home
+    page.get_by_role("heading", name="Extraction Review").wait_for(timeout=60_000)
+    page.goto(app.url)  # the page asked for is used once: Home now stays Home
+    page.get_by_text("Signed in as cora").wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)
+    assert page.url.rstrip("/") == app.url
 
 
 def test_a_beta_analyst_sees_nothing_of_alpha(sso_app, page):
