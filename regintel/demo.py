@@ -82,7 +82,9 @@ def seed_extraction(app: RegIntel) -> str:
     doc_id, ref = EXTRACTION_SOURCE
     document = next(d for d in scan_corpus(app.settings.corpus_dir).documents if d.id == doc_id)
     content = workflow.save_content(content_from_corpus(document, ref, app.lexicon.domain_for(doc_id)))
-    run = workflow.start(content.key, curator="demo")
+    demo = app.tenants.ensure_tenant(DEMO_TENANT)
+    workflow.runs.assign_tenant("demo", demo.id)  # runs an older demo made before runs recorded their tenant
+    run = workflow.start(content.key, curator="demo", tenant_id=demo.id)
     if run.status != "review":
         return f"extraction: {content.title} is {run.status}"
     workflow.feedback(run.id, EXTRACTION_FEEDBACK)

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from regintel.errors import ExtractionError, RegIntelError
+from regintel.errors import ExtractionError, Forbidden, RegIntelError
 from regintel.extraction.content import content_from_corpus, content_from_text, content_from_upload, corpus_sections
 from regintel.extraction.report import build_report, diff_revisions
 from regintel.extraction.workflow import PHASE_LABELS, PHASES
@@ -260,8 +260,8 @@ if run.status == "review":
         auth.require("approve")
         with st.spinner("Committing to the graph…"):
             try:
-                committed = workflow.approve(run.id)
-            except ExtractionError as exc:
+                committed = workflow.approve(run.id, by=identity)
+            except (ExtractionError, Forbidden) as exc:
                 app.audit.record("approve", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id,
                                  outcome="refused", reason=str(exc)[:200])
                 show_error(exc)
@@ -271,7 +271,7 @@ if run.status == "review":
                 st.rerun()
     if cols[1].button("Abort", icon=":material/cancel:"):
         auth.require("approve")
-        workflow.abort(run.id)
+        workflow.abort(run.id, by=identity)
         app.audit.record("abort", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id)
         st.rerun()
 

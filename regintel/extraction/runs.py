@@ -73,7 +73,7 @@ class RunRepository:
     def get(self, run_id: str, tenant_id: str | None = None) -> RunView:
         with self.db.session() as s:
             run = s.get(ExtractionRun, run_id)
-            if run is None or (tenant_id is not None and run.tenant_id not in (None, tenant_id)):
+            if run is None or (tenant_id is not None and run.tenant_id != tenant_id):  # tenant-less: CLI only
                 raise ExtractionError(f"No extraction run {run_id[:8]}.")
             return _view(run)
 
@@ -81,8 +81,17 @@ class RunRepository:
         with self.db.session() as s:
             query = select(ExtractionRun).order_by(ExtractionRun.created_at.desc()).limit(limit)
             if tenant_id is not None:
-                query = query.where((ExtractionRun.tenant_id == tenant_id) | (ExtractionRun.tenant_id.is_(None)))
+                query = query.where(ExtractionRun.tenant_id == tenant_id)
             return [_view(r) for r in s.scalars(query)]
+
+    def assign_tenant(self, curator: str, tenant_id: str) -> int:
+        """Give the tenant-less runs of ``curator`` to a tenant (the demo's runs from before runs had tenants)."""
+        with self.db.session() as s:
+            rows = list(s.scalars(select(ExtractionRun).where(ExtractionRun.tenant_id.is_(None),
+                                                               ExtractionRun.curator == curator)))
+            for row in rows:
+                row.tenant_id = tenant_id
+            return len(rows)
 
     def active_for_content(self, content_key: str) -> RunView | None:
         with self.db.session() as s:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from regintel.config import Settings
-from regintel.errors import ExtractionError
+from regintel.errors import ExtractionError, Forbidden
 from regintel.extraction import critique as critique_rules
 from regintel.extraction.catalogue import ConceptCatalogue, Embedder, concept_text
 from regintel.extraction.commit import commit_proposal
@@ -29,6 +29,7 @@ from regintel.extraction.runs import RevisionView, RunRepository, RunView
 from regintel.graph.schema import REVERSE
 from regintel.graph.store import GraphError, GraphStore
 from regintel.graph.write_service import GraphWriteService
+from regintel.identity.roles import Identity, require_role
 from regintel.store import Database
 
 log = logging.getLogger(__name__)
@@ -263,17 +264,28 @@ class ExtractionWorkflow:
         self.runs.update(run_id, review_rounds=run.review_rounds + 1)
         return self.runs.revision(run_id, number)  # type: ignore[return-value]
 
-    def abort(self, run_id: str, reason: str = "Aborted by the curator.") -> RunView:
+    def _check_curator(self, run: RunView, by: Identity | None) -> None:
+        """A front end passes who acts: a curator (or admin) of the run's own tenant, checked here as well as by
+        the page. ``None`` is an in-process caller with no user (the demo, the bench, the CLI, a resumed run)."""
+        if by is None:
+            return
+        require_role(by, "approve")
+        if run.tenant_id != by.tenant_id:
+            raise Forbidden("This extraction run belongs to another tenant.")
+
+    def abort(self, run_id: str, reason: str = "Aborted by the curator.", *, by: Identity | None = None) -> RunView:
         run = self.runs.get(run_id)
+        self._check_curator(run, by)
         if run.status not in ("running", "review"):
             raise ExtractionError(f"This run is {run.status} and cannot be aborted.")
         self.runs.add_error(run_id, "review", reason)
         return self.runs.update(run_id, status="aborted")
 
     # -- phase 3 ----------------------------------------------------------------------------------------------
-    def approve(self, run_id: str) -> RunView:
+    def approve(self, run_id: str, *, by: Identity | None = None) -> RunView:
         """Commit the latest revision (one graph transaction), then write the notes. Twice is a no-op."""
         run = self.runs.get(run_id)
+        self._check_curator(run, by)
         if run.status in ("committed", "notes_sync_pending"):
             return run
         if run.status not in ("review", "committing"):
@@ -321,9 +333,10 @@ class ExtractionWorkflow:
     # -- helpers ----------------------------------------------------------------------------------------------
     # -- what the Review page and the CLI read (they never reach the repositories behind the workflow) ----------
     def list_runs(self, status: str | None = None, tenant_id: str | None = None) -> list[RunView]:
-        """Runs, newest first; with ``tenant_id``, that tenant's and the shared (tenant-less) ones only."""
+        """Runs, newest first; with ``tenant_id``, that tenant's only (a run without a tenant, from the CLI or the
+        bench, is listed to no tenant: only the command line sees it)."""
         if status:
-            return [r for r in self.runs.by_status(status) if tenant_id is None or r.tenant_id in (None, tenant_id)]
+            return [r for r in self.runs.by_status(status) if tenant_id is None or r.tenant_id == tenant_id]
         return self.runs.runs(tenant_id)
 
     def run(self, run_id: str, tenant_id: str | None = None) -> RunView:
