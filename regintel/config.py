@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     chat_context_limit: int = Field(20, ge=2, le=100, description="Most passages in a turn's unified context (previous turn's, older turns' cited, fresh).")
     chat_rate_limit_per_hour: int = Field(100, ge=0, le=100000, description="Questions a user may ask per rolling hour (0: no limit).")
     response_cache_ttl_seconds: int = Field(3600, ge=0, le=604800, description="Lifetime of a cached first-turn answer (0 turns the response cache off).")
-    concept_language: Literal["es", "en", "fr", "de", "nl", "it", "pt"] = Field("es", description="Language of extracted concepts and of their markdown notes' section titles (the extraction seed's default is Spanish); the self-critique flags concepts in another language.")
+    concept_language: Literal["auto", "es", "en", "fr", "de", "nl", "it", "pt"] = Field("auto", description="Language of extracted concepts and of their markdown notes' section titles; `auto`: the language of the source they are extracted from (English for the English corpus, French for the French VAT texts). The self-critique flags concepts in another language.")
     notes_dir: Path = Field(Path(""), description="Folder for the markdown (Obsidian) notes of committed concepts. Empty: `<data_dir>/notes`.")
     extraction_critique_rounds: int = Field(3, ge=1, le=10, description="Most self-critique and refinement rounds before a proposal goes to human review.")
     extraction_review_rounds: int = Field(8, ge=1, le=50, description="Most feedback rounds on one extraction run; at the limit the run is aborted and kept for manual review.")

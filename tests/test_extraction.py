@@ -41,7 +41,7 @@ def shared(tmp_path_factory):
 
 @pytest.fixture
 def world(shared, tmp_path):
-    settings = load_settings(data_dir=tmp_path / "data", extraction_concurrency=2)
+    settings = load_settings(data_dir=tmp_path / "data", extraction_concurrency=2, concept_language="es")
     server = EmbeddedFalkorDB(settings.graph_dir)
     graph = FalkorDBStore("extraction", server=server)
     graph.ensure_schema()
@@ -396,7 +396,7 @@ def _llm_workflow(world, server):
     from regintel.llm.router import LlmRouter
 
     settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
-                             llm_base_url=server.base_url, extraction_concurrency=1, llm_max_retries=0)
+                             llm_base_url=server.base_url, extraction_concurrency=1, llm_max_retries=0, concept_language="es")
     return ExtractionWorkflow(settings, world["db"], world["graph"], world["embedder"], router=LlmRouter(settings))
 
 

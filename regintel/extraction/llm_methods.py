@@ -139,7 +139,8 @@ class LlmMethods:
         self.router = router
         self.settings = settings
         self.offline = offline
-        self.language = LANGUAGE_NAMES.get(settings.concept_language, settings.concept_language)
+        self.language = ("the language of the source text" if settings.concept_language == "auto"
+                         else LANGUAGE_NAMES.get(settings.concept_language, settings.concept_language))
         self.errors: list[tuple[str, str]] = []
         self.egress: list[dict[str, Any]] = []  # the egress report of each call: types, counts, host (no value)
         self._lock = threading.Lock()

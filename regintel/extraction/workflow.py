@@ -230,7 +230,8 @@ class ExtractionWorkflow:
 
     def _critique(self, proposal: Proposal, quotes: list[Quote], existing_keys: set[str],
                   existing_labels: dict[str, str], content_language: str) -> Critique:
-        rule_critique = critique_rules.check(proposal, quotes, existing_keys, existing_labels, self.language, content_language)
+        rule_critique = critique_rules.check(proposal, quotes, existing_keys, existing_labels,
+                                             self._language(content_language), content_language)
         model_critique = self.methods.critique(proposal, quotes)
         return critique_rules.merge_critiques(rule_critique, model_critique) if model_critique else rule_critique
 
@@ -264,6 +265,10 @@ class ExtractionWorkflow:
         self.runs.update(run_id, review_rounds=run.review_rounds + 1)
         return self.runs.revision(run_id, number)  # type: ignore[return-value]
 
+    def _language(self, content_language: str | None) -> str:
+        """The concepts' language: REGINTEL_CONCEPT_LANGUAGE, or with ``auto`` the language of their source."""
+        return (content_language or "en") if self.language == "auto" else self.language
+
     def _check_curator(self, run: RunView, by: Identity | None) -> None:
         """A front end passes who acts: a curator (or admin) of the run's own tenant, checked here as well as by
         the page. ``None`` is an in-process caller with no user (the demo, the bench, the CLI, a resumed run)."""
@@ -296,7 +301,7 @@ class ExtractionWorkflow:
         started = time.perf_counter()
         try:
             self.contents.publish(content.key)  # the content and its quotes reach the shared graph only now
-            result = commit_proposal(self.store, self.writer, content, latest.proposal, self.language)
+            result = commit_proposal(self.store, self.writer, content, latest.proposal, self._language(content.language))
         except (GraphError, ValueError) as exc:
             self.runs.update(run_id, status="review", phase="review")
             self.runs.add_error(run_id, "commit", str(exc))
@@ -318,7 +323,8 @@ class ExtractionWorkflow:
         started = time.perf_counter()
         try:
             files = export_notes(self.store, self.settings.notes_path, run.committed.get("concepts", []), latest.proposal,
-                                 self.contents.quotes(content.key), content.title, content.source_url, self.language)
+                                 self.contents.quotes(content.key), content.title, content.source_url,
+                                 self._language(content.language))
         except (OSError, GraphError) as exc:
             self.runs.add_error(run_id, "notes", f"Notes not written ({exc.__class__.__name__}: {exc}); "
                                 "run `python -m regintel export-notes` to repair.")
