@@ -16,6 +16,7 @@ import html
 import secrets
 from typing import Any
 
+from fastapi import Request  # module level: FastAPI resolves the string annotations (PEP 563) in these globals
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from regintel.errors import AuthError, RegIntelError
@@ -55,7 +56,7 @@ class GradioAuth:
 
     def install(self, api: Any) -> None:
         """Add /signin, /signout and the redirect of signed-out browsers to a FastAPI app (before Gradio mounts)."""
-        from fastapi import Form, Request
+        from fastapi import Form
         from fastapi.responses import HTMLResponse, RedirectResponse
 
         @api.middleware("http")
