@@ -12,6 +12,7 @@ from regintel.errors import RegIntelError
 from regintel.ui import auth, state
 from regintel.ui.navigation import page_urls, pages_for
 from regintel.ui.signin import sign_in_page
+from regintel.ui.untrusted import markdown_label
 
 st.set_page_config(page_title="RegIntel Copilot", page_icon="⚖️", layout="wide")
 
@@ -31,8 +32,8 @@ if identity is None:  # every page's address leads to the sign-in page, which th
     st.stop()
 
 with st.sidebar:
-    st.caption(f"Signed in as **{identity.user_name}** ({identity.role}) · tenant **{identity.tenant_name}**"
-               .replace("_", "\\_"))
+    st.caption(f"Signed in as **{markdown_label(identity.user_name)}** ({identity.role}) · tenant "
+               f"**{markdown_label(identity.tenant_name)}**")
     if identity.source != "laptop" and st.button("Sign out", icon=":material/logout:"):
         auth.sign_out()
         st.rerun()
