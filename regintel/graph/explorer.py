@@ -1,7 +1,9 @@
 """What the Graph Explorer shows: a capped subgraph by filters, search or focus, and one node's details.
 
 Engine side only (no Streamlit). Node labels passed in are checked against the schema; every value is a query
-parameter. A subgraph larger than the cap is cut, and the result says so.
+parameter. A subgraph larger than the cap is cut, and the result says so. The default view (:func:`overview`)
+is small enough to read: the most connected concepts and rules, each concept joined to the rules whose
+sections define or mention it, every node carrying its degree (the page sizes nodes by it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from regintel.text.normalise import printable
 
 DEFAULT_LABELS = ("Concept", "Rule", "Jurisdiction")
 MAX_NODES = 300
+VIEW_NODES = 60  # the default and focused views: what a person can read at once
+OVERVIEW_RULES = 12
+VIA_SECTIONS = "VIA_SECTIONS"  # an overview edge: the concept is linked to sections of that rule
 SKIPPED_PROPERTIES = {"chunk_ids"}
 
 
@@ -52,7 +57,60 @@ def fetch_subgraph(store: GraphStore, labels: list[str] | None = None, jurisdict
     truncated = len(nodes) > limit
     kept = dict(list(nodes.items())[:limit])
     edges = store.query(queries.EXPLORER_EDGES, {"keys": list(kept), "limit": limit * 10}) if kept else []
-    return Subgraph(list(kept.values()), edges, truncated, limit)
+    return _described(store, Subgraph(list(kept.values()), edges, truncated, limit))
+
+
+def overview(store: GraphStore, limit: int = VIEW_NODES) -> Subgraph:
+    """The default view: the most connected concepts and rules (at most ``limit`` nodes), concepts joined to the
+    rules whose sections they are linked to."""
+    rules = store.query(queries.EXPLORER_TOP_RULES, {"limit": min(OVERVIEW_RULES, limit)})
+    concepts = store.query(queries.EXPLORER_TOP_CONCEPTS, {"limit": max(1, limit - len(rules))})
+    nodes = {row["key"]: row for row in [*concepts, *rules] if row["key"] is not None}
+    keys = list(nodes)
+    edges = store.query(queries.EXPLORER_EDGES, {"keys": keys, "limit": limit * 10}) if keys else []
+    edges += [{**row, "type": VIA_SECTIONS} for row in store.query(queries.EXPLORER_CONCEPT_RULES, {"keys": keys})] if keys else []
+    return _described(store, Subgraph(list(nodes.values()), edges, False, limit), degrees_known=True)
+
+
+def focus_view(store: GraphStore, key: str, depth: int = 1, limit: int = VIEW_NODES) -> Subgraph:
+    """One node and its neighbourhood (1-3 hops), at most ``limit`` nodes, the focused node first."""
+    return fetch_subgraph(store, focus=key, depth=depth, limit=limit)
+
+
+def _described(store: GraphStore, graph: Subgraph, degrees_known: bool = False) -> Subgraph:
+    """Every node with its degree and a caption a person reads: a section is named with its rule ("GDPR
+    Article 33"), not only "Article 33"."""
+    keys = [n["key"] for n in graph.nodes]
+    if keys and not degrees_known:
+        degrees = {r["key"]: r["degree"] for r in store.query(queries.EXPLORER_DEGREES, {"keys": keys})}
+        for node in graph.nodes:
+            node["degree"] = int(degrees.get(node["key"]) or 0)
+    rule_keys = sorted({n.get("rule_key") for n in graph.nodes if n.get("rule_key") and "Section" in (n.get("labels") or [])})
+    if rule_keys:
+        titles = {r["key"]: r["title"] for r in store.query(queries.EXPLORER_RULE_TITLES, {"keys": rule_keys})}
+        for node in graph.nodes:
+            if "Section" in (node.get("labels") or []) and titles.get(node.get("rule_key")):
+                node["caption"] = f"{titles[node['rule_key']]} {node.get('caption') or ''}".strip()
+    return graph
+
+
+def searchable_names(store: GraphStore, limit: int = 20000) -> dict[str, str]:
+    """key -> the name a person types (concepts with their aliases, rules, sections with their rule and heading),
+    for the explorer's search box."""
+    rows = store.query(queries.EXPLORER_NAMES, {"limit": limit})
+    rules = {r["key"]: r["name"] for r in rows if "Rule" in (r["labels"] or [])}
+    names: dict[str, str] = {}
+    for row in rows:
+        labels, name = row["labels"] or [], printable(row["name"] or row["key"])
+        if "Concept" in labels:
+            aliases = [printable(a) for a in (row.get("aliases") or []) if printable(a) and printable(a) != name][:3]
+            names[row["key"]] = f"{name} (concept{': ' + ', '.join(aliases) if aliases else ''})"
+        elif "Section" in labels:
+            heading = printable(row.get("heading") or "")
+            names[row["key"]] = f"{rules.get(row.get('rule_key'), row.get('rule_key') or '')} {name}" + (f" — {heading}" if heading else "")
+        else:
+            names[row["key"]] = f"{name} (rule)"
+    return dict(sorted(names.items(), key=lambda item: item[1].lower()))
 
 
 def node_details(store: GraphStore, key: str) -> dict[str, Any] | None:

@@ -79,7 +79,7 @@ def merge_edges(rel_type: str, from_label: str, to_label: str) -> str:
 # -- concepts ----------------------------------------------------------------------------------------------------
 CONCEPT_BY_KEY = (
     "MATCH (c:Concept {key: $key}) RETURN c.id AS id, c.key AS key, labels(c) AS labels, "
-    "c.definition AS definition, c.alt_labels AS alt_labels, c.pref_label AS pref_label"
+    "c.definition AS definition, c.alt_labels AS alt_labels, c.pref_label AS pref_label, c.merged_into AS merged_into"
 )
 CONCEPT_BY_ALIAS = (
     "MATCH (l:Label)<-[:HAS_LABEL]-(c:Concept) WHERE l.key IN $label_keys "
@@ -122,7 +122,7 @@ ALL_EDGES_SNAPSHOT = (
 _NODE_COLUMNS = (
     "labels(n) AS labels, coalesce(n.key, n.code) AS key, "
     "coalesce(n.pref_label, n.short_title, n.title, n.ref, n.text, n.name, n.code, n.key) AS caption, "
-    "n.jurisdiction AS jurisdiction, n.domain AS domain, n.updated_at AS updated_at"
+    "n.jurisdiction AS jurisdiction, n.domain AS domain, n.updated_at AS updated_at, n.rule_key AS rule_key"
 )
 EXPLORER_NODES = (
     "MATCH (n) WHERE any(l IN labels(n) WHERE l IN $labels) "
@@ -152,6 +152,32 @@ NODE_SECTIONS = (
     "MATCH (n)-[e]-(s:Section) WHERE n.key = $key OR n.code = $key "
     "RETURN type(e) AS type, s.key AS key, s.ref AS ref, s.heading AS heading, s.rule_key AS rule, "
     "s.source_url AS url ORDER BY key LIMIT 50"
+)
+
+# the default view: the most connected concepts and rules, each with its degree (aliases and quotes not counted)
+EXPLORER_TOP_CONCEPTS = (
+    "MATCH (n:Concept) WHERE coalesce(n.status, 'active') <> 'retired' "
+    "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
+    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC LIMIT $limit"
+)
+EXPLORER_TOP_RULES = (
+    "MATCH (n:Rule) OPTIONAL MATCH (n)-[e]-() "
+    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC LIMIT $limit"
+)
+EXPLORER_DEGREES = (
+    "MATCH (n)-[e]-() WHERE coalesce(n.key, n.code) IN $keys RETURN coalesce(n.key, n.code) AS key, count(e) AS degree"
+)
+# a concept linked to a rule through any of the rule's sections (drawn as one edge in the overview)
+EXPLORER_CONCEPT_RULES = (
+    "MATCH (c:Concept)-[]-(s:Section)-[:PART_OF_RULE]->(r:Rule) WHERE c.key IN $keys AND r.key IN $keys "
+    "RETURN DISTINCT c.key AS source, r.key AS target"
+)
+EXPLORER_RULE_TITLES = "MATCH (r:Rule) WHERE r.key IN $keys RETURN r.key AS key, coalesce(r.short_title, r.title) AS title"
+# what the search box can focus: concepts (by label and alias), rules and sections
+EXPLORER_NAMES = (
+    "MATCH (n) WHERE (n:Concept AND coalesce(n.status, 'active') <> 'retired') OR n:Rule OR n:Section "
+    "RETURN labels(n) AS labels, n.key AS key, coalesce(n.pref_label, n.short_title, n.title, n.ref) AS name, "
+    "n.heading AS heading, n.rule_key AS rule_key, n.alt_labels AS aliases LIMIT $limit"
 )
 
 

@@ -73,6 +73,10 @@ class CanonicalConceptResolver:
         if not names:
             raise ValueError("prefLabel must not be empty")
         found = self.store.query(queries.CONCEPT_BY_KEY, {"key": key})
+        for _ in range(5):  # a concept a curator merged away resolves to the one it was merged into
+            if not found or not found[0].get("merged_into"):
+                break
+            found = self.store.query(queries.CONCEPT_BY_KEY, {"key": found[0]["merged_into"]})
         matched_by = "key"
         if not found:
             label_keys = [label_key(item.jurisdiction, n) for n in names]

@@ -35,7 +35,7 @@ NODE_PROPERTIES: dict[str, frozenset[str]] = {
     "Section": frozenset({"key", "rule_key", "ref", "heading", "section_path", "source_url", "chunk_ids"}),
     "Concept": frozenset({"key", "id", "domain", "kind", "jurisdiction", "pref_label", "alt_labels", "definition",
                           "source_urls", "specific_label", "status", "enriched_at", "short_summary", "summary",
-                          "analysis", "language", "origin"}),
+                          "analysis", "language", "origin", "merged_into"}),
     "Label": frozenset({"key", "text", "normalised", "jurisdiction"}),
     "Content": frozenset({"key", "title", "author", "category", "source_url", "processed_date", "domain",
                           "jurisdiction", "language", "origin"}),
