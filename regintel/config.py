@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = Field(SecretStr(""), description="API key (falls back to `OPENAI_API_KEY`, then `.streamlit/secrets.toml`). Never logged.")
     llm_timeout: float = Field(60.0, gt=0, le=600, description="Seconds before an LLM call times out.")
     llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a transient LLM failure (timeout, 429, 5xx) before any output, with backoff.")
+    llm_turn_deadline: float = Field(0.0, ge=0, le=3600, description="Overall seconds one model call may take, retries, backoff and keep-alive trickles included; past it the answer so far is kept and marked cut (0: twice REGINTEL_LLM_TIMEOUT).")
+    answer_max_chars: int = Field(20000, ge=500, le=1_000_000, description="Largest answer kept: text past it is neither shown nor stored, and the answer ends with a marker saying it was cut.")
     llm_tools: bool = Field(True, description="Whether the OpenAI-compatible endpoint supports function tools (off: answer-only, no concept capture).")
     egress_mode: Literal["enforce", "report-only", "off"] = Field("enforce", description="Default egress guard mode; tenants may override (`off` only where the tenant allows it).")
     egress_allowed_hosts: str = Field("", description="Comma-separated hosts LLM calls may reach besides the configured endpoint (tenant policies can narrow this).")
@@ -156,6 +158,10 @@ class Settings(BaseSettings):
                 data = {}
             key = str(data.get("REGINTEL_LLM_API_KEY") or data.get("OPENAI_API_KEY") or "")
         return key
+
+    def llm_deadline_seconds(self) -> float:
+        """The overall budget of one model call (REGINTEL_LLM_TURN_DEADLINE, or twice the per-request timeout)."""
+        return self.llm_turn_deadline or 2 * self.llm_timeout
 
     def effective_llm_provider(self) -> str:
         if self.llm_provider != "auto":

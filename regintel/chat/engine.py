@@ -52,6 +52,8 @@ from regintel.text.analysis import detect_language
 log = logging.getLogger(__name__)
 
 
+CUT = "\n\n… (answer cut here: it passed {limit:,} characters, REGINTEL_ANSWER_MAX_CHARS; {dropped:,} more were not kept)"
+
 class TraceRecorder:
     """Every step of a turn with its duration (ms) and decision, in order: the ``rag_traces.steps`` JSON."""
 
@@ -363,12 +365,17 @@ class ComplianceEngine:
         with trace.step("llm") as record:
             record["prompt"] = {"system": messages[0]["content"], "sources": len(passages),
                                 "history_turns": (len(messages) - 2) // 2}  # system + this turn's user message
+            room = self.settings.answer_max_chars  # text past it is dropped; tool calls are still read
             for chunk in self.router.stream("main_chat", messages, [CAPTURE_CONCEPTS], policy=policy, on_egress=egress.update):
                 if isinstance(chunk, TextChunk):
                     if "first_token_ms" not in record:
                         record["first_token_ms"] = trace.elapsed_ms()
-                    answer_parts.append(chunk.delta)
-                    shown = numbers.feed(chunk.delta)
+                    delta = chunk.delta[:max(room, 0)]
+                    room -= len(chunk.delta)
+                    if not delta:
+                        continue
+                    answer_parts.append(delta)
+                    shown = numbers.feed(delta)
                     if shown:
                         shown_parts.append(shown)
                         yield shown
@@ -378,6 +385,9 @@ class ComplianceEngine:
                     error = chunk.error
                     break
             rest = numbers.flush()
+            if room < 0:  # the model wrote more than REGINTEL_ANSWER_MAX_CHARS: say where it was cut
+                rest += CUT.format(limit=self.settings.answer_max_chars, dropped=-room)
+                record["cut_chars"] = -room
             if rest:
                 shown_parts.append(rest)
                 yield rest

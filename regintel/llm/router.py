@@ -15,6 +15,7 @@ from regintel.config import Settings
 from regintel.egress.client import EgressBlocked, EgressClient, EgressPolicy
 from regintel.llm.base import ChatMessage, LlmProvider, ProviderError, ToolSpec
 from regintel.llm.chunks import ErrorChunk, LlmStreamChunk
+from regintel.llm.deadline import DeadlineExceeded, within
 
 log = logging.getLogger(__name__)
 TASKS = ("main_chat", "extraction", "critique")
@@ -48,12 +49,14 @@ class LlmRouter:
         lexicon: Any = None,
         sleep: Callable[[float], None] = time.sleep,
         embedder: Any = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
         self.provider = provider or build_provider(settings, lexicon, embedder)
         extra_hosts = [h for h in settings.egress_allowed_hosts.split(",") if h.strip()]
         self.egress = egress or EgressClient(settings.egress_mode, [self.provider.destination, *extra_hosts])
         self._sleep = sleep
+        self._clock = clock
 
     @property
     def offline(self) -> bool:
@@ -92,22 +95,32 @@ class LlmRouter:
         if on_egress:
             on_egress(decision.report())
         contacted = getattr(self.provider, "contacted", None)
-        if contacted is not None:
-            contacted.reset()
+        readers: list[int] = []  # the threads that read each attempt's stream (deadline.py)
         try:
-            yield from self._call(decision, tools, model, opts)
+            yield from self._call(decision, tools, model, opts, readers)
         finally:
             if on_egress:  # the host the provider really reached (no redirect is followed): None if none was
-                on_egress({"contacted": contacted.last() if contacted is not None else self.provider.destination})
+                hosts = [contacted.last(r) for r in readers] if contacted is not None else [self.provider.destination]
+                on_egress({"contacted": next((h for h in reversed(hosts) if h), None)})
+            for reader in readers if contacted is not None else []:
+                contacted.reset(reader)
 
-    def _call(self, decision, tools, model: str, opts: dict[str, Any]) -> Iterator[LlmStreamChunk]:
+    def _call(self, decision, tools, model: str, opts: dict[str, Any], readers: list[int]) -> Iterator[LlmStreamChunk]:
+        """The provider's stream with retries, all within one deadline (REGINTEL_LLM_TURN_DEADLINE)."""
         tools = tools if (tools and self.provider.supports_tools) else None
+        budget = self.settings.llm_deadline_seconds()
+        deadline = self._clock() + budget
+        contacted = getattr(self.provider, "contacted", None)
         attempt = 0
         while True:
             produced = False
             retry = False
+            chunks = self.provider.stream(decision.messages, tools, model=model, **opts)  # type: ignore[arg-type]
+            if not self.offline:  # a remote stream is read under the deadline (the offline provider cannot stall)
+                chunks = within(chunks, deadline, on_abandon=contacted.close if contacted is not None else None,
+                                on_start=readers.append, clock=self._clock)
             try:
-                for chunk in self.provider.stream(decision.messages, tools, model=model, **opts):  # type: ignore[arg-type]
+                for chunk in chunks:
                     if isinstance(chunk, ErrorChunk) and chunk.retryable and not produced and attempt < self.settings.llm_max_retries:
                         retry = True
                         break
@@ -117,6 +130,10 @@ class LlmRouter:
                         return
                 if not retry:
                     return
+            except DeadlineExceeded:
+                log.warning("LLM call stopped at its %.0f s deadline", budget)
+                yield ErrorChunk(f"The language model did not finish within {budget:.0f} seconds (REGINTEL_LLM_TURN_DEADLINE).")
+                return
             except ProviderError as exc:
                 if not (exc.retryable and not produced and attempt < self.settings.llm_max_retries):
                     yield ErrorChunk(str(exc), retryable=exc.retryable)
@@ -125,7 +142,15 @@ class LlmRouter:
                 log.exception("LLM provider %s failed", self.provider.name)
                 yield ErrorChunk("The language model call failed unexpectedly.")
                 return
+            finally:
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()  # stops the reader of an abandoned or retried attempt now, not at garbage collection
             delay = min(8.0, 0.5 * 2**attempt)
+            if self._clock() + delay >= deadline:  # no time left for another attempt
+                yield ErrorChunk(f"The language model did not answer within {budget:.0f} seconds (retries included).",
+                                 retryable=True)
+                return
             log.warning("transient LLM failure, retry %d in %.1f s", attempt + 1, delay)
             self._sleep(delay)
             attempt += 1
