@@ -31,7 +31,9 @@ def _progress_printer():
 
 
 def cmd_ingest(app: RegIntel, args: argparse.Namespace) -> int:
-    report = app.ingest(Path(args.corpus) if args.corpus else None, progress=_progress_printer(), seed_graph=not args.no_graph)
+    report = app.ingest(Path(args.corpus) if args.corpus else None, progress=_progress_printer(), seed_graph=not args.no_graph,
+                        on_wait=lambda: print("Another ingestion is running in this data directory; waiting for it to finish…",
+                                              file=sys.stderr, flush=True))
     app.audit.record("reindex", actor="cli")
     print(report.summary())
     return 0

@@ -347,9 +347,18 @@ class RegIntel:
                 CAPTURE_JOB: capture_job_handler(graph, self.jobs)}
 
     # -- operations -------------------------------------------------------------------------------------------
-    def ingest(self, corpus_dir: Path | None = None, progress: Progress | None = None, seed_graph: bool = True):
+    def ingest(self, corpus_dir: Path | None = None, progress: Progress | None = None, seed_graph: bool = True,
+               wait: float | None = None, on_wait: Callable[[], None] | None = None):
         """Index the corpus (only new or changed passages are embedded), seed the rules graph from it, and make
-        the chat use the new index. The graph is a side feature: without it the report says so."""
+        the chat use the new index. The graph is a side feature: without it the report says so. One ingestion
+        at a time per data directory: ``wait`` seconds for another one to end (None: as long as it takes; 0:
+        raise IngestionRunning at once), ``on_wait`` called when we have to wait."""
+        from regintel.retrieval.ingest_lock import ingestion_lock
+
+        with ingestion_lock(self.settings.data_dir, wait, on_wait):
+            return self._ingest(corpus_dir, progress, seed_graph)
+
+    def _ingest(self, corpus_dir: Path | None, progress: Progress | None, seed_graph: bool):
         from regintel.retrieval.ingest import ingest_corpus
 
         report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder)

@@ -37,7 +37,7 @@ def build_index() -> None:
         bar.progress(min(1.0, done / total) if total else 1.0, text=f"{phase}: {done}/{total}")
 
     try:
-        report = app.ingest(progress=progress)
+        report = app.ingest(progress=progress, wait=0)  # a page does not wait: it says another one is running
         app.audit.record("reindex", tenant_id=identity.tenant_id, actor=identity.user_name)
     except RegIntelError as exc:
         st.session_state.ingest_outcome = ("error", f"Indexing failed: {exc}", [])

@@ -1,0 +1,63 @@
+"""One ingestion at a time per data directory: two ``python -m regintel ingest`` started together both end without
+a traceback (the second waits and says so); a page that must not wait is told plainly; a read-only data directory
+gets a sentence, not a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from regintel.config import REPO_ROOT
+from regintel.errors import RegIntelError
+from regintel.retrieval.ingest_lock import IngestionRunning, ingestion_lock
+from tests.conftest import make_small_corpus
+
+
+def test_a_second_holder_waits_or_is_refused_plainly(tmp_path):
+    order: list[str] = []
+    with ingestion_lock(tmp_path):
+        with pytest.raises(IngestionRunning, match="Another ingestion is running"):
+            with ingestion_lock(tmp_path, wait=0):
+                pass
+        with pytest.raises(IngestionRunning, match="after 0 s"):
+            with ingestion_lock(tmp_path, wait=0.2):
+                pass
+
+        def second() -> None:
+            with ingestion_lock(tmp_path, on_wait=lambda: order.append("waiting")):
+                order.append("second")
+        thread = threading.Thread(target=second)
+        thread.start()
+        time.sleep(0.3)
+        order.append("first done")
+    thread.join(5)
+    assert order == ["waiting", "first done", "second"]
+
+
+def test_a_data_directory_that_cannot_be_written_gets_a_sentence(tmp_path):
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the data directory should be")  # (as root, chmod cannot make it read-only)
+    with pytest.raises(RegIntelError, match="cannot be written") as refused:
+        with ingestion_lock(blocked):
+            pass
+    assert "nothing was indexed" in str(refused.value)
+
+
+@pytest.mark.slow  # two real ingestions of a small corpus
+def test_two_cli_ingestions_started_together_both_finish_without_a_traceback(tmp_path):
+    corpus = make_small_corpus(tmp_path / "corpus", {"be/be-guidance-asbl-tva-fr.md": {}})
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")},
+           "REGINTEL_DATA_DIR": str(tmp_path / "data"), "REGINTEL_CORPUS_DIR": str(corpus),
+           "REGINTEL_GRAPH_BACKEND": "falkordb-embedded"}
+    runs = [subprocess.Popen([sys.executable, "-m", "regintel", "ingest", "--no-graph"], cwd=REPO_ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    for _, err in outputs:
+        assert "Traceback" not in err, err
+    assert sum("Another ingestion is running" in err for _, err in outputs) == 1, outputs
