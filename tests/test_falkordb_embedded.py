@@ -1,9 +1,10 @@
 """The embedded FalkorDB server: one per directory, reused across processes, persistent across restarts, and
-restarted when it dies (a killed server loses at most its snapshot window)."""
+restarted when it dies (its append-only log keeps every acknowledged write), never killed while it lives."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
+from regintel.graph.store import GraphUnavailable
 from regintel.graph.write_service import GraphWriteService
 
 pytestmark = pytest.mark.slow  # starts, kills and restarts embedded graph servers, with subprocesses
@@ -70,4 +72,31 @@ def test_a_stale_pidfile_and_socket_do_not_block_start(tmp_path):
     (tmp_path / "falkordb.sock").write_text("")
     server = EmbeddedFalkorDB(tmp_path)
     assert FalkorDBStore("g", server=server).ping()
+    server.shutdown(save=False)
+
+
+def test_an_acknowledged_write_survives_a_server_killed_right_after_it(tmp_path):
+    """The append-only log: no snapshot window (one an hour here), the write is kept all the same."""
+    server = EmbeddedFalkorDB(tmp_path, snapshot_seconds=3600)
+    store = FalkorDBStore("g", server=server)
+    GraphWriteService(store).upsert_nodes("Rule", [{"key": "acknowledged", "title": "written just before the kill"}])
+    server.kill()
+    assert not server.alive()
+    assert rules(store) == {"acknowledged"}, "the restarted server replays its append-only log"
+    server.shutdown(save=False)
+
+
+def test_a_server_alive_but_not_answering_is_reported_and_never_killed(tmp_path):
+    server = EmbeddedFalkorDB(tmp_path)
+    store = FalkorDBStore("g", server=server)
+    GraphWriteService(store).upsert_nodes("Rule", [{"key": "kept", "title": "x"}])
+    pid = server.pid()
+    os.kill(pid, signal.SIGSTOP)  # alive, not answering (as when it blocks writing to a full disk)
+    try:
+        with pytest.raises(GraphUnavailable, match="running but not answering"):
+            EmbeddedFalkorDB(tmp_path).ensure_running()
+        assert server.running_pid() == pid, "not killed"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert rules(FalkorDBStore("g", server=EmbeddedFalkorDB(tmp_path))) == {"kept"}
     server.shutdown(save=False)

