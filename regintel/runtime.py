@@ -338,13 +338,17 @@ class RegIntel:
             return self._extraction
 
     def worker_handlers(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-        """Background job handlers: concepts queued during a graph outage, enrichment of sparse concepts."""
+        """Background job handlers: concepts queued during a graph outage, enrichment of sparse concepts, extraction
+        commits the graph did not confirm."""
         from regintel.concepts.capture import CAPTURE_JOB, capture_job_handler
         from regintel.concepts.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler
 
+        from regintel.extraction.commit_job import COMMIT_JOB, commit_job_handler
+
         graph = self.require_graph()
         return {ENRICH_JOB: enrich_job_handler(ConceptEnricher(graph, self.index)),
-                CAPTURE_JOB: capture_job_handler(graph, self.jobs)}
+                CAPTURE_JOB: capture_job_handler(graph, self.jobs),
+                COMMIT_JOB: commit_job_handler(self.extraction)}  # a commit the graph did not confirm
 
     # -- operations -------------------------------------------------------------------------------------------
     def ingest(self, corpus_dir: Path | None = None, progress: Progress | None = None, seed_graph: bool = True,

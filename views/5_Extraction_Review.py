@@ -33,7 +33,8 @@ except RegIntelError as exc:
     st.stop()
 
 STATUS_ICONS = {"review": ":material/rate_review:", "committed": ":material/check_circle:",
-                "notes_sync_pending": ":material/sync_problem:", "aborted": ":material/cancel:",
+                "notes_sync_pending": ":material/sync_problem:", "commit_pending": ":material/sync_problem:",
+                "aborted": ":material/cancel:",
                 "running": ":material/hourglass_top:", "committing": ":material/hourglass_top:",
                 "already_processed": ":material/done_all:", "failed": ":material/error:"}
 
@@ -274,6 +275,19 @@ if run.status == "review":
         workflow.abort(run.id, by=identity)
         app.audit.record("abort", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id)
         st.rerun()
+
+if run.status == "commit_pending":
+    st.divider()
+    st.warning("Approved, but the graph has not confirmed the commit yet: it stays pending and the worker "
+               "(`python -m regintel worker`) writes it again until the graph holds it.", icon=":material/sync_problem:")
+    if st.button("Retry the commit now"):
+        auth.require("approve")
+        try:
+            workflow.approve(run.id)
+        except ExtractionError as exc:
+            show_error(exc)
+        else:
+            st.rerun()
 
 if run.status in ("committed", "notes_sync_pending"):
     st.divider()

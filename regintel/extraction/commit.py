@@ -46,10 +46,12 @@ def new_concept_key(content: ContentInfo, title: str) -> str:
 
 
 def commit_proposal(store: GraphStore, writer: GraphWriteService, content: ContentInfo, proposal: Proposal,
-                    concept_language: str) -> CommitResult:
+                    concept_language: str, retry: bool = False) -> CommitResult:
+    """``retry``: the run's earlier commit was not confirmed by the graph, so it is written again (every write is
+    a MERGE) even if the content already carries its ``processed_date``."""
     keys = {c.id: new_concept_key(content, c.title) for c in proposal.concepts}
     current = store.query(queries.CONTENT_BY_KEY, {"key": content.key})
-    if current and current[0].get("processed_date"):
+    if current and current[0].get("processed_date") and not retry:
         return CommitResult(concepts=_committed(store, proposal, keys), already_processed=True,
                             processed_date=current[0]["processed_date"])
     taken = {row["key"]: row for row in store.query(queries.CONCEPTS_BY_KEYS, {"keys": list(keys.values())})}
@@ -102,3 +104,15 @@ def _committed(store: GraphStore, proposal: Proposal, keys: dict[str, str]) -> l
     found = {row["key"]: row for row in store.query(queries.CONCEPTS_BY_KEYS, {"keys": list(keys.values())})}
     return [{"ref": c.id, "key": keys[c.id], "id": found.get(keys[c.id], {}).get("id") or "", "title": c.title}
             for c in proposal.concepts]
+
+
+def unconfirmed(store: GraphStore, content: ContentInfo, result: CommitResult) -> list[str]:
+    """What the graph does not hold of a commit, read back after its transaction: missing concept keys, and the
+    content key if its ``processed_date`` is not the one written (empty: confirmed)."""
+    keys = [c["key"] for c in result.concepts]
+    found = {row["key"] for row in store.query(queries.CONCEPTS_BY_KEYS, {"keys": keys})}
+    missing = [key for key in keys if key not in found]
+    current = store.query(queries.CONTENT_BY_KEY, {"key": content.key})
+    if not current or not current[0].get("processed_date"):
+        missing.append(content.key)
+    return missing

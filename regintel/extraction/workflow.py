@@ -20,7 +20,8 @@ from regintel.config import Settings
 from regintel.errors import ExtractionError, Forbidden
 from regintel.extraction import critique as critique_rules
 from regintel.extraction.catalogue import ConceptCatalogue, Embedder, concept_text
-from regintel.extraction.commit import commit_proposal
+from regintel.extraction.commit import commit_proposal, unconfirmed
+from regintel.jobs.queue import JobQueue
 from regintel.extraction.content import ContentStore
 from regintel.extraction.notes import export_notes
 from regintel.extraction.offline import OfflineMethods
@@ -51,6 +52,7 @@ class ExtractionWorkflow:
         self.store = store
         self.embedder = embedder
         self.runs = RunRepository(db)
+        self.jobs = JobQueue(db)
         self.contents = ContentStore(store, db=db)  # drafts stay in SQL until a run over them is approved
         self.writer = GraphWriteService(store)
         self.language = settings.concept_language
@@ -89,7 +91,7 @@ class ExtractionWorkflow:
             content = self._content(run.content_key)
             return self._critique_loop(run_id, content, self.contents.quotes(content.key), latest.proposal,
                                        self._catalogue(), progress, rounds_done=run.current_revision)
-        if run.status == "committing":
+        if run.status in ("committing", "commit_pending"):
             return self.approve(run_id)
         return run
 
@@ -293,20 +295,36 @@ class ExtractionWorkflow:
         self._check_curator(run, by)
         if run.status in ("committed", "notes_sync_pending"):
             return run
-        if run.status not in ("review", "committing"):
+        if run.status not in ("review", "committing", "commit_pending"):
             raise ExtractionError(f"This run is {run.status}; only a run in review can be approved.")
         latest = self._latest(run_id)
         content = self._content(run.content_key)
-        self.runs.update(run_id, status="committing", phase="commit")
+        retry = run.status == "commit_pending"
+        self.runs.update(run_id, status="committing" if not retry else "commit_pending", phase="commit")
         started = time.perf_counter()
         try:
             self.contents.publish(content.key)  # the content and its quotes reach the shared graph only now
-            result = commit_proposal(self.store, self.writer, content, latest.proposal, self._language(content.language))
+            result = commit_proposal(self.store, self.writer, content, latest.proposal, self._language(content.language),
+                                     retry=retry)
         except (GraphError, ValueError) as exc:
+            if retry:  # still not confirmed: the worker (or the next approval) tries again
+                self.runs.add_error(run_id, "commit", f"Commit retry failed: {exc}")
+                raise ExtractionError(f"The commit is still pending (the graph did not take it): {exc}") from exc
             self.runs.update(run_id, status="review", phase="review")
             self.runs.add_error(run_id, "commit", str(exc))
             raise ExtractionError(f"The commit failed and nothing was written: {exc}") from exc
-        if result.already_processed and run.status != "committing":
+        try:
+            missing = unconfirmed(self.store, content, result)  # read back what the transaction wrote
+        except GraphError as exc:
+            missing = [f"(read-back failed: {exc})"]
+        if missing:
+            self.runs.add_error(run_id, "commit", f"The graph did not confirm {len(missing)} item(s) of the commit "
+                                f"({', '.join(missing[:5])}); it stays pending and is retried.")
+            from regintel.extraction.commit_job import COMMIT_JOB
+
+            self.jobs.enqueue(COMMIT_JOB, run_id, {"run_id": run_id})  # the worker retries until the graph confirms
+            return self.runs.update(run_id, status="commit_pending", phase="commit", committed=result.to_dict())
+        if result.already_processed and run.status != "committing" and not retry:
             self.runs.add_error(run_id, "commit", "The content was processed by another run meanwhile; nothing was written.")
             return self.runs.update(run_id, status="already_processed", phase="commit")
         self.runs.progress(run_id, "commit", 1, 1, (time.perf_counter() - started) * 1000)

@@ -127,3 +127,7 @@ def add_parser(sub: Any) -> None:
     scan = actions.add_parser("scan", help="report personal data in the graph (types and counts, never values)")
     scan.add_argument("--purge", action="store_true", help="remove what is found; each removal is audited")
     scan.set_defaults(func=cmd_graph_scan)
+
+    from regintel.graph.verify import add_parser as add_verify_parser
+
+    add_verify_parser(actions)
