@@ -45,10 +45,24 @@ class NoteConcept:
     quotes: list[Quote]
 
 
-def note_name(title: str) -> str:
-    """A file and link name Obsidian accepts: no path separators, no link syntax, no control characters."""
-    name = UNSAFE_NAME.sub(" ", printable(title)).strip(" .")
-    return " ".join(name.split())[:120] or "Concepto"
+NAME_BYTES = 120  # file systems count bytes (255 per name): 40 CJK characters are 120 bytes, not 40
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    """``text`` shortened to at most ``limit`` UTF-8 bytes, never inside a character."""
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore").rstrip(" .")
+
+
+def note_name(title: str, concept_id: str = "") -> str:
+    """A file and link name Obsidian accepts: no path separators, no link syntax, no control characters, at most
+    NAME_BYTES bytes. When the title had to change to become a name (``a/b`` and ``a b`` would both be ``a b``;
+    two long titles may share their first 120 bytes), the concept id's first 8 characters are appended, so each
+    concept keeps its own file."""
+    cleaned = " ".join(UNSAFE_NAME.sub(" ", printable(title)).split()).strip(" .")
+    name = _cut_bytes(cleaned, NAME_BYTES)
+    if concept_id and name != title:
+        name = f"{_cut_bytes(name, NAME_BYTES - 9)} {concept_id[:8]}".strip()
+    return name or "Concepto"
 
 
 def render_note(concept: NoteConcept, relations: dict[str, list[tuple[str, str]]], source_title: str,
@@ -97,14 +111,14 @@ def export_notes(store: GraphStore, notes_dir: Path, committed: list[dict], prop
     for row in store.query(queries.CONCEPT_RELATIONS_BY_IDS, {"ids": ids}) if ids else []:
         if row["type"] in RELATION_DESCRIPTIONS and row.get("target"):
             relations.setdefault(row["source"], {}).setdefault(row["type"], []).append(
-                (row["target"], note_name(row.get("target_title") or row["target"])))
+                (row["target"], note_name(row.get("target_title") or row["target"], row["target"])))
     written = []
     names_used: set[str] = set()
     for row in committed:
         concept = by_ref.get(row.get("ref", ""))
         if concept is None or not row.get("id"):
             continue
-        name = note_name(concept.title)
+        name = note_name(concept.title, row["id"])
         if name.lower() in names_used:
             name = f"{name} {row['id'][:8]}"
         names_used.add(name.lower())
