@@ -31,6 +31,7 @@ if identity is None:  # every page's address leads to the sign-in page, which th
     asked.run()
     st.stop()
 
+auth.sync_cookies()  # first, so the browser keeps a fresh local sign-in (reloads, new tabs) before anything shows
 with st.sidebar:
     st.caption(f"Signed in as **{markdown_label(identity.user_name)}** ({identity.role}) · tenant "
                f"**{markdown_label(identity.tenant_name)}**")
@@ -38,7 +39,6 @@ with st.sidebar:
         auth.sign_out()
         st.rerun()
 
-auth.sync_cookies()  # the browser keeps a fresh local sign-in across reloads and tabs
 pages = {url: st.Page(path, title=title, icon=icon, url_path=url or None, default=not url)
          for path, title, icon, url in pages_for(identity.role)}
 shown = st.navigation(list(pages.values()))

@@ -98,7 +98,7 @@ def cmd_ask(app: RegIntel, args: argparse.Namespace) -> int:
 
 
 def cmd_demo(app: RegIntel, args: argparse.Namespace) -> int:
-    from regintel.demo import seed_demo, seed_extraction
+    from regintel.demo import seed_demo, seed_enrichment, seed_extraction
 
     if not app.status().index.ready:
         print(app.ingest(progress=_progress_printer()).summary())
@@ -107,6 +107,7 @@ def cmd_demo(app: RegIntel, args: argparse.Namespace) -> int:
         print(f"extraction: skipped (the rules graph is not available: {app.graph_problem})")
         return 0
     print(seed_extraction(app))
+    print(seed_enrichment(app))
     return 0
 
 

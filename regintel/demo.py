@@ -73,6 +73,15 @@ EXTRACTION_SOURCE = ("eu-dora", "Article 3")
 EXTRACTION_FEEDBACK = "rename 1 to Digital operational resilience (DORA)"
 
 
+def seed_enrichment(app: RegIntel) -> str:
+    """Run the enrichment jobs the demo's turns queued, so its concepts are linked to the articles that define or
+    mention them (the Graph Explorer takes "Personal data breach" to GDPR Articles 4, 33 and 34)."""
+    from regintel.jobs.worker import run_worker
+
+    processed = run_worker(app.jobs, app.worker_handlers(), once=True)
+    return f"enrichment: {processed} jobs (concepts linked to the sections that define or mention them)"
+
+
 def seed_extraction(app: RegIntel) -> str:
     """One committed extraction over a real corpus article (skipped when that content is already processed)."""
     from regintel.extraction.content import content_from_corpus

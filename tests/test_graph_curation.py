@@ -16,6 +16,8 @@ from regintel.identity.roles import Identity
 from regintel.store import Database
 from tests.graph_backends import backend_store
 
+pytestmark = pytest.mark.slow  # an embedded graph server per test
+
 CURATOR = Identity("t1", "alpha", "u1", "carol", "curator", "local")
 ANALYST = Identity("t1", "alpha", "u2", "alice", "analyst", "local")
 BREACH, LEAK = "DATA_PROTECTION|PERSONAL_DATA_BREACH|EU", "DATA_PROTECTION|DATA_LEAK|EU"

@@ -15,6 +15,8 @@ from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResol
 from regintel.graph.write_service import GraphWriteService
 from tests.graph_backends import backend_store
 
+pytestmark = pytest.mark.slow  # an embedded graph server per test
+
 TRICKY = 'Quote "marks", back\\slash, `tick`, newline\nand }) MATCH (n) DETACH DELETE n //'
 
 

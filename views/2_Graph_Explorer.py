@@ -48,6 +48,21 @@ def back_to_overview() -> None:
     st.session_state.update(gx_focus="", gx_find=None, gx_search="")
 
 
+def section_text(key: str) -> None:
+    """The passage text of a section, from the search index (shown as plain text)."""
+    with st.expander("Text of this section", icon=":material/article:"):
+        with st.spinner("Reading the index…"):
+            index = state.app().index_or_none()
+        if index is None:
+            st.caption("The index is not built yet.")
+            return
+        parts = [c for cid, c in sorted(index.chunks.items()) if cid == key or cid.startswith(key + "~")]
+        for chunk in parts[:6]:
+            st.text(chunk.text)
+        if not parts:
+            st.caption("No passage of the index belongs to this section.")
+
+
 def curate(key: str, details: dict) -> None:
     """Curators and admins fix a concept: rename, aliases, retire or restore, merge into another (audited)."""
     with st.expander("Curate this concept (curators)", icon=":material/edit:"):
@@ -194,6 +209,8 @@ if chosen:
                                             "source": s["url"] if str(s["url"] or "").startswith("https://") else ""} for s in details["sections"]]),
                              hide_index=True, width="stretch", column_config={"source": st.column_config.LinkColumn("source")})
         st.button("Focus the graph on this node", on_click=lambda: st.session_state.update(gx_focus=chosen))
+        if "Section" in details["labels"]:
+            section_text(chosen)
         if "Concept" in details["labels"] and identity.can("approve"):
             curate(chosen, details)
 

@@ -60,7 +60,7 @@ network.once("stabilizationIterationsDone", function () {
 
 def legend_html(labels: set[str]) -> str:
     """The colour key of the kinds of node in view (fixed words and colours only)."""
-    items = "".join(f'<span style="margin-right:14px;white-space:nowrap"><span style="display:inline-block;width:11px;'
+    items = " ".join(f'<span style="margin-right:14px;white-space:nowrap"><span style="display:inline-block;width:11px;'
                     f'height:11px;border-radius:50%;background:{COLORS[label]};margin-right:5px"></span>{label}</span>'
                     for label in LEGEND_LABELS if label in labels)
     return f'<div id="legend" style="font:13px system-ui,sans-serif;padding:4px 8px;color:#333">{items}</div>'
