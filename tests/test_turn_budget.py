@@ -7,9 +7,10 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from regintel.config import load_settings
+from regintel.errors import StoreError
 from regintel.llm.chunks import ErrorChunk, TextChunk
 from regintel.llm.deadline import DeadlineExceeded, within
 from regintel.llm.openai_compatible import OpenAICompatibleProvider
@@ -186,3 +187,28 @@ def test_a_trickling_server_ends_the_turn_at_the_deadline_and_the_partial_answer
     assert first.startswith("VAT is") and response.status == "failed" and "did not finish within 2 seconds" in response.error
     ((content, status),) = stored_answers(engine, conversation)
     assert status == "failed" and content.startswith("VAT is") and content == response.answer
+
+
+@pytest.mark.slow  # indexes a corpus file
+def test_a_full_database_gets_a_plain_message_and_keeps_no_half_turn(engine_over_server):
+    """A full disk, as SQLite sees it: a page quota (PRAGMA max_page_count) at the database's current size."""
+    engine, server, tenant, user = engine_over_server
+    server.scripts = [flood]
+    conversation = engine.repo.create_conversation(tenant, user).id
+    db = engine.db
+    with db.engine.connect() as conn:
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
+    quota = event.listens_for(db.engine, "connect")(lambda dbapi, _: dbapi.execute(f"PRAGMA max_page_count={pages}"))
+    db.engine.dispose()  # every new connection gets the quota
+    try:
+        with pytest.raises(StoreError) as refused:
+            engine.stream_turn(tenant, user, conversation, QUESTION).consume()
+    finally:
+        event.remove(db.engine, "connect", quota)
+        db.engine.dispose()
+    message = str(refused.value)
+    assert "could not be saved (database or disk is full)" in message and "Neither the question nor the answer" in message
+    assert "/" not in message and "INSERT" not in message
+    assert stored_answers(engine, conversation) == []
+    with db.session() as session:
+        assert session.scalars(select(Message).where(Message.conversation_id == conversation)).all() == []

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, Iterator
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
 from regintel.chat.citation_numbers import CitationRenumbering
@@ -36,7 +38,7 @@ from regintel.concepts.capture import ConceptOutcome, handle_concept_metadata
 from regintel.concepts.lexicon import ConceptLexicon
 from regintel.config import Settings
 from regintel.egress.sanitiser import redact, sanitise
-from regintel.errors import RateLimited
+from regintel.errors import RateLimited, StoreError
 from regintel.tenancy import TenantDirectory
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.llm.router import LlmRouter
@@ -454,7 +456,10 @@ class ComplianceEngine:
         cacheable = cache_key_ and response.status == "complete" and not response.from_cache
         if cacheable:
             trace.steps.append({"step": "cache_store", "ms": 0.0, "ttl_seconds": self.settings.response_cache_ttl_seconds})
-        saved = self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+        try:  # one transaction: question, answer, citations and trace are kept together or not at all
+            saved = self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+        except (SQLAlchemyError, OSError) as exc:
+            raise StoreError(not_stored(exc)) from exc
         if cacheable:  # only an answer that was saved is cached
             try:
                 self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.question, saved.to_dict())
@@ -476,6 +481,18 @@ class ComplianceEngine:
         yield response.answer
         yield self._finish(turn, response, trace, None)
 
+
+
+def not_stored(exc: BaseException) -> str:
+    """What the analyst reads when a turn cannot be stored (a full disk, a read-only data directory): what
+    happened and what was kept, without file paths or SQL."""
+    reason = str(getattr(exc, "orig", None) or getattr(exc, "strerror", None) or exc.__class__.__name__)
+    reason = reason.splitlines()[0][:120] if reason else "write refused"
+    if "/" in reason or "\\" in reason:
+        reason = exc.__class__.__name__
+    return (f"This answer could not be saved ({reason}): the data store is full or read-only. Neither the question "
+            "nor the answer was kept; the conversation is as it was before. Ask again once the administrator has "
+            "freed space.")
 
 def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
     return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity,
