@@ -41,9 +41,12 @@ LEGEND_LABELS = ("Concept", "Rule", "Section", "Jurisdiction", "Label", "Content
 # picture stands still; labels drawn on every node; hovering shows the tooltip
 OPTIONS = {
     "physics": {"enabled": True, "solver": "barnesHut",
-                "barnesHut": {"gravitationalConstant": -6000, "springLength": 140, "avoidOverlap": 0.3},
+                "barnesHut": {"gravitationalConstant": -4000, "centralGravity": 0.4, "springLength": 110,
+                              "avoidOverlap": 0.4},
                 "stabilization": {"enabled": True, "iterations": 250, "updateInterval": 50, "fit": True}},
-    "nodes": {"font": {"size": 14, "face": "system-ui, sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"}},
+    # labels are drawn at every zoom (vis-network hides them below a 5 px font by default: a view of dots)
+    "nodes": {"font": {"size": 18, "face": "system-ui, sans-serif", "strokeWidth": 4, "strokeColor": "#ffffff"},
+              "scaling": {"label": {"enabled": False, "drawThreshold": 0}}},
     "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}}},
     "interaction": {"hover": True, "tooltipDelay": 150},
 }
