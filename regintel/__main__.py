@@ -120,7 +120,14 @@ def cmd_export_notes(app: RegIntel, args: argparse.Namespace) -> int:
     for run in runs:
         print(f"{run.id[:8]} {run.status:<20} {len(run.committed.get('notes', []))} notes  {run.content_title}")
     print(f"{len(runs) - len(pending)} run(s) exported to {app.settings.notes_path}, {len(pending)} still pending")
-    return 1 if pending else 0
+    from regintel.graph.verify import verify_graph
+
+    differences = verify_graph(app.db, app.require_graph())  # notes written from a graph that lost a commit lie
+    for difference in differences:
+        print(difference.line())
+    if differences:
+        print(f"{len(differences)} committed item(s) missing from the graph: see `python -m regintel graph verify`")
+    return 1 if pending or differences else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

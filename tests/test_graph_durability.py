@@ -104,6 +104,11 @@ def test_graph_verify_lists_a_lost_committed_concept_and_a_lost_captured_concept
     assert cmd_graph_verify(app, None) == 1
     out = capsys.readouterr().out
     assert f"extraction run {run.id}: concept missing from the graph: {lost}" in out
+    from regintel.__main__ import cmd_export_notes
+
+    notes_app = SimpleNamespace(extraction=world.wf, settings=world.settings, db=world.db, require_graph=lambda: world.graph)
+    assert cmd_export_notes(notes_app, SimpleNamespace(all=True)) == 1, "export-notes does not report success"
+    assert f"concept missing from the graph: {lost}" in capsys.readouterr().out
     assert "chat answer" in out and "DATA|CAPTURED|EU" in out
     world.graph.write("MERGE (c:Concept {key: 'DATA|CAPTURED|EU'}) SET c.id = 'x'")
     approved_again = world.wf.runs.update(run.id, status="commit_pending")
