@@ -18,14 +18,18 @@ passes its own collaborators as keyword arguments instead of building a second r
 from __future__ import annotations
 
 import logging
+import re
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from regintel.config import Settings, get_settings
-from regintel.errors import GraphError, GraphUnavailable, IndexError_
+from regintel.errors import GraphError, GraphUnavailable, IndexError_, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,18 @@ class SystemStatus:
     def offline(self) -> bool:
         return bool(self.llm.get("offline"))
 
+
+
+def write_failure(exc: BaseException) -> str | None:
+    """The reason, when ``exc`` is a store refusing to write (a full disk or quota, a read-only directory), from
+    the file system, SQLite/SQLAlchemy or Chroma (which reports "disk I/O error" in its own exception type)."""
+    if isinstance(exc, (OSError, sqlite3.Error, SQLAlchemyError)):
+        text = getattr(exc, "strerror", None) or str(getattr(exc, "orig", None) or exc)
+    elif type(exc).__module__.startswith("chromadb") and re.search(r"disk|full|read-?only|I/O", str(exc), re.I):
+        text = str(exc)
+    else:
+        return None
+    return (text.splitlines() or [exc.__class__.__name__])[0][:120]
 
 class RegIntel:
     """Owns settings, SQL database, search index, rules graph, concept lexicon, LLM router, job queue, tenants."""
@@ -360,7 +376,15 @@ class RegIntel:
         from regintel.retrieval.ingest_lock import ingestion_lock
 
         with ingestion_lock(self.settings.data_dir, wait, on_wait):
-            return self._ingest(corpus_dir, progress, seed_graph)
+            try:
+                return self._ingest(corpus_dir, progress, seed_graph)
+            except Exception as exc:
+                reason = write_failure(exc)
+                if reason is None:
+                    raise
+                raise StoreError(f"Indexing stopped: the data directory {self.settings.data_dir} could not be written "
+                                 f"({reason}). Run ingest again once there is space: only passages not yet indexed "
+                                 "are embedded again.") from exc
 
     def _ingest(self, corpus_dir: Path | None, progress: Progress | None, seed_graph: bool):
         from regintel.retrieval.ingest import ingest_corpus

@@ -61,3 +61,26 @@ def test_two_cli_ingestions_started_together_both_finish_without_a_traceback(tmp
     for _, err in outputs:
         assert "Traceback" not in err, err
     assert sum("Another ingestion is running" in err for _, err in outputs) == 1, outputs
+
+
+def _file_size_quota(limit: int):
+    """In the child: files cannot grow past ``limit`` bytes (writes fail with EFBIG, as a full quota would)."""
+    def apply() -> None:
+        import resource
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.slow  # a real CLI ingestion that runs out of space
+def test_an_ingestion_that_runs_out_of_space_says_so_without_a_traceback(tmp_path):
+    corpus = make_small_corpus(tmp_path / "corpus", {"be/be-guidance-asbl-tva-fr.md": {}})
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")},
+           "REGINTEL_DATA_DIR": str(tmp_path / "data"), "REGINTEL_CORPUS_DIR": str(corpus)}
+    run = subprocess.run([sys.executable, "-m", "regintel", "ingest", "--no-graph"], cwd=REPO_ROOT, env=env,
+                         capture_output=True, text=True, timeout=600, preexec_fn=_file_size_quota(64_000))
+    assert run.returncode == 2, (run.stdout[-2000:], run.stderr[-3000:])
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    assert "Indexing stopped: the data directory" in run.stderr and "could not be written" in run.stderr
