@@ -13,6 +13,7 @@ from regintel.extraction.report import build_report, diff_revisions
 from regintel.extraction.workflow import PHASE_LABELS, PHASES
 from regintel.graph.store import GraphError
 from regintel.retrieval.corpus import scan_corpus
+from regintel.runtime import write_failure
 from regintel.ui import auth, state
 from regintel.ui.untrusted import markdown_label
 
@@ -266,6 +267,12 @@ if run.status == "review":
                 app.audit.record("approve", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id,
                                  outcome="refused", reason=str(exc)[:200])
                 show_error(exc)
+            except Exception as exc:  # a full disk or read-only data directory: a sentence, not a traceback
+                if write_failure(exc) is None:
+                    raise
+                st.error(f"The approval could not be recorded ({markdown_label(write_failure(exc))}): the data store "
+                         "is full or read-only. Approve again once there is space: the commit is written again "
+                         "safely (every write is a merge).", icon=":material/error:")
             else:
                 app.audit.record("approve", tenant_id=identity.tenant_id, actor=identity.user_name, target=run.id,
                                  title=run.content_title[:200], status=committed.status)
