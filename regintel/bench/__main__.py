@@ -27,7 +27,7 @@ def _retrieval(args: argparse.Namespace) -> int:
         fusion.rrf_k = args.rrf_k
     result = run_retrieval_bench(
         settings, Path(args.passages), Path(args.questions), args.mode, args.k, args.limit, fusion,
-        log=(lambda *_: None) if args.json else print,
+        log=(lambda *_: None) if args.json else print, ranker=Path(args.ranker) if args.ranker else None,
     )
     print_report(result, args.json)
     return 0
@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     retrieval.add_argument("--dense-weight", type=float)
     retrieval.add_argument("--bm25-weight", type=float)
     retrieval.add_argument("--rrf-k", type=int)
+    retrieval.add_argument("--ranker", help="re-rank with this learned ranker model (in-sample on the files it was "
+                           "trained on: quality figures of a trained ranker come from train-ranker's out-of-fold run)")
     retrieval.add_argument("--json", action="store_true", help="print one JSON object last")
     retrieval.set_defaults(func=_retrieval)
 

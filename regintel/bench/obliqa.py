@@ -83,3 +83,14 @@ def load_passages(path: Path) -> list[Chunk]:
 
 def load_questions(path: Path) -> list[Question]:
     return [Question(str(r["qid"]), str(r["question"]), frozenset(map(str, r["gold_pids"]))) for r in _jsonl(path)]
+
+
+def obliqa_references(path: Path) -> dict[str, frozenset[str]]:
+    """ObliQA-XRef's passage-to-passage citations as the ranker's cross-reference graph."""
+    references: dict[str, set[str]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                references.setdefault(str(row["source_pid"]), set()).add(str(row["target_pid"]))
+    return {source: frozenset(targets) for source, targets in references.items()}

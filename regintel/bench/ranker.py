@@ -72,7 +72,7 @@ def normalised(question: str) -> str:
 
 def collect_obliqa(settings: Settings, questions_path: Path, dataset: str, candidates: int,
                    limit: int | None, log: Callable[..., None]) -> list[Group]:
-    from regintel.bench.obliqa import load_questions
+    from regintel.bench.obliqa import load_questions, obliqa_references
     from regintel.bench.retrieval import open_bench_index
 
     passages = questions_path.with_name("passages.jsonl")
@@ -93,17 +93,6 @@ def collect_obliqa(settings: Settings, questions_path: Path, dataset: str, candi
         groups.append(Group(dataset, normalised(question.question), ids, matrix, labels, elapsed,
                             set(question.gold_pids)))
     return groups
-
-
-def obliqa_references(path: Path) -> dict[str, frozenset[str]]:
-    """ObliQA-XRef's passage-to-passage citations as the ranker's cross-reference graph."""
-    references: dict[str, set[str]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                references.setdefault(str(row["source_pid"]), set()).add(str(row["target_pid"]))
-    return {source: frozenset(targets) for source, targets in references.items()}
 
 
 def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None]) -> list[Group]:

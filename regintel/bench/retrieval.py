@@ -17,11 +17,12 @@ from statistics import median
 from tqdm import tqdm
 
 from regintel.bench.metrics import mean_metrics, percentile
-from regintel.bench.obliqa import load_passages, load_questions
+from regintel.bench.obliqa import load_passages, load_questions, obliqa_references
 from regintel.config import Settings
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.index_io import make_embedder
 from regintel.retrieval.ingest import VectorSync, sync_vectors
+from regintel.retrieval.ranker import LearnedRanker
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 
@@ -82,11 +83,17 @@ def run_retrieval_bench(
     limit: int | None = None,
     fusion: FusionConfig | None = None,
     log=print,
+    ranker: Path | None = None,
 ) -> dict:
     questions = load_questions(questions_path)[: limit or None]
     log(f"indexing the passages of {passages_path} ...")
     built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25")
     passages, index, embedder, sync = built.passages, built.index, built.index.embedder, built.sync
+    if ranker is not None:
+        index.ranker = LearnedRanker.load(ranker)
+        if index.ranker is None:
+            raise SystemExit(f"the ranker model {ranker} cannot be used (see the warning above)")
+        index.references = obliqa_references(Path(passages_path).with_name("crossrefs.jsonl"))
     bm25_seconds, index_seconds = built.bm25_seconds, built.index_seconds
     log(f"embedding {len(questions)} questions (cached after the first run) ...")
     q_started = time.perf_counter()
@@ -116,6 +123,7 @@ def run_retrieval_bench(
         "questions": len(questions),
         "passages": len(passages),
         "mode": mode,
+        "ranker": str(ranker) if ranker else None,
         "fusion": {
             "method": fusion_used.method,
             "dense_weight": fusion_used.dense_weight,
