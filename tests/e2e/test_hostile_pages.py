@@ -193,6 +193,7 @@ def test_tenant_names_titles_source_urls_and_quotes_draw_no_link_or_image(hostil
     page.get_by_label("Text (paragraphs become quotes)").fill(PASTED)
     page.get_by_test_id("stFormSubmitButton").get_by_role("button", name="Create content and extract").click()
     page.get_by_role("tab", name=re.compile(r"New concepts \(\d+\)")).wait_for(timeout=90_000)
+    page.get_by_text("the regulator", exact=False).first.wait_for(timeout=60_000)  # the tab's content, not just its label
     body = page.inner_text("body").replace("\u2060", "")
     assert TITLE in body and "Source: https://evil.example/source" in body and "[the regulator]" in body
     assert_no_foreign_link(page, requested)
