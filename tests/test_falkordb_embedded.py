@@ -35,6 +35,27 @@ def test_data_survives_a_clean_restart(tmp_path):
     again.server.shutdown(save=False)
 
 
+def test_a_directory_from_before_the_append_only_log_keeps_its_graph(tmp_path):
+    """Upgrade: a snapshot and no log. Started with the log on, redis came up empty and saved the emptiness over
+    the snapshot; it must start from the snapshot and keep every node through later kills."""
+    import shutil
+
+    server = EmbeddedFalkorDB(tmp_path, snapshot_seconds=60)
+    store = FalkorDBStore("g", server=server)
+    GraphWriteService(store).upsert_nodes("Rule", [{"key": f"r{i}", "title": f"rule {i}"} for i in range(50)])
+    store.close()
+    server.shutdown()
+    shutil.rmtree(tmp_path / "appendonlydir")  # what a directory written before the log looked like
+    assert (tmp_path / "graph.rdb").exists()
+    upgraded = FalkorDBStore("g", server=EmbeddedFalkorDB(tmp_path, snapshot_seconds=60))
+    assert len(rules(upgraded)) == 50
+    assert (tmp_path / "appendonlydir").is_dir(), "the log is on after the upgrade"
+    GraphWriteService(upgraded).upsert_nodes("Rule", [{"key": "after", "title": "written after the upgrade"}])
+    upgraded.server.kill()  # no final snapshot: the log must hold both the old graph and the new write
+    assert len(rules(upgraded)) == 51
+    upgraded.server.shutdown(save=False)
+
+
 def test_a_killed_server_loses_at_most_the_snapshot_window_and_is_restarted(tmp_path):
     server = EmbeddedFalkorDB(tmp_path, snapshot_seconds=1)
     store = FalkorDBStore("g", server=server)

