@@ -81,12 +81,13 @@ class ChunkVectorStore:
 
     def query(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         """Nearest chunks as (id, cosine similarity), best first."""
-        if self.count() == 0:
+        stored = self.count()  # once: each count is a round trip into Chroma (~2-5 ms, twice a search before)
+        if stored == 0:
             return []
         try:
             result = self.collection.query(
                 query_embeddings=[np.asarray(vector, dtype=np.float32)],
-                n_results=min(k, self.count()),
+                n_results=min(k, stored),
                 where=dict(where) if where else None,
                 include=["distances"],
             )
