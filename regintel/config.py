@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     graph_snapshot_seconds: int = Field(2, ge=1, le=3600, description="Embedded FalkorDB snapshot interval: a killed graph server loses at most this window of writes.")
     chat_top_k: int = Field(8, ge=1, le=50, description="Passages retrieved afresh for a chat turn.")
     chat_context_limit: int = Field(20, ge=2, le=100, description="Most passages in a turn's unified context (previous turn's, older turns' cited, fresh).")
+    chat_fresh_passages: int = Field(8, ge=0, le=100, description="Places in the unified context kept for the current question's own hits, however long the conversation; earlier turns' passages share the rest, the most relevant to the question first.")
     chat_rate_limit_per_hour: int = Field(100, ge=0, le=100000, description="Questions a user may ask per rolling hour (0: no limit).")
     response_cache_ttl_seconds: int = Field(3600, ge=0, le=604800, description="Lifetime of a cached first-turn answer (0 turns the response cache off).")
     concept_language: Literal["auto", "es", "en", "fr", "de", "nl", "it", "pt"] = Field("auto", description="Language of extracted concepts and of their markdown notes' section titles; `auto`: the language of the source they are extracted from (English for the English corpus, French for the French VAT texts). The self-critique flags concepts in another language.")

@@ -190,6 +190,13 @@ def build_parser() -> argparse.ArgumentParser:
     egress = sub.add_parser("egress", help="precision / recall of the PII sanitiser over its case table")
     egress.set_defaults(func=_egress)
 
+    conversation = sub.add_parser("conversation", help="a scripted 10-turn topic-switching conversation: fresh "
+                                  "passages reaching the model per turn, empty answers")
+    conversation.add_argument("--data-dir", help="scratch data directory (default: the answers bench's)")
+    conversation.add_argument("--turns", type=int, default=10)
+    conversation.add_argument("--json", action="store_true", help="print one JSON object last")
+    conversation.set_defaults(func=_conversation)
+
     ranker = sub.add_parser("train-ranker", help="train the learned second-stage ranker (ObliQA dev, ObliQA-MP dev, "
                             "demo dev split); out-of-fold and held-back figures; saves the model")
     ranker.add_argument("--obliqa-dir", default=str(OBLIQA_DIR), help="folder with passages.jsonl, obliqa_dev.jsonl, "
@@ -206,6 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--json", action="store_true", help="print one JSON object last")
     ranker.set_defaults(func=_train_ranker)
     return parser
+
+
+def _conversation(args: argparse.Namespace) -> int:
+    from regintel.bench.conversation import main as conversation_main
+
+    return conversation_main(args)
 
 
 def _train_ranker(args: argparse.Namespace) -> int:

@@ -120,22 +120,56 @@ def build_unified_context(
     limit: int = 20,
     siblings: Callable[[Source], Sequence[Source]] | None = None,
     widen_hits: int | None = None,
+    fresh_minimum: int = 0,
+    relevance: Callable[[Sequence[Source]], Sequence[float]] | None = None,
+    cited: frozenset[str] = frozenset(),
 ) -> list[ContextPassage]:
     """``older_turns_used``: for each older turn, most recent first, the passages its answer cited. ``siblings``
-    (e.g. an :class:`ArticleSiblings`): widen the fresh hits to their article, see :func:`widen_to_articles`."""
+    (e.g. an :class:`ArticleSiblings`): widen the fresh hits to their article, see :func:`widen_to_articles`.
+
+    A budget, not a queue (issue 20): ``fresh_minimum`` places are kept for the current question's own hits, so a
+    long conversation cannot crowd them out; when the earlier turns' passages do not fit in the rest, those most
+    relevant to the current question are kept (``relevance``: a score per passage, e.g. the cosine with the
+    question; a passage the previous answer cited, in ``cited``, comes first), in their conversation order.
+    Without ``relevance`` the most recent ones are kept. A passage of an earlier turn that the current question
+    retrieves again is current evidence: it is listed (once) with the fresh hits and graded with them."""
     ordered: list[ContextPassage] = [replace(p, origin="previous", turns_ago=1) for p in previous_turn]
     for turns_ago, used in enumerate(older_turns_used, start=2):
         ordered += [replace(p, origin="history", turns_ago=turns_ago) for p in used]
-    ordered += [replace(p, origin="current", turns_ago=0) for p in fresh]
-    unified: list[ContextPassage] = []
-    seen: set[str] = set()
-    for passage in ordered:
-        if passage.chunk_id in seen:
-            continue
-        seen.add(passage.chunk_id)
-        unified.append(replace(passage, index=len(unified) + 1))
-        if len(unified) >= limit:
-            break
+    current = [replace(p, origin="current", turns_ago=0) for p in _unique(fresh)]
+    fresh_ids = {p.chunk_id for p in current}
+    history = [p for p in _unique(ordered) if p.chunk_id not in fresh_ids]  # retrieved again: current evidence
+    room = max(limit - min(fresh_minimum, len(current)), 0)
+    if len(history) > room:
+        history = _most_relevant(history, room, relevance, cited)
+    unified = [replace(p, index=i) for i, p in enumerate((history + current)[:limit], start=1)]
     if siblings is not None:
         unified = widen_to_articles(unified, siblings, limit, widen_hits)
     return unified
+
+
+def _unique(passages: Iterable[ContextPassage]) -> list[ContextPassage]:
+    seen: set[str] = set()
+    kept = []
+    for passage in passages:
+        if passage.chunk_id not in seen:
+            seen.add(passage.chunk_id)
+            kept.append(passage)
+    return kept
+
+
+def _most_relevant(history: list[ContextPassage], room: int,
+                   relevance: Callable[[Sequence[Source]], Sequence[float]] | None,
+                   preferred: set[str] | frozenset[str]) -> list[ContextPassage]:
+    """The ``room`` earlier passages to keep, in their original order."""
+    if room <= 0:
+        return []
+    if relevance is None:
+        return history[:room]
+    try:
+        scores = list(relevance([p.source for p in history]))
+    except Exception:  # a side signal: without it the most recent passages are kept
+        return history[:room]
+    ranked = sorted(range(len(history)), key=lambda i: (history[i].chunk_id not in preferred, -scores[i], i))
+    keep = set(ranked[:room])
+    return [p for i, p in enumerate(history) if i in keep]

@@ -206,7 +206,9 @@ class ComplianceEngine:
                                                            for o in ("previous", "history", "current")},
                           widened=sum(bool(p.widened_from) for p in passages))  # parent-document widening
         with trace.step("evidence") as record:
-            graded_sources = fresh if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
+            # the grade reads the passages the model is given: the fresh hits that made it into the context
+            seen = [p.source for p in passages if p.origin == "current" and not p.widened_from]
+            graded_sources = seen if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
@@ -304,9 +306,18 @@ class ComplianceEngine:
     # -- unified context with parent-document widening (issue 16 item 4; regintel/chat/context.py) -----------------
     def _unified_context(self, turn: TurnInput, fresh: list[Source]) -> list[ContextPassage]:
         previous = turn.history[-1].own_passages if turn.history else []
+        cited = frozenset(p.chunk_id for p in turn.history[-1].used_passages) if turn.history else frozenset()
         older = [t.used_passages for t in reversed(turn.history[:-1])]
         return build_unified_context(previous, older, [ContextPassage(s) for s in fresh], self.settings.chat_context_limit,
-                                     siblings=self._article_siblings())
+                                     siblings=self._article_siblings(), fresh_minimum=self.settings.chat_fresh_passages,
+                                     relevance=lambda sources: self._relevance(turn.question, sources), cited=cited)
+
+    def _relevance(self, question: str, sources: list[Source]) -> list[float]:
+        """Cosine of the current question with each earlier passage (which of them still matter now)."""
+        index = self.search_index
+        vector = index.embedder.embed([question], kind="query")[0]  # cached: retrieval embedded it already
+        stored = index.vectors.vectors([s.chunk_id for s in sources])
+        return [float(stored[s.chunk_id] @ vector) if s.chunk_id in stored else 0.0 for s in sources]
 
     def _article_siblings(self) -> ArticleSiblings:
         """The parts of each article of the served index (rebuilt when the index's chunks change)."""
