@@ -168,7 +168,7 @@ def test_load_and_select_items(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_answers_bench_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_answers_and_conversation_benches_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from regintel.bench.__main__ import main
 
     items = [
@@ -213,3 +213,10 @@ def test_answers_bench_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert {"id", "question", "category", "lang", "mode", "reason", "query_type", "refused", "cited", "gold",
             "hit"} <= set(rows[0])
     assert rows[2]["previous_mode"] in {"DIRECT", "QUALIFIED", "ABSTAIN"}
+
+    # the long-conversation bench (issue 20) over the same indexed world: one conversation, topic switches
+    assert main(["conversation", "--turns", "5", "--json", "--data-dir", str(tmp_path / "data")]) == 0
+    conversation = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert conversation["turns"] == 5 and len(conversation["fresh_passages_per_turn"]) == 5
+    assert conversation["min_fresh_passages"] >= 6, conversation["fresh_passages_per_turn"]
+    assert conversation["empty_answers"] == 0 and sum(conversation["history_passages_per_turn"]) > 0
