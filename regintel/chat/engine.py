@@ -364,7 +364,8 @@ class ComplianceEngine:
         active = self._active_concepts(turn, trace)
         aspects = PromptAspects(
             jurisdictions=sorted({p.source.jurisdiction for p in passages if p.source.jurisdiction}), language=language,
-            concepts_in_scope=[c["label"] for c in active if c.get("label")])
+            concepts_in_scope=[c["label"] for c in active if c.get("label")],
+            tools=bool(getattr(self.router.provider, "supports_tools", True)))  # no tool rule for a tool-less model
         history = [(t.question, t.answer) for t in turn.history]
         messages = build_messages(turn.question, [p.prompt_source() for p in passages], aspects, history)
         answer_parts: list[str] = []  # as the model wrote it (prompt numbers): what verification reads
