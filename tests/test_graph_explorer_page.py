@@ -85,3 +85,30 @@ def test_a_curator_merges_two_concepts_through_the_page(world):
     runtime = RegIntel(world["settings"], graph=world["store"])
     event = runtime.audit.events(action="concept_merge")[0]
     assert (event.actor, event.detail["why"]) == ("carol", "the same breach")
+
+
+def test_ask_about_this_hands_a_question_naming_the_article_to_the_chat(world):
+    import streamlit as st
+
+    st.cache_resource.clear()
+    page = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=300)  # the navigation knows the Chat page
+    page.session_state["regintel_identity"] = world["users"]["alice"]
+    page.session_state["gx_live"] = False
+    page.switch_page("views/2_Graph_Explorer.py").run()
+    page.text_input(key="gx_focus").set_value(BREACH).run()
+    page.selectbox(key="gx_detail").set_value(BREACH).run()
+    page.button(key="gx_ask").click().run()
+    assert not page.exception, page.exception
+    assert [t.value for t in page.title] == ["Chat"]
+    assert page.session_state["chat_prefill"] == "What does GDPR Article 33 say about Personal data breach?"
+
+
+def test_questions_for_a_section_a_rule_and_an_unlinked_concept(world):
+    from regintel.graph.ask import question_about
+    from regintel.graph.explorer import node_details
+
+    store = world["store"]
+    assert question_about(store, node_details(store, "eu-gdpr#art-33")) == \
+        "What does GDPR Article 33 (Notification of a personal data breach) require?"
+    assert question_about(store, node_details(store, "eu-gdpr")) == "What are the main obligations of GDPR?"
+    assert question_about(store, node_details(store, LEAK)) == "What do the regulations say about Data leak?"

@@ -148,7 +148,25 @@ else:
     if turns and turns[-1].response is not None:
         st.session_state["referenced_nodes"] = [n["key"] for n in turns[-1].response.referenced_nodes]
 
-question = st.chat_input("Ask a question about the regulation…", max_chars=MAX_QUESTION_CHARS)
+def prefilled_question() -> str | None:
+    """A question handed over by the Graph Explorer's "Ask about this" (session state): shown to edit, sent on Ask."""
+    prefill = st.session_state.get("chat_prefill")
+    if not prefill:
+        return None
+    with st.container(border=True):
+        st.caption("From the Graph Explorer: edit the question if you like, then ask it.")
+        text = st.text_area("Question", value=prefill, key="chat_prefill_text", max_chars=MAX_QUESTION_CHARS)
+        buttons = st.container(horizontal=True)
+        ask, dismiss = buttons.button("Ask", type="primary", key="chat_prefill_ask"), buttons.button("Dismiss", key="chat_prefill_dismiss")
+    if ask or dismiss:
+        st.session_state.pop("chat_prefill", None)
+        st.session_state.pop("chat_prefill_text", None)
+    if dismiss:
+        st.rerun()
+    return (text.strip() or None) if ask else None
+
+
+question = st.chat_input("Ask a question about the regulation…", max_chars=MAX_QUESTION_CHARS) or prefilled_question()
 if question:
     conversation_id = current_id or repo.create_conversation(tenant_id, user_id).id
     with st.chat_message("user"):

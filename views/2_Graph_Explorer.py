@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from regintel.errors import RegIntelError
+from regintel.graph.ask import question_about
 from regintel.graph.changes import GraphChangeDetector
 from regintel.graph.curation import GraphCuration
 from regintel.graph.export import read_graph, to_cypher, to_graphml, to_jsonl
@@ -61,6 +62,16 @@ def section_text(key: str) -> None:
             st.text(chunk.text)
         if not parts:
             st.caption("No passage of the index belongs to this section.")
+
+
+def ask_in_chat(details: dict) -> None:
+    """Hand a question about the node to the Chat page (through the session, never the URL) and go there."""
+    try:
+        st.session_state.chat_prefill = question_about(store, details)
+    except GraphError as exc:
+        st.warning(f"Could not read the node's rule: {exc}")
+        return
+    st.switch_page("views/1_Chat.py")
 
 
 def curate(key: str, details: dict) -> None:
@@ -208,7 +219,11 @@ if chosen:
                 st.dataframe(pd.DataFrame([{"relation": s["type"], "section": plain(s["ref"] or s["key"], 80), "rule": s["rule"],
                                             "source": s["url"] if str(s["url"] or "").startswith("https://") else ""} for s in details["sections"]]),
                              hide_index=True, width="stretch", column_config={"source": st.column_config.LinkColumn("source")})
-        st.button("Focus the graph on this node", on_click=lambda: st.session_state.update(gx_focus=chosen))
+        actions = st.container(horizontal=True)
+        actions.button("Focus the graph on this node", on_click=lambda: st.session_state.update(gx_focus=chosen))
+        if actions.button("Ask about this", icon=":material/chat:", key="gx_ask",
+                          help="Opens the chat with a question about this node, to edit or send"):
+            ask_in_chat(details)
         if "Section" in details["labels"]:
             section_text(chosen)
         if "Concept" in details["labels"] and identity.can("approve"):
