@@ -94,3 +94,26 @@ def test_analysts_reasonless_changes_and_personal_data_are_refused_and_change_no
         curation.add_alias(BREACH, "jane.doe@example.com", by=CURATOR, why="contact")
     assert curation.concept(BREACH) == before and curation.concept(LEAK)["status"] != "retired"
     assert world["audit"].events() == []
+
+
+def test_each_change_but_a_merge_can_be_undone_from_its_audit_record(world):
+    curation = world["curation"]
+    curation.rename(BREACH, "Breach of personal data", by=CURATOR, why="closer to the text")
+    curation.add_alias(BREACH, "PDB", by=CURATOR, why="acronym")
+    curation.remove_alias(BREACH, "leak", by=CURATOR, why="no such alias")  # a no-op remove, undone below adds it
+    curation.retire(BREACH, by=CURATOR, why="obsolete")
+    history = curation.changes(BREACH, by=CURATOR)
+    assert [e.action for e in history] == ["concept_retire", "concept_alias_remove", "concept_alias_add", "concept_rename"]
+    with pytest.raises(Forbidden):
+        curation.undo(history[0].id, by=ANALYST, why="x")
+    for event in history[:1] + history[2:]:
+        curation.undo(event.id, by=CURATOR, why="too hasty")
+    state = curation.concept(BREACH)
+    assert (state["pref_label"], state["status"]) == ("Personal data breach", "active")
+    assert "PDB" not in state["alt_labels"] and "EU|pdb" not in state["label_keys"]
+    undone = world["audit"].events(action="concept_restore")[0]
+    assert (undone.actor, undone.detail["why"]) == ("carol", "undo: too hasty")
+    curation.merge(LEAK, BREACH, by=CURATOR, why="same concept")
+    with pytest.raises(InputError, match="merge cannot be undone"):
+        curation.undo(curation.changes(LEAK, by=CURATOR)[0].id, by=CURATOR, why="x")
+    assert curation.concept(LEAK)["merged_into"] == BREACH

@@ -112,3 +112,26 @@ def test_questions_for_a_section_a_rule_and_an_unlinked_concept(world):
         "What does GDPR Article 33 (Notification of a personal data breach) require?"
     assert question_about(store, node_details(store, "eu-gdpr")) == "What are the main obligations of GDPR?"
     assert question_about(store, node_details(store, LEAK)) == "What do the regulations say about Data leak?"
+
+
+def test_a_curator_undoes_a_retire_through_the_page(world):
+    page = open_explorer(world, "carol")
+    page.text_input(key="gx_focus").set_value(LEAK).run()
+    page.selectbox(key="gx_detail").set_value(LEAK).run()
+    page.radio(key=f"gx_cur_action_{LEAK}").set_value("Retire").run()
+    [t for t in page.text_input if t.label.startswith("Why (")][0].set_value("a duplicate")
+    [b for b in page.button if b.label == "Apply"][0].click().run()
+    status = "MATCH (c:Concept {key: $key}) RETURN c.status AS s"
+    assert world["store"].query(status, {"key": LEAK}) == [{"s": "retired"}]
+    undo_box = [s for s in page.selectbox if s.label == "Undo a change"][0]
+    undo_box.set_value(_only_event(world, "concept_retire"))
+    [t for t in page.text_input if t.label.startswith("Why undo")][0].set_value("not a duplicate")
+    [b for b in page.button if b.label == "Undo"][0].click().run()
+    assert not page.error, [e.value for e in page.error]
+    assert world["store"].query(status, {"key": LEAK}) == [{"s": "active"}]
+
+
+def _only_event(world, action: str) -> str:
+    runtime = RegIntel(world["settings"], graph=world["store"])
+    (event,) = runtime.audit.events(action=action)
+    return event.id

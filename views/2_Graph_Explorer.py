@@ -115,6 +115,36 @@ def curate(key: str, details: dict) -> None:
                 st.session_state.pop("gx_names", None)
                 st.session_state.pop("gx_graph", None)
                 st.success("Done: the change is in the graph and in the audit trail.")
+        undo_changes(curation, key)
+
+
+def undo_changes(curation: GraphCuration, key: str) -> None:
+    """The concept's recent curation changes (this tenant's trail); each but a merge can be undone."""
+    try:
+        history = curation.changes(key, by=identity)
+    except RegIntelError as exc:
+        st.warning(f"The audit trail could not be read: {exc}")
+        return
+    if not history:
+        return
+    described = {e.id: f"{e.at:%Y-%m-%d %H:%M} · {e.action.removeprefix('concept_').replace('_', ' ')} by "
+                       f"{plain(e.actor, 40)}: {plain(e.detail.get('why'), 80)}" for e in history}
+    with st.form(f"gx_undo_{key}", clear_on_submit=True):
+        chosen_event = st.selectbox("Undo a change", list(described), index=None, format_func=described.get,
+                                    help="A merge cannot be undone; rename, alias and retire changes can.")
+        why = st.text_input("Why undo (kept in the audit trail)", max_chars=480)
+        undo = st.form_submit_button("Undo")
+    if undo:
+        try:
+            if not chosen_event:
+                raise RegIntelError("Pick the change to undo.")
+            curation.undo(chosen_event, by=identity, why=why)
+        except (RegIntelError, GraphError) as exc:
+            st.error(str(exc))
+        else:
+            st.session_state.pop("gx_names", None)
+            st.session_state.pop("gx_graph", None)
+            st.success("Undone: the old value is back, and the undo is in the audit trail.")
 
 
 focus_param = st.query_params.get("focus", "")

@@ -6,7 +6,8 @@ what to put back), and writes through the :class:`GraphWriteService`, whose ingr
 exactly as for every other graph write. A merge moves the loser's aliases and links to the survivor and keeps the
 loser as a retired node pointing at it (``merged_into``), so the resolver sends the next chat turn that names the
 loser to the survivor instead of recreating it. Relation types in the merge queries come from the schema's
-whitelist; every value is a parameter.
+whitelist; every value is a parameter. Rename, alias and retire changes can be undone from their audit record;
+a merge cannot (the UI says so).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ CONCEPT_STATE = (
     "RETURN c.key AS key, c.pref_label AS pref_label, c.alt_labels AS alt_labels, c.status AS status, "
     "c.jurisdiction AS jurisdiction, c.merged_into AS merged_into, collect(l.key) AS label_keys"
 )
+UNDOABLE = ("concept_rename", "concept_alias_add", "concept_alias_remove", "concept_retire", "concept_restore")
 DROP_ALIAS = "MATCH (c:Concept {key: $key})-[e:HAS_LABEL]->(l:Label {key: $label}) DELETE e"
 MOVE_LABELS = (
     "MATCH (a:Concept {key: $loser})-[e:HAS_LABEL]->(l:Label) MATCH (s:Concept {key: $survivor}) "
@@ -129,6 +131,37 @@ class GraphCuration:
         self.store.write_all(statements)
         self._record("concept_merge", by, loser, why, before={"pref_label": gone["pref_label"]},
                      after={"merged_into": survivor})
+
+    # -- history and undo -------------------------------------------------------------------------------------
+    def changes(self, key: str, *, by: Identity, limit: int = 20) -> list[Any]:
+        """The curation events of one concept in the curator's tenant trail, newest first."""
+        events = self.audit.events(tenant_id=by.tenant_id, limit=2000)
+        return [e for e in events if e.target == key and e.action in UNDOABLE + ("concept_merge",)][:limit]
+
+    def undo(self, event_id: str, *, by: Identity, why: str) -> str:
+        """Put back what one audited change replaced (itself an audited change, so an undo can be undone).
+        A merge is not undoable: the links it moved are no longer told apart from the survivor's own."""
+        require_role(by, "approve")
+        event = next((e for e in self.audit.events(tenant_id=by.tenant_id, limit=2000) if e.id == event_id), None)
+        if event is None:
+            raise NotFound("No such curation change in your tenant's audit trail.")
+        if event.action == "concept_merge":
+            raise InputError("A merge cannot be undone: the links it moved are now the survivor's. Rename or add "
+                             "aliases instead, or restore the merged concept and link it again.")
+        if event.action not in UNDOABLE:
+            raise InputError(f"{event.action} is not a curation change.")
+        before, after, reason = event.detail.get("before") or {}, event.detail.get("after") or {}, f"undo: {printable(why)[:480]}"
+        if not printable(why):
+            raise InputError("Say why (it goes to the audit trail with the change).")
+        if event.action == "concept_rename":
+            self.rename(event.target, before.get("pref_label") or "", by=by, why=reason)
+        elif event.action == "concept_alias_add":
+            self.remove_alias(event.target, after.get("alias") or "", by=by, why=reason)
+        elif event.action == "concept_alias_remove":
+            self.add_alias(event.target, before.get("alias") or "", by=by, why=reason)
+        else:
+            self.retire(event.target, by=by, why=reason, retired=before.get("status") == "retired")
+        return event.action
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _start(self, key: str, by: Identity, why: str) -> tuple[dict[str, Any], str]:
