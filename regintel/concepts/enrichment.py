@@ -83,11 +83,16 @@ class ConceptEnricher:
                 if stated:
                     defined.setdefault(section_key(chunk), stated[:280])
                     definition = definition or stated
-        # mentions: the best-ranked passages that use one of the labels
+        # mentions: the best-ranked passages that use one of the labels, in sections other than the defining ones
+        # (a bare label ranks its definitions article's parts first: search wider, keep hits_per_label sections)
         for label in labels:
-            for source in self.search.search(label, k=self.hits_per_label, filters=filters).sources:
-                if fold_for_comparison(label) in fold_for_comparison(source.text):
-                    mentioned.setdefault(section_key(source), _snippet(source.text, label))
+            found = 0
+            for source in self.search.search(label, k=self.hits_per_label * 3, filters=filters).sources:
+                section = section_key(source)
+                if found < self.hits_per_label and section not in defined and section not in mentioned \
+                        and fold_for_comparison(label) in fold_for_comparison(source.text):
+                    mentioned[section] = _snippet(source.text, label)
+                    found += 1
         linked = {"DEFINED_IN": 0, "MENTIONED_IN": 0, "rejected": 0}
         for rel_type, sections in (("DEFINED_IN", defined), ("MENTIONED_IN", {k: v for k, v in mentioned.items() if k not in defined})):
             for section, evidence in sections.items():
