@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from urllib.parse import quote, unquote
 
 import pytest
 from sqlalchemy import func, select
@@ -153,3 +154,27 @@ def test_extraction_review_shows_the_committed_demo_extraction(demo_app, page):
     page.get_by_text("title 'Digital operational resilience' → 'Digital operational resilience (DORA)'").first.wait_for(timeout=30_000)
     screenshot(page, "extraction_review_demo")
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+BREACH_KEY = "DATA_PROTECTION|PERSONAL_DATA_BREACH|EU"
+
+
+def test_an_analyst_sees_no_curation_controls_but_can_ask_about_a_node(demo_app, browser):
+    app, settings = demo_app
+    added = subprocess.run([sys.executable, "-m", "regintel", "users", "add", "ali", "--tenant", "demo", "--role", "analyst",
+                            "--password-stdin"], cwd=REPO_ROOT, env=app_env(settings, laptop_mode=False), input=PASSWORD + "\n", capture_output=True,
+                           text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        sign_in(page, f"{app.url}/Graph_Explorer?focus={quote(BREACH_KEY, safe='')}", "ali")
+        page.get_by_role("button", name="Ask about this").wait_for(timeout=60_000)
+        assert page.get_by_text("Curate this concept").count() == 0
+        page.get_by_role("button", name="Ask about this").click()
+        box = page.get_by_role("textbox", name="Question")
+        box.wait_for(timeout=60_000)
+        assert box.input_value().startswith("What does GDPR Article") and box.input_value().endswith("Personal data breach?")
+    finally:
+        context.close()
+
