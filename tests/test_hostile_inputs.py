@@ -50,8 +50,9 @@ def assert_inert(markdown: str, shown: str) -> None:
     reads as ``shown``."""
     rendered = MARKDOWN.render(markdown)
     assert not ACTIVE_TAGS.search(rendered), rendered
-    visible = html.unescape(re.sub(r"</?p>", "", rendered)).strip()
-    assert " ".join(visible.split()) == " ".join(shown.split())
+    # the word joiners that stop renderers from auto-linking (regintel.ui.untrusted) are invisible: not compared
+    visible = html.unescape(re.sub(r"</?p>", "", rendered)).replace("\u2060", "").strip()
+    assert " ".join(visible.split()) == " ".join(shown.replace("\u2060", "").split())
 
 
 @pytest.fixture(scope="module")
