@@ -9,14 +9,13 @@ repaired by writing the notes again from the graph (``python -m regintel export-
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from regintel.atomic_files import write_text_atomically
 from regintel.extraction.proposal import RELATION_DESCRIPTIONS, Proposal, Quote
 from regintel.graph import queries
 from regintel.graph.store import GraphStore
@@ -89,16 +88,7 @@ def render_note(concept: NoteConcept, relations: dict[str, list[tuple[str, str]]
 
 
 def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".note-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:  # a lone surrogate from a model reply
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomically(path, text, errors="replace")  # a lone surrogate from a model reply
 
 
 def export_notes(store: GraphStore, notes_dir: Path, committed: list[dict], proposal: Proposal, quotes: list[Quote],

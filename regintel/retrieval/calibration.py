@@ -73,6 +73,8 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
+from regintel.atomic_files import write_text_atomically
+
 METHOD = "pseudo-queries-v5"
 FORMAT = 1
 MAX_QUERIES = 300
@@ -416,11 +418,7 @@ def calibrate(passages: Sequence[PassageLike], passage_vectors: np.ndarray, embe
 
 # -- storage ----------------------------------------------------------------------------------------------------
 def write_calibration(path: Path, calibration: Calibration) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(calibration.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomically(Path(path), json.dumps(calibration.to_dict(), indent=1, ensure_ascii=False))
 
 
 def read_calibration(path: Path, corpus_version: str, model_id: str) -> Calibration:

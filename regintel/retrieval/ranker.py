@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from regintel.atomic_files import write_text_atomically
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 log = logging.getLogger(__name__)
@@ -68,13 +69,9 @@ class LearnedRanker:
         return {name: round(float(g) / total, 4) for name, g in zip(self.feature_names, gains)}
 
     def save(self, path: Path) -> None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         document = {"features_version": self.features_version, "feature_names": list(self.feature_names),
                     "training": self.training, "model": self.booster.model_to_string()}
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomically(Path(path), json.dumps(document, ensure_ascii=False))
 
     @classmethod
     def load(cls, path: Path) -> "LearnedRanker | None":

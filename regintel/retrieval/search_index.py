@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from regintel.atomic_files import write_text_atomically
 from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
@@ -79,12 +80,7 @@ class SearchResult:
 
 
 def write_chunk_records(path: Path, chunks: Iterable[Chunk]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for chunk in chunks:
-            handle.write(json.dumps(chunk.__dict__, ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    write_text_atomically(path, "".join(json.dumps(chunk.__dict__, ensure_ascii=False) + "\n" for chunk in chunks))
 
 
 def read_chunk_records(path: Path) -> list[Chunk]:
