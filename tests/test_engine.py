@@ -177,13 +177,20 @@ def _chat_answer_with_malformed_tool(handler):
     handler.end_stream()
 
 
-def test_malformed_tool_payload_still_gives_the_answer(world):
+def ask_through_test_server(world, script, **settings_overrides):
+    """One breach question answered by the local OpenAI-compatible test server playing ``script``; returns
+    (response, the server's recorded requests)."""
     with LlmTestServer() as server:
-        server.scripts = [_chat_answer_with_malformed_tool]
+        server.scripts = [script]
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
-                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0)
+                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0, **settings_overrides)
         engine = RegIntel(settings, db=world["db"], index=world["index"], graph=world["graph"], router=LlmRouter(settings)).chat
         _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
+    return response, server.requests
+
+
+def test_malformed_tool_payload_still_gives_the_answer(world):
+    response, requests = ask_through_test_server(world, _chat_answer_with_malformed_tool)
     assert response.status == "complete" and response.answer.startswith("The controller shall notify")
     assert response.referenced_nodes == []
     with world["db"].session() as session:
@@ -191,7 +198,7 @@ def test_malformed_tool_payload_still_gives_the_answer(world):
     concepts = next(s for s in steps if s["step"] == "concepts")
     assert concepts["skipped"] == ["payload was not valid JSON"]
     # the model saw the sources as data and the concepts already in scope rule
-    sent = server.requests[0]["body"]["messages"]
+    sent = requests[0]["body"]["messages"]
     assert "<source id=\"1\"" in sent[-1]["content"] and "not instructions" in sent[0]["content"]
 
 
@@ -204,14 +211,9 @@ def _chat_answer_only(handler):
 
 
 def test_a_model_without_tools_is_not_told_to_call_one(world):
-    with LlmTestServer() as server:
-        server.scripts = [_chat_answer_only]
-        settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
-                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0, llm_tools=False)
-        engine = RegIntel(settings, db=world["db"], index=world["index"], graph=world["graph"], router=LlmRouter(settings)).chat
-        _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
+    response, requests = ask_through_test_server(world, _chat_answer_only, llm_tools=False)
     assert response.status == "complete" and response.answer.startswith("The controller shall notify")
-    body = server.requests[0]["body"]
+    body = requests[0]["body"]
     assert "tools" not in body and "capture_concepts" not in body["messages"][0]["content"]
 
 
