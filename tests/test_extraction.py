@@ -253,7 +253,7 @@ def test_full_disk_on_the_notes_folder_keeps_the_run_pending_with_no_torn_note(w
     run = wf.start(content.key)
     disk = FullDisk(budget=600)  # room for the first note, not the second
     with monkeypatch.context() as patch:
-        patch.setattr("regintel.extraction.notes.os.fdopen", disk.fdopen)
+        patch.setattr("regintel.atomic_files.os.fdopen", disk.fdopen)
         run = wf.approve(run.id)
     assert disk.left == 0, "the disk filled up during the export"
     assert run.status == "notes_sync_pending" and "No space left on device" in run.errors[-1]["error"]
