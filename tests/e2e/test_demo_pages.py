@@ -172,7 +172,7 @@ def test_an_analyst_sees_no_curation_controls_but_can_ask_about_a_node(demo_app,
         page.get_by_role("button", name="Ask about this").wait_for(timeout=60_000)
         assert page.get_by_text("Curate this concept").count() == 0
         page.get_by_role("button", name="Ask about this").click()
-        box = page.get_by_role("textbox", name="Question")
+        box = page.get_by_role("textbox", name="Question", exact=True)  # not the chat input ("Ask a question …")
         box.wait_for(timeout=60_000)
         assert box.input_value().startswith("What does GDPR Article") and box.input_value().endswith("Personal data breach?")
     finally:
