@@ -61,14 +61,20 @@ def concept_counts(store, keys) -> dict[str, int]:
 
 
 # -- the graph server dies during a turn ------------------------------------------------------------------------
-def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_them_once_it_is_back(settings, monkeypatch):
-    server = EmbeddedFalkorDB(settings.graph_dir)
+def chat_on_embedded_graph(settings, **server_options):
+    """The embedded graph server, its store and a chat engine on them, with one conversation of ana@acme:
+    (server, graph, engine, tenant, user, conversation id)."""
+    server = EmbeddedFalkorDB(settings.graph_dir, **server_options)
     graph = FalkorDBStore("faults", server=server)
     graph.ensure_schema()
     engine = RegIntel(settings, graph=graph).chat
     tenant = engine.repo.ensure_tenant("acme")
     user = engine.repo.ensure_user(tenant.id, "ana")
-    conversation = engine.repo.create_conversation(tenant.id, user.id).id
+    return server, graph, engine, tenant, user, engine.repo.create_conversation(tenant.id, user.id).id
+
+
+def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_them_once_it_is_back(settings, monkeypatch):
+    server, graph, engine, tenant, user, conversation = chat_on_embedded_graph(settings)
     try:
         stream = engine.stream_turn(tenant.id, user.id, conversation, QUESTION)
         deltas = iter(stream)
@@ -107,13 +113,7 @@ def test_graph_server_killed_mid_turn_answers_queues_the_concepts_and_applies_th
 def test_every_captured_concept_survives_a_graph_server_killed_right_after_the_turn(settings):
     """The turn's concepts were written and listed under its answer; a SIGKILL before any snapshot (one an hour
     here) must not lose them: the server replays its append-only log, and ``graph verify`` finds nothing missing."""
-    server = EmbeddedFalkorDB(settings.graph_dir, snapshot_seconds=3600)
-    graph = FalkorDBStore("faults", server=server)
-    graph.ensure_schema()
-    engine = RegIntel(settings, graph=graph).chat
-    tenant = engine.repo.ensure_tenant("acme")
-    user = engine.repo.ensure_user(tenant.id, "ana")
-    conversation = engine.repo.create_conversation(tenant.id, user.id).id
+    server, graph, engine, tenant, user, conversation = chat_on_embedded_graph(settings, snapshot_seconds=3600)
     try:
         response = engine.ask(tenant.id, user.id, conversation, QUESTION)
         captured = {node["key"] for node in response.referenced_nodes}
