@@ -1,0 +1,1 @@
+"""Operations: metrics and alerts, backup and restore, what an admin runs the service with (issue 22)."""

@@ -1,0 +1,1 @@
+"""Bring-your-own sources: a registry of documents with their metadata and currency, parsers, sync (issue 23)."""
