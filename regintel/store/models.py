@@ -177,6 +177,9 @@ class MessageCitation(Base):
     language: Mapped[str] = mapped_column(String(8), default="")
     used: Mapped[bool] = mapped_column(Boolean, default=True)
     origin: Mapped[str] = mapped_column(String(16), default="current")  # current / previous / history (of its turn)
+    page: Mapped[Optional[int]] = mapped_column(Integer)  # the PDF page the passage starts on (issue 23)
+    version: Mapped[str] = mapped_column(String(120), default="")  # the source's version when it was cited
+    deprecated: Mapped[bool] = mapped_column(Boolean, default=False)  # the source was deprecated when it was cited
 
     message: Mapped[Message] = relationship(back_populates="citations")
 
@@ -318,3 +321,41 @@ class ContentDraftRow(Base):
     props: Mapped[dict[str, Any]] = mapped_column(default=dict)  # title and metadata, as the Content node will hold
     quotes: Mapped[list[Any]] = mapped_column(default=list)  # quote texts in order (position 1..n)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SourceDocument(Base):
+    """A document of the served corpus with its metadata and currency (issue 23). The registry is the source of
+    truth: a corpus folder's manifest.json is imported into it, and ``sources`` add/edit/deprecate/remove change it.
+    The corpus is shared by every tenant (one index), so the registry is not per tenant."""
+
+    __tablename__ = "source_documents"
+
+    id: Mapped[str] = mapped_column(String(120), primary_key=True)  # also the document_id of its chunks
+    title: Mapped[str] = mapped_column(String(500))
+    short_title: Mapped[str] = mapped_column(String(200), default="")
+    format: Mapped[str] = mapped_column(String(16), default="markdown")  # markdown / html / pdf / docx
+    origin: Mapped[str] = mapped_column(String(16), default="upload")  # upload (file kept in the data dir) / folder
+    file_name: Mapped[str] = mapped_column(String(300), default="")
+    file_path: Mapped[str] = mapped_column(String(1000), default="")  # the original file (absolute, or data-dir relative)
+    file_sha256: Mapped[str] = mapped_column(String(64), default="")
+    jurisdiction: Mapped[str] = mapped_column(String(16), default="")
+    language: Mapped[str] = mapped_column(String(8), default="")
+    authority_level: Mapped[str] = mapped_column(String(40), default="guidance")
+    version: Mapped[str] = mapped_column(String(120), default="")
+    source_url: Mapped[str] = mapped_column(String(1000), default="")
+    license: Mapped[str] = mapped_column(String(300), default="")
+    celex: Mapped[str] = mapped_column(String(40), default="")
+    valid_from: Mapped[Optional[str]] = mapped_column(String(10))  # ISO date
+    valid_until: Mapped[Optional[str]] = mapped_column(String(10))
+    last_verified: Mapped[Optional[str]] = mapped_column(String(10))
+    deprecated: Mapped[bool] = mapped_column(Boolean, default=False)
+    supersedes: Mapped[str] = mapped_column(String(120), default="")  # id of the older version this one replaces
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active / removed
+    articles: Mapped[int] = mapped_column(Integer, default=0)
+    pages: Mapped[Optional[int]] = mapped_column(Integer)
+    chunks: Mapped[int] = mapped_column(Integer, default=0)
+    anchors: Mapped[dict[str, Any]] = mapped_column(default=dict)  # heading -> URL fragment (EUR-Lex art_N)
+    problems: Mapped[list[Any]] = mapped_column(default=list)
+    added_by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
