@@ -357,5 +357,6 @@ class SourceDocument(Base):
     anchors: Mapped[dict[str, Any]] = mapped_column(default=dict)  # heading -> URL fragment (EUR-Lex art_N)
     problems: Mapped[list[Any]] = mapped_column(default=list)
     added_by: Mapped[str] = mapped_column(String(200), default="")
+    edited_at: Mapped[Optional[datetime]] = mapped_column()  # metadata edited by a person: a manifest no longer overrides it
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
