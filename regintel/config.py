@@ -91,6 +91,8 @@ class Settings(BaseSettings):
     oidc_default_tenant: str = Field("", description="Tenant of a single-sign-on user without the tenant claim (empty: refuse the sign-in).")
     oidc_create_tenants: bool = Field(True, description="Create a tenant at the first single sign-on of one of its users (off: an admin creates it first).")
     oidc_create_users: bool = Field(True, description="Create a user at their first single sign-on (off: an admin creates it first, `users add --sso`).")
+    worker: Literal["embedded", "external"] = Field("embedded", description="Background worker: `embedded` makes the Streamlit app start and supervise one `python -m regintel worker` process per data directory (a file lock decides between several app processes; restarted with backoff when it dies, its output in `<data_dir>/worker/worker.log`); `external`: the deployment runs the worker under its own supervisor.")
+    worker_plugins: str = Field("", description="Comma-separated importable modules, each with a `worker_handlers(app)` function returning extra job handlers `{kind: handler}` for the worker (extensions).")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")
