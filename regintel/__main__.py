@@ -181,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_graph_parser(sub)
 
+    from regintel.sources.cli import add_parser as add_sources_parser
+
+    add_sources_parser(sub, _progress_printer)
+
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=None)

@@ -103,6 +103,7 @@ class RegIntel:
         self._tenants = None
         self._conversations = None
         self._jobs = None
+        self._sources = None
         self._audit = None
         self._accounts = None
         self._api_tokens = None
@@ -230,6 +231,7 @@ class RegIntel:
 
                 self._index = open_search_index(self.settings, self.embedder)
                 self._index.references = chunk_references(self._index.chunks.values())
+                self._index.currency_of = self.sources.currency  # versions, deprecations (issue 23)
             return self._index
 
     def index_or_none(self):
@@ -389,7 +391,9 @@ class RegIntel:
     def _ingest(self, corpus_dir: Path | None, progress: Progress | None, seed_graph: bool):
         from regintel.retrieval.ingest import ingest_corpus
 
-        report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder)
+        scan = self._registry_scan(Path(corpus_dir or self.settings.corpus_dir))
+        report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder, scan=scan)
+        self.sources.record_chunks(report.chunks_by_document)
         from regintel.chat.evidence import FALLBACK_THRESHOLDS
         from regintel.retrieval.index_io import calibrate_stored_index
 
@@ -407,13 +411,41 @@ class RegIntel:
             else:
                 from regintel.graph.seed import seed_corpus_graph
 
-                report.graph = seed_corpus_graph(graph, report.indexed_documents, report.indexed_chunks)
+                report.graph = seed_corpus_graph(graph, report.indexed_documents, report.indexed_chunks,
+                                                 report.removed_documents)
         with self._lock:
             self._index = None  # reopened on next use, with the new corpus version
             self._index_given = False
             self._thresholds = calibration.thresholds if calibration else None  # None: loaded again with the index
             self._chat = None  # the engine keys its response cache by corpus version
         return report
+
+    def _registry_scan(self, corpus_dir: Path):
+        """What ingestion indexes: the corpus folder imported into the source registry, and every active source
+        (issue 23); the folder's problems are reported as before."""
+        folder = self.sources.import_folder(corpus_dir)
+        scan = self.sources.documents()
+        scan.problems[:0] = folder.problems
+        scan.unreadable_ids |= folder.unreadable_ids
+        return scan
+
+    # -- bring-your-own sources (issue 23) ----------------------------------------------------------------------
+    @property
+    def sources(self):
+        """The source registry: which documents are indexed, with their metadata and currency."""
+        with self._lock:
+            if self._sources is None:
+                from regintel.sources.registry import SourceRegistry
+
+                self._sources = SourceRegistry(self.db, self.settings.data_dir)
+            return self._sources
+
+    @property
+    def source_service(self):
+        """Add / edit / deprecate / remove sources (the Sources page and ``python -m regintel sources``)."""
+        from regintel.sources.service import SourceService
+
+        return SourceService(self.sources, lambda progress=None: self.ingest(progress=progress))
 
     def _prepare_guardrails(self, progress: Progress | None = None) -> None:
         """Train (or load) the query classifier now, so the first question does not wait for it (about half a

@@ -39,7 +39,10 @@ def test_eurlex_english_articles_get_article_refs_and_chapter_path():
     assert article6[0].chunk_id.startswith("eu-gdpr#art-6")
     assert "Processing shall be lawful only if" in article6[0].text
     assert all(c.jurisdiction == "EU" and c.language == "en" and c.authority_level == "eu_law" for c in chunks)
-    assert article6[0].source_url == "https://eur-lex.europa.eu/eli/reg/2016/679/oj"
+    # "Open the source" opens the article, not the act: EUR-Lex anchors every article as id="art_N" (issue 23)
+    assert article6[0].source_url == "https://eur-lex.europa.eu/eli/reg/2016/679/oj#art_6"
+    preamble = [c for c in chunks if not c.ref.startswith("Article")]
+    assert all("#" not in c.source_url for c in preamble)
 
 
 def test_french_articles_bis_and_premier():

@@ -13,7 +13,7 @@ from regintel.chat.response import ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
-from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, explorer_query, mode_caption
+from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, currency_line, explorer_query, mode_caption
 from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream
 
 st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
@@ -90,6 +90,10 @@ def render_extras(response: ChatResponse, key: str) -> None:
         if response.query_type:
             st.badge(response.query_type.replace("_", " ").lower(), color="blue")
     st.caption(markdown_label(mode_caption(response)))
+    for warning in dict.fromkeys(s.currency_warning or ("A cited source is marked deprecated." if s.deprecated else "")
+                                 for s in response.cited):
+        if warning:
+            st.warning(markdown_label(warning), icon=":material/history:")
     chips = response.cited or ([] if response.refused else [s for s in response.sources if s.origin == "current"][:5])
     if chips:
         if not response.cited:
@@ -99,7 +103,11 @@ def render_extras(response: ChatResponse, key: str) -> None:
             for source in chips:
                 with st.popover(chip_label(source), key=f"chip_{key}_{source.index}"):
                     st.markdown(f"**{markdown_label(source.title)} — {markdown_label(source.ref)}**")
-                    st.caption(f"{source.authority_level} · {source.jurisdiction} · similarity {source.similarity:.1f}")
+                    st.caption(f"{source.authority_level} · {source.jurisdiction} · similarity {source.similarity:.1f}"
+                               + (f" · page {source.page}" if source.page else ""))
+                    if currency := currency_line(source):
+                        (st.warning if source.removed or source.deprecated or source.currency_warning
+                         else st.caption)(markdown_label(currency))
                     st.text(source.text)
                     if source.url.startswith(("http://", "https://")):
                         st.link_button("Open the source", source.url)

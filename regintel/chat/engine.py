@@ -149,7 +149,15 @@ class ComplianceEngine:
         s = self.settings
         thresholds = [*self.thresholds.fingerprint(), evidence_rules.DIRECT_MEAN_AT]  # calibrated levels (issue 16)
         return {"llm": self.router.describe(), "k": s.chat_top_k, "fusion": [s.fusion, s.dense_weight, s.bm25_weight,
-                s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit, "evidence": thresholds}
+                s.candidates, s.dense_feedback, s.document_prior], "limit": s.chat_context_limit, "evidence": thresholds,
+                "currency": self._currency_fingerprint()}
+
+    def _currency_fingerprint(self) -> list[list[Any]]:
+        """The sources' currency (issue 23): deprecating a document changes the grade, so cached answers that cited
+        it must not be served."""
+        currency = self.search_index.currency() if hasattr(self.search_index, "currency") else {}
+        return sorted([doc, note.deprecated, note.valid_until, note.superseded_by, note.version]
+                      for doc, note in currency.items() if note.deprecated or note.valid_until or note.superseded_by)
 
     # -- step 1: validation -----------------------------------------------------------------------------------
     def _validate(self, tenant_id: str, user_id: str, conversation_id: str, question: object) -> TurnInput:
@@ -427,6 +435,8 @@ class ComplianceEngine:
             summary = result.summary()
             record.update(summary, cited=cited, authority_score=authority)
 
+        if any(s.deprecated or s.currency_warning for s in cited_sources) and "OUTDATED_SOURCE" not in analysis.concerns:
+            analysis.concerns.append("OUTDATED_SOURCE")  # issue 23: a deprecated, expired or superseded act is cited
         with trace.step("grading") as record:
             grade = grade_answer(cited_mean, authority, result.rate, summary["supported"], analysis.concerns)
             record.update(mode=grade.mode, abstention_reason=grade.abstention_reason, confidence=grade.confidence,

@@ -78,6 +78,7 @@ EXPLANATIONS = {
                    "adopted under it that it does hold",
     "LOW_AUTHORITY": "the answer rests on guidance-level sources only, not on binding law",
     "CONFLICTING_EVIDENCE": "relevant passages come from different jurisdictions, which may apply different rules",
+    "OUTDATED_SOURCE": "it cites a source that is deprecated, expired or superseded by a newer version",
 }
 JURISDICTION_WORDS = re.compile(
     r"\b(EU|European Union|Union|Belgi\w*|Belg\w*|EEA|member states?|États? membres?|Estados? miembros?|national|IE|BE|ES|FR)\b",

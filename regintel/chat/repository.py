@@ -53,7 +53,8 @@ class Turn:
 def _source_of(citation: MessageCitation) -> Source:
     return Source(citation.chunk_id, citation.document_id, citation.title, citation.ref, citation.url, citation.text,
                   citation.similarity, citation.authority_level, citation.authority_score, citation.jurisdiction,
-                  citation.language)
+                  citation.language, page=citation.page, version=citation.version or "",
+                  deprecated=bool(citation.deprecated))
 
 
 class ConversationRepository:
@@ -170,7 +171,8 @@ class ConversationRepository:
                     document_id=source.document_id, title=source.title[:500], ref=source.ref[:300], url=source.url[:1000],
                     text=source.text, similarity=source.similarity, authority_level=source.authority_level,
                     authority_score=source.authority_score, jurisdiction=source.jurisdiction, language=source.language,
-                    used=source.used, origin=source.origin))
+                    used=source.used, origin=source.origin, page=source.page, version=source.version[:120],
+                    deprecated=source.deprecated))
             trace_row = RagTrace(tenant_id=tenant_id, conversation_id=conversation_id, message_id=message.id,
                                  question=question, response_mode=response.response_mode, steps=trace["steps"],
                                  total_ms=trace["total_ms"], from_cache=response.from_cache)

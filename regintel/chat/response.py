@@ -34,13 +34,20 @@ class CitedSource:
     origin: str = "current"  # current / previous / history
     turns_ago: int = 0
     used: bool = False  # cited by the answer
+    page: int | None = None  # the PDF page the passage starts on
+    version: str = ""  # the document's version and currency when the turn was answered (issue 23)
+    last_verified: str = ""
+    deprecated: bool = False
+    currency_warning: str = ""
+    removed: bool = False  # the document has since been removed from the corpus (set when an old turn is shown)
 
     @classmethod
     def from_passage(cls, passage: ContextPassage, used: bool) -> "CitedSource":
         s = passage.source
         return cls(passage.index, s.chunk_id, s.document_id, s.title, s.ref, s.url, s.text, s.similarity,
                    s.authority_level, s.authority_score, s.jurisdiction, s.language, s.heading,
-                   passage.origin, passage.turns_ago, used)
+                   passage.origin, passage.turns_ago, used, s.page, s.version, s.last_verified, s.deprecated,
+                   s.currency_warning)
 
 
 @dataclass

@@ -46,7 +46,10 @@ def _section_ref(chunk: Chunk) -> str:
     return re.sub(r" \(\d+/\d+\)$", "", chunk.ref)
 
 
-def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunks: list[Chunk]) -> GraphSeedReport:
+def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunks: list[Chunk],
+               removed: list[str] | None = None) -> GraphSeedReport:
+    """Seed (or re-seed) the corpus part of the graph; Sections that vanished from a seeded document and every node
+    of a ``removed`` document are deleted in the same transaction."""
     report = GraphSeedReport()
     docs = {d.id: d for d in documents}
     act_to_rule = {act: d.id for d in documents for act in act_ids_for_celex(d.celex)}
@@ -88,6 +91,7 @@ def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunk
     if external:  # external acts are attached to EU
         jurisdictions.add("EU")
     with writer.batch():
+        writer.prune_corpus([d.id for d in documents], list(sections), removed or [])
         writer.upsert_nodes("Jurisdiction", [{"key": j, "code": j, "name": j} for j in sorted(jurisdictions)])
         writer.upsert_nodes("Rule", [
             {"key": d.id, "title": d.title[:500], "short_title": d.short_title[:120], "jurisdiction": d.jurisdiction,
@@ -109,14 +113,15 @@ def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunk
     return report
 
 
-def seed_corpus_graph(graph: GraphStore, documents: list[CorpusDocument], chunks: list[Chunk]) -> str:
+def seed_corpus_graph(graph: GraphStore, documents: list[CorpusDocument], chunks: list[Chunk],
+                      removed: list[str] | None = None) -> str:
     """Seed the graph after an ingestion; returns the line the ingestion report shows. The graph is a side feature
     of ingestion: a failure is reported in that line, never raised."""
     try:
         graph.ensure_schema()
-        seeded = seed_graph(GraphWriteService(graph), documents, chunks)
+        seeded = seed_graph(GraphWriteService(graph), documents, chunks, removed)
     except (GraphError, OSError) as exc:
         log.warning("graph seeding failed: %s", exc)
         return f"not updated ({exc.__class__.__name__}: {str(exc)[:200]})"
     return (f"{seeded.rules} rules, {seeded.sections} sections, {seeded.citations} citations "
-            f"({seeded.external_acts} external acts)")
+            f"({seeded.external_acts} external acts)" + (f", {len(removed)} removed document(s) pruned" if removed else ""))

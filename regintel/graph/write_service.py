@@ -78,6 +78,19 @@ class GraphWriteService:
             reverse = [{"from": r["to"], "to": r["from"], "props": r["props"]} for r in prepared]
             self._emit(queries.merge_edges(REVERSE[rel_type], to_label, from_label), {"rows": reverse, "now": stamp})
 
+    def prune_corpus(self, documents: Sequence[str], sections: Sequence[str], removed: Sequence[str]) -> None:
+        """Make the corpus part of the graph follow the index (issue 23 item 4): Sections of the re-seeded
+        ``documents`` that are not in ``sections`` any more, and their outgoing CITES (seeded again after this), are
+        deleted; so are the Rule and every Section of each ``removed`` document. Concepts stay (their edges to a
+        deleted Section go with it)."""
+        self._emit("MATCH (s:Section) WHERE s.rule_key IN $documents AND NOT s.key IN $sections DETACH DELETE s",
+                   {"documents": list(documents), "sections": list(sections)})
+        self._emit("MATCH (s:Section)-[c:CITES]->() WHERE s.rule_key IN $documents DELETE c",
+                   {"documents": list(documents)})
+        if removed:
+            self._emit("MATCH (s:Section) WHERE s.rule_key IN $removed DETACH DELETE s", {"removed": list(removed)})
+            self._emit("MATCH (r:Rule) WHERE r.key IN $removed DETACH DELETE r", {"removed": list(removed)})
+
     def create_concepts(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """rows: {"key", "id", "props"}; a key that already exists is left exactly as it is (MERGE ... ON CREATE)."""
         prepared = []

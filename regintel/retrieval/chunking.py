@@ -36,6 +36,10 @@ from typing import Callable, Sequence
 from regintel.retrieval.corpus import CorpusDocument
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
+PAGE_MARKER_RE = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$")
+EURLEX_URL_RE = re.compile(r"^https?://(?:www\.)?eur-lex\.europa\.eu/", re.IGNORECASE)
+PAGE_MARKERS_RE = re.compile(r"^\s*<!--\s*page\s+\d+\s*-->\s*$", re.MULTILINE)
 ARTICLE_RE = re.compile(
     r"^(?:Article|Artikel|Art\.)\s+(premier|first|\d+[a-z]?(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies))?)"
     r"\s*(?:[—–\-:.]\s*(.*))?$",
@@ -111,6 +115,7 @@ class Chunk:
     source_url: str
     position: int
     parent: str = ""  # base id of the article / section unit the chunk belongs to (its parts and definitions share it)
+    page: int = 0  # the page the passage starts on, for sources parsed from a PDF (0: not paginated)
 
     @property
     def parent_id(self) -> str:
@@ -160,6 +165,7 @@ class Chunk:
             "content_hash": self.content_hash,
             "position": self.position,
             "parent": self.parent_id,
+            "page": self.page,
         }
 
 
@@ -191,6 +197,9 @@ def parse_units(text: str) -> list[DocumentUnit]:
     for line in text.splitlines():
         match = HEADING_RE.match(line)
         if not match:
+            if PAGE_MARKER_RE.match(line):
+                flush_paragraph()
+                continue
             if line.strip():
                 buffer.append(line.rstrip())
             else:
@@ -595,10 +604,74 @@ def is_front_matter(unit: DocumentUnit) -> bool:
             and all(FRONT_MATTER_RE.match(p) or not WORDS_RE.search(p) for p in unit.paragraphs))
 
 
+class _PageFinder:
+    """The page each paragraph of a paginated source starts on (its ``<!-- page N -->`` markers), so that a chunk,
+    which is a run of paragraphs or a piece of one, can say "p. 12" and link to ``#page=12``."""
+
+    def __init__(self, text: str) -> None:
+        self.by_text: dict[str, int] = {}
+        self.ordered: list[tuple[str, int]] = []
+        page, buffer = 0, []
+        for line in [*text.splitlines(), ""]:
+            marker = PAGE_MARKER_RE.match(line)
+            if marker or not line.strip() or HEADING_RE.match(line):
+                paragraph = "\n".join(buffer).strip()
+                buffer.clear()
+                if paragraph:
+                    self.by_text.setdefault(paragraph, page)
+                    self.ordered.append((paragraph, page))
+                if marker:
+                    page = int(marker.group(1))
+                continue
+            buffer.append(line.rstrip())
+
+    def page_of(self, paragraphs: Sequence[str]) -> int:
+        """Page of the first paragraph found (a piece of a split paragraph is found by its opening words)."""
+        for paragraph in paragraphs:
+            if paragraph in self.by_text:
+                return self.by_text[paragraph]
+            probe = paragraph[:80]
+            for whole, page in self.ordered:
+                if probe in whole:
+                    return page
+        return 0
+
+
+def _anchor_lookup(doc: CorpusDocument) -> dict[str, str]:
+    """Heading and "Article N" -> URL fragment, from the anchors the HTML parser found."""
+    lookup: dict[str, str] = {}
+    for heading, fragment in doc.anchors.items():
+        heading = clean_heading(heading)
+        lookup.setdefault(heading, fragment)
+        number = article_number(heading)
+        if number:
+            lookup.setdefault(f"Article {number}", fragment)
+    return lookup
+
+
+def _passage_url(doc: CorpusDocument, unit: DocumentUnit, page: int, anchors: dict[str, str]) -> str:
+    """The official page at the passage: its PDF page (``#page=12``) or its article's anchor (EUR-Lex ``#art_33``,
+    from the parser's anchors or EUR-Lex's ``art_N`` convention); the document's URL when neither is known."""
+    base = doc.source_url
+    if not base or "#" in base:
+        return base
+    first_heading = unit.heading.split("; ")[0].split(" — ")[0]
+    fragment = (anchors.get(clean_heading(unit.heading.split("; ")[0])) or anchors.get(first_heading)
+                or anchors.get(unit.ref.split("; ")[0].split("(")[0].strip()))
+    if page and doc.format == "pdf":
+        return f"{base}#page={page}"
+    if not fragment and EURLEX_URL_RE.match(base):  # EUR-Lex pages anchor every article as id="art_N"
+        article = re.fullmatch(r"Article (\d+)", unit.ref.split("; ")[0].split("(")[0].strip())
+        fragment = f"art_{article.group(1)}" if article else ""
+    return f"{base}#{fragment}" if fragment else base
+
+
 def chunk_document(
     doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
+    pages = _PageFinder(text) if PAGE_MARKERS_RE.search(text) else None
+    anchors = _anchor_lookup(doc)
     raw_units = [unit for unit in parse_units(text) if not is_front_matter(unit)]
     definitions = {id(unit): _definitions_article(unit, doc.language) for unit in raw_units}
     units = _merge_small(raw_units, min_chars, max_chars, fixed=lambda unit: definitions.get(id(unit)) is not None)
@@ -617,6 +690,7 @@ def chunk_document(
             piece_id = f"{base}~{suffix}" if suffix else base
             parts = _pack(piece.paragraphs, max_chars, overlap_chars)
             for number, part in enumerate(parts, start=1):
+                page = pages.page_of(part) if pages else 0
                 chunks.append(
                     Chunk(
                         chunk_id=piece_id if len(parts) == 1 else f"{piece_id}~{number}",
@@ -629,9 +703,10 @@ def chunk_document(
                         jurisdiction=doc.jurisdiction,
                         language=doc.language,
                         authority_level=doc.authority_level,
-                        source_url=doc.source_url,
+                        source_url=_passage_url(doc, piece, page, anchors),
                         position=len(chunks),
                         parent=base,
+                        page=page,
                     )
                 )
     return chunks

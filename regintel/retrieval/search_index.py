@@ -23,10 +23,11 @@ exactly the single-language one.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.corpus import authority_score
+from regintel.retrieval.currency import DocumentCurrency, names_version_or_date
 from regintel.retrieval.crosslingual import (
     QueryPlan,
     detect_question_language,
@@ -49,6 +51,7 @@ from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, Vecto
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
 
+log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
 DEFINITION_LIFT = 1.5  # a passage quoting the term a definition question asks about: x the best BM25 score of its run
 
@@ -126,6 +129,8 @@ class SearchIndex:
         self.embedder = embedder
         self.fusion = fusion or FusionConfig()
         self.languages = sorted({c.language for c in self.chunks.values() if c.language})
+        # document id -> its currency, read from the source registry at each search (None: no registry)
+        self.currency_of: Callable[[], Mapping[str, DocumentCurrency]] | None = None
         self._quoted: dict[str, frozenset[tuple[str, ...]]] | None = None  # chunk id -> quoted terms (lazy)
         self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
 
@@ -264,6 +269,9 @@ class SearchIndex:
         """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25". A hybrid search with a learned
         ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order."""
         stage = self.first_stage(question, k, filters, mode)
+        currency = self.currency()
+        if currency and not names_version_or_date(question):
+            self._hide_superseded(stage, currency)
         timings = stage.timings_ms
         ranker_scores: dict[str, float] = {}
         tail: int | None = None
@@ -280,8 +288,30 @@ class SearchIndex:
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)
+            if source.document_id in currency:
+                note = currency[source.document_id]
+                source.version, source.last_verified, source.deprecated = note.version, note.last_verified, note.deprecated
+                source.currency_warning = note.warning(source.title)
         return SearchResult(sources, timings, {"dense": len(stage.dense), "bm25": len(stage.lexical)},
                             stage.query_language, stage.plan, tail)
+
+    def currency(self) -> Mapping[str, DocumentCurrency]:
+        """The registry's currency notes; a registry that cannot be read leaves search as it was (a side feature)."""
+        if self.currency_of is None:
+            return {}
+        try:
+            return self.currency_of()
+        except Exception as exc:  # noqa: BLE001 - a failing registry never breaks the chat answer
+            log.warning("source currency not available (%s): citations carry no version", exc)
+            return {}
+
+    def _hide_superseded(self, stage: FirstStage, currency: Mapping[str, DocumentCurrency]) -> None:
+        """A newer version of an act supersedes the older one in retrieval (unless the question names a date or a
+        version, checked by the caller): the older one's passages leave the candidates."""
+        hidden = {document for document, note in currency.items() if note.superseded_by}
+        if hidden:
+            stage.fused = {cid: score for cid, score in stage.fused.items()
+                           if self.chunks[cid].document_id not in hidden}
 
     def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
         """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
@@ -426,6 +456,7 @@ class SearchIndex:
                     dense_score=dense.get(chunk_id),
                     bm25_score=lexical.get(chunk_id),
                     query_language=query_language,
+                    page=chunk.page or None,
                 )
             )
         return sources

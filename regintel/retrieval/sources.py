@@ -28,6 +28,11 @@ class Source:
     ranker_score: float | None = None  # the learned second stage's score (None: the fusion ranked alone)
     extra: dict[str, Any] = field(default_factory=dict)
     query_language: str = ""  # language of the question (en / fr / es / de); cross-lingual when != language
+    page: int | None = None  # the PDF page the passage starts on (issue 23)
+    version: str = ""  # the document's version, from the source registry at search time
+    last_verified: str = ""
+    deprecated: bool = False
+    currency_warning: str = ""  # one sentence when the document is deprecated, expired or superseded, else ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

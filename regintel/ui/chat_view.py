@@ -28,10 +28,38 @@ def short_ref(ref: str) -> str:
 
 
 def chip_label(source: CitedSource) -> str:
-    """"[3] GDPR · Art. 33 · EU law": number, short title, article, authority badge (escaped)."""
+    """"[3] GDPR · Art. 33 · p. 52 · EU law · v2016": number, short title, article, page (PDF sources), authority
+    badge, version when the registry has one, and a warning sign on a deprecated/expired/removed source (escaped)."""
     title = source.title if len(source.title) <= 28 else source.title[:27] + "…"
     authority = AUTHORITY_NAMES.get(source.authority_level, source.authority_level)
-    return escape_markdown(f"[{source.index}] {title} · {short_ref(source.ref)} · {authority}")
+    parts = [f"[{source.index}] {title}", short_ref(source.ref)]
+    if source.page:
+        parts.append(f"p. {source.page}")
+    parts.append(authority)
+    if source.version and len(source.version) <= 24:  # a long version line is in the popover only
+        parts.append(source.version)
+    label = " · ".join(parts)
+    if source.removed:
+        label = "⚠ " + label + " · source removed"
+    elif source.deprecated or source.currency_warning:
+        label = "⚠ " + label
+    return escape_markdown(label)
+
+
+def currency_line(source: CitedSource) -> str:
+    """The chip popover's currency line: version, last verified date, and the warning when there is one."""
+    parts = []
+    if source.version:
+        parts.append(f"version {source.version}")
+    if source.last_verified:
+        parts.append(f"last verified {source.last_verified}")
+    if source.removed:
+        parts.append("this source has been removed from the corpus: the text below is the passage as it was cited")
+    elif source.currency_warning:
+        parts.append(source.currency_warning)
+    elif source.deprecated:
+        parts.append("this source is marked deprecated")
+    return " · ".join(parts)
 
 
 def explorer_query(key: str) -> dict[str, str]:
