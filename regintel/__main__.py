@@ -64,9 +64,9 @@ def cmd_build_seed_cache(app: RegIntel, args: argparse.Namespace) -> int:
 
 
 def cmd_worker(app: RegIntel, args: argparse.Namespace) -> int:
-    from regintel.jobs.worker import run_worker
+    from regintel.jobs.worker import serve
 
-    processed = run_worker(app.jobs, app.worker_handlers(), once=args.once, poll_seconds=args.poll)
+    processed = serve(app, once=args.once, poll_seconds=args.poll, supervised=args.supervised)
     print(f"processed {processed} jobs; queue: {app.jobs.counts()}")
     return 0
 
@@ -155,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="run background jobs (concept capture queued during a graph outage, enrichment) until stopped")
     worker.add_argument("--once", action="store_true", help="stop when no job is due")
     worker.add_argument("--poll", type=float, default=2.0, help="seconds between polls of an empty queue")
+    worker.add_argument("--supervised", action="store_true", help="stop when standard input closes (the app that started it is gone)")
     worker.set_defaults(func=cmd_worker)
 
     ask = sub.add_parser("ask", help="ask a question (streams the answer; --json prints the ChatResponse last)")
