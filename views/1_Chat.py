@@ -75,8 +75,26 @@ with st.sidebar:
 
 
 # -- rendering of one answer ---------------------------------------------------------------------------------
+def removed_sources() -> set[str]:
+    """Documents removed from the corpus since (issue 23): their chips say so; the stored text still opens.
+    Read once per run of the page (the script runs top to bottom on every interaction)."""
+    global _removed
+    if _removed is None:
+        try:
+            _removed = app.sources.removed_ids()
+        except RegIntelError:
+            _removed = set()
+    return _removed
+
+
+_removed: set[str] | None = None
+
+
 def render_extras(response: ChatResponse, key: str) -> None:
     """Badges, citation chips (each opens its passage), concept chips, feedback."""
+    removed = removed_sources()
+    for source in response.sources:
+        source.removed = source.document_id in removed
     badges = st.container(horizontal=True)
     with badges:
         st.badge(response.response_mode, color=MODE_COLOURS.get(response.response_mode, "gray"))

@@ -1,7 +1,8 @@
 """Roles and what each may do, and the signed-in :class:`Identity` every front end passes around.
 
 analyst: chat, own conversations, feedback, the (public) rules graph. curator: the above plus Extraction Review
-(start, feedback, approve, abort). admin: the above plus the tenant's dashboard, traces, re-index, users, audit.
+(start, feedback, approve, abort) and Sources (add, edit, deprecate, remove the shared corpus's documents).
+admin: the above plus the tenant's dashboard, traces, re-index, users, audit.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ ROLES = ("analyst", "curator", "admin")  # each role includes the ones before it
 # the least role an action needs
 ACTIONS = {
     "chat": "analyst", "feedback": "analyst", "graph": "analyst",
-    "review": "curator", "approve": "curator",
+    "review": "curator", "approve": "curator", "sources": "curator",
     "dashboard": "admin", "traces": "admin", "reindex": "admin", "users": "admin", "audit": "admin",
 }
 

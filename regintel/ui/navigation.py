@@ -11,6 +11,7 @@ PAGES = [
     ("views/1_Chat.py", "Chat", ":material/chat:", "Chat", "chat"),
     ("views/2_Graph_Explorer.py", "Graph Explorer", ":material/hub:", "Graph_Explorer", "graph"),
     ("views/5_Extraction_Review.py", "Extraction Review", ":material/rate_review:", "Extraction_Review", "review"),
+    ("views/8_Sources.py", "Sources", ":material/library_books:", "Sources", "sources"),
     ("views/3_Feedback_Dashboard.py", "Feedback Dashboard", ":material/monitoring:", "Feedback_Dashboard", "dashboard"),
     ("views/4_Traces.py", "Traces", ":material/search:", "Traces", "traces"),
     ("views/6_Admin.py", "Users and audit", ":material/admin_panel_settings:", "Admin", "users"),
