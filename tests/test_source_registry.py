@@ -42,6 +42,11 @@ def test_edits_are_validated_with_a_sentence_that_says_what_is_wrong():
         checked_fields({"valid_from": "2025-01-01", "valid_until": "2024-01-01"})
     with pytest.raises(SourceError, match="needs a title"):
         checked_fields({"title": "   "})
+    for hostile in ("javascript:alert(1)", "https://e.eu/x) [click](https://evil", 'https://e.eu/"onmouseover=x'):
+        with pytest.raises(SourceError, match="http\\(s\\) address"):
+            checked_fields({"source_url": hostile})
+    assert checked_fields({"source_url": " https://eur-lex.europa.eu/eli/reg/2024/1689/oj "})["source_url"] == \
+        "https://eur-lex.europa.eu/eli/reg/2024/1689/oj"
 
 
 def test_the_corpus_folder_is_imported_and_a_persons_edit_wins_over_the_manifest(registry, folder):

@@ -79,7 +79,7 @@ def add_parser(sub, progress_printer) -> None:
 
     add = verbs.add_parser("add", help="parse a file, register it and index it (only new passages are embedded)")
     add.add_argument("path")
-    add.add_argument("--id", help="replace the file of this existing upload with a new version")
+    add.add_argument("--id", help="the id to give it; an existing upload's id replaces its file with this new version")
     add.add_argument("--deprecated", action="store_true")
     _metadata_arguments(add)
     add.set_defaults(func=cmd_add)

@@ -35,6 +35,7 @@ from regintel.store.models import SourceDocument
 EDITABLE_FIELDS = ("title", "short_title", "jurisdiction", "language", "authority_level", "version", "source_url",
                    "license", "celex", "valid_from", "valid_until", "last_verified", "deprecated", "supersedes")
 DATE_FIELDS = ("valid_from", "valid_until", "last_verified")
+SAFE_URL_RE = re.compile(r"^https?://[^\s<>\"'()\[\]`]+$")  # it becomes a link on chips and in Gradio's markdown
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
 CURRENCY_TTL_SECONDS = 3.0  # how stale a search's view of deprecations may be (another process edited the registry)
 
@@ -124,6 +125,12 @@ def checked_fields(fields: dict[str, Any]) -> dict[str, Any]:
             if value not in AUTHORITY_SCORES:
                 raise SourceError(f"unknown authority level '{value}' (one of: {', '.join(AUTHORITY_SCORES)})")
             clean[name] = value
+        elif name == "source_url":
+            value = str(value).strip()
+            if value and not SAFE_URL_RE.match(value):
+                raise SourceError("the source URL must be an http(s) address without spaces, quotes, brackets or "
+                                  f"parentheses, not '{value[:80]}'")
+            clean[name] = value[:1000]
         elif name == "title":
             value = " ".join(str(value).split())
             if not value:

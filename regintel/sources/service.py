@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from regintel.retrieval.ingest import IngestReport
 from regintel.sources.parsers import ParseError, parse_source
-from regintel.sources.registry import SourceError, SourceInfo, SourceRegistry, checked_fields, file_sha256
+from regintel.sources.registry import ID_RE, SourceError, SourceInfo, SourceRegistry, checked_fields, file_sha256
 
 # the metadata that is part of every passage (chunk headers, citation chips): editing it re-indexes
 INDEXED_FIELDS = {"title", "short_title", "jurisdiction", "language", "authority_level", "source_url", "celex"}
@@ -57,8 +57,8 @@ class SourceService:
     def add(self, path: Path, fields: dict[str, Any] | None = None, *, source_id: str | None = None,
             actor: str = "", sync: bool = True, progress: Callable[[str, int, int], None] | None = None,
             file_name: str | None = None) -> SourceChange:
-        """Parse and register a file (``source_id`` of an existing upload: its new version replaces the old file,
-        and only changed passages are embedded again), then index it unless ``sync`` is False."""
+        """Parse and register a file, then index it unless ``sync`` is False. ``source_id``: the id to give it, or
+        an existing upload's id (its new version replaces the old file; only changed passages are embedded)."""
         path = Path(path)
         if not path.is_file():
             raise SourceError(f"{path} is not a file")
@@ -70,7 +70,10 @@ class SourceService:
             raise SourceError(str(exc)) from exc
         if not parsed.markdown.strip():
             raise SourceError(f"{file_name}: no text could be read from it")
-        if source_id is not None:
+        if source_id is not None and not self.registry.exists(source_id):
+            if not ID_RE.match(source_id):
+                raise SourceError(f"'{source_id}' cannot be a source id: lower-case letters, digits, '.', '_' and '-'")
+        elif source_id is not None:
             existing = self.registry.get(source_id)
             if existing.origin != "upload":
                 raise SourceError(f"'{source_id}' comes from the corpus folder: edit that file, or add this one "

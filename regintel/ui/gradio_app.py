@@ -36,6 +36,8 @@ def citations_markdown(response: ChatResponse) -> str:
     for source in response.cited:
         link = f" — [source]({source.url})" if source.url.startswith(("http://", "https://")) else ""
         lines.append(f"- {chip_label(source)}{link}")
+        if source.currency_warning:
+            lines.append(f"  - ⚠ {markdown_label(source.currency_warning)}")
     if response.referenced_nodes:
         lines.append("Concepts: " + ", ".join(markdown_label(n.get("label") or n["key"]) for n in response.referenced_nodes))
     return "\n".join(lines)
