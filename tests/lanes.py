@@ -17,6 +17,7 @@ LANES = {
     "neo4j": "graph conformance suite on Neo4j 5",
     "memgraph": "graph conformance suite on Memgraph",
     "oidc": "single sign-on browser tests against a real OpenID Connect provider (mock-oauth2-server)",
+    "chroma": "the scale-out run on a Chroma server (`chroma run`) with PostgreSQL and Neo4j",
 }
 
 _SKIPPED = re.compile(r"lane (\w+): (.*)")

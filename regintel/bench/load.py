@@ -300,14 +300,21 @@ def summarise(records: list[TurnRecord], locked_logged: int) -> dict[str, Any]:
 
 
 # -- the run --------------------------------------------------------------------------------------------------
+# the scale-out servers a run shares with the settings it starts from (docs/deploy.md): Chroma, the rules graph
+SHARED_SERVER_SETTINGS = ("chroma_url", "chroma_collection", "graph_backend", "graph_url", "graph_user", "graph_password",
+                          "graph_name")
+
+
 def prepare(settings: Settings, root: Path, database_url: str, log: Callable[[str], None]) -> dict[str, Any]:
-    """A fresh data directory with the demo corpus indexed (shipped embedding seed: nothing to embed)."""
+    """A fresh data directory with the demo corpus indexed (shipped embedding seed: nothing to embed), on the
+    settings' Chroma server and graph server when they name one."""
     from regintel.runtime import RegIntel
 
     if root.exists():
         shutil.rmtree(root)
     overrides = {"data_dir": root, "database_url": database_url, "chat_rate_limit_per_hour": 0,
-                 "corpus_dir": settings.corpus_dir, "embedding_seed_cache": settings.embedding_seed_cache}
+                 "corpus_dir": settings.corpus_dir, "embedding_seed_cache": settings.embedding_seed_cache,
+                 **{name: getattr(settings, name) for name in SHARED_SERVER_SETTINGS}}
     run_settings = load_settings(**overrides)
     log(f"indexing the demo corpus into {root} ...")
     with RegIntel(run_settings) as app:
