@@ -117,7 +117,7 @@ class JobQueue:
         dead = session.execute(update(Job).where(condition, Job.attempts >= Job.max_attempts)
                                .values(status="dead", locked_by=None, last_error=f"{reason} on its last attempt")).rowcount
         queued = session.execute(update(Job).where(condition)
-                                 .values(status="queued", locked_by=None, next_run_at=_now(), last_error=reason)).rowcount
+                                 .values(status="queued", locked_by=None, last_error=reason)).rowcount
         return dead + queued
 
     def release_worker(self, worker: str) -> int:
