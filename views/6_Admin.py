@@ -78,3 +78,7 @@ st.dataframe(pd.DataFrame([
     {"setting": "REGINTEL_OIDC_CREATE_TENANTS / _USERS", "value": f"{settings.oidc_create_tenants} / {settings.oidc_create_users}"},
     {"setting": "REGINTEL_CHAT_RATE_LIMIT_PER_HOUR (per user)", "value": str(settings.chat_rate_limit_per_hour)},
 ]), hide_index=True, width="stretch")
+
+from regintel.ui.jobs_view import jobs_section  # noqa: E402  (the worker and its jobs: regintel/ui/jobs_view.py)
+
+jobs_section(app, identity)
