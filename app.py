@@ -10,6 +10,7 @@ import streamlit as st
 
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
+from regintel.ui.jobs_view import supervised_worker
 from regintel.ui.navigation import page_urls, pages_for
 from regintel.ui.signin import sign_in_page
 from regintel.ui.untrusted import markdown_label
@@ -18,6 +19,7 @@ st.set_page_config(page_title="RegIntel Copilot", page_icon="⚖️", layout="wi
 
 try:
     state.app()
+    supervised_worker()  # REGINTEL_WORKER=embedded: this data directory's worker, one for all app processes
     identity = auth.current()
 except RegIntelError as exc:
     st.error(str(exc))
