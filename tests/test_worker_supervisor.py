@@ -196,3 +196,49 @@ def test_a_killed_worker_is_restarted_and_its_leased_job_taken_again(tmp_path):
             second.stop()
             assert last is None or not alive(last)
         app.close()
+
+
+def test_the_admin_jobs_section_lists_jobs_and_retries_a_dead_one(monkeypatch, tmp_path):
+    """Laptop mode on loopback (the local admin, no sign-in), no rules graph: the Admin page's Jobs section."""
+    from streamlit import config
+    from streamlit.testing.v1 import AppTest
+
+    from regintel.config import REPO_ROOT, get_settings
+
+    app = runtime(tmp_path)
+    dead_id, _ = app.jobs.enqueue("enrich_concept", "TAX|VAT|IE", {"key": "TAX|VAT|IE"}, max_attempts=1)
+    app.jobs.claim("vm:gone")
+    app.jobs.release_worker("vm:gone")  # died on its only attempt: dead
+    app.jobs.enqueue("enrich_concept", "TAX|OSS|BE", {"key": "TAX|OSS|BE"})
+    app.close()
+    for name, value in {"REGINTEL_DATA_DIR": str(app.settings.data_dir), "REGINTEL_LAPTOP_MODE": "true", **NO_GRAPH}.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    import streamlit as st
+
+    st.cache_resource.clear()
+    previous = config.get_option("server.address")
+    config.set_option("server.address", "127.0.0.1")
+    try:
+        page = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=120).run()
+        page.switch_page("views/6_Admin.py").run()
+        assert not page.exception, page.exception
+        assert "Jobs" in [s.value for s in page.subheader]
+        assert {m.label: m.value for m in page.metric} == {"queued": "1", "running": "0", "done": "0", "failed": "0", "dead": "1"}
+        assert any("No worker has run for this data directory yet" in w.value for w in page.warning)
+        jobs = page.dataframe[-1].value
+        assert sorted(jobs["status"]) == ["dead", "queued"]
+        assert "last attempt" in jobs.set_index("status").loc["dead", "last error"]
+        job_box = next(box for box in page.selectbox if box.label == "Job")
+        job_box.select(next(option for option in job_box.options if option.startswith(dead_id[:8])))
+        next(b for b in page.button if b.label == "Retry").click().run()  # a form: both sent on submit
+        assert not page.exception and not page.error, [e.value for e in page.error]
+        assert {m.label: m.value for m in page.metric}["queued"] == "2"
+        assert any(f"Job {dead_id[:8]} queued again" in m.value for m in page.success)
+    finally:
+        config.set_option("server.address", previous)
+        get_settings.cache_clear()
+        st.cache_resource.clear()
+    with RegIntel(load_settings(data_dir=app.settings.data_dir), graph=None) as check:
+        assert check.jobs.get(dead_id).status == "queued"
+        assert any(e.action == "job_retry" and e.target == dead_id for e in check.audit.events(limit=50))

@@ -25,6 +25,9 @@ from regintel.ui import auth, state
 from regintel.ui.untrusted import markdown_label
 
 
+CHOICE, MESSAGE = "regintel_job_choice", "regintel_job_message"
+
+
 @st.cache_resource(show_spinner=False)
 def supervised_worker() -> WorkerSupervisor | None:
     """Once per app process: supervise the data directory's worker (the file lock lets one process own it)."""
@@ -41,6 +44,9 @@ def _when(value: datetime | None) -> str:
 
 def jobs_section(app: RegIntel, identity: Identity) -> None:
     st.subheader("Jobs")
+    kind, text = st.session_state.pop(MESSAGE, ("", ""))
+    if text:
+        (st.success if kind == "success" else st.error)(text)
     status = worker_status(app.settings)
     (st.success if status.alive else st.warning)(markdown_label(status.line()), icon=":material/engineering:")
     counts = app.jobs.counts()
@@ -59,20 +65,26 @@ def jobs_section(app: RegIntel, identity: Identity) -> None:
     if not choices:
         return
     with st.form("job-action"):
-        chosen = st.selectbox("Job", list(choices))
+        st.selectbox("Job", list(choices), key=CHOICE)
         retry, drop = st.columns(2)
-        do_retry = retry.form_submit_button("Retry", help="A failed or dead job runs again now, with its full attempts")
-        do_drop = drop.form_submit_button("Drop", help="Delete the job (it will not run)")
-    if do_retry or do_drop:
-        auth.require("users")
-        job_id = choices[chosen]
-        try:
-            if do_retry:
-                app.jobs.retry(job_id)
-            else:
-                app.jobs.drop(job_id)
-            app.audit.record("job_retry" if do_retry else "job_drop", tenant_id=identity.tenant_id,
-                             actor=identity.user_name, target=job_id)
-            st.rerun()
-        except RegIntelError as exc:
-            st.error(str(exc))
+        retry.form_submit_button("Retry", help="A failed or dead job runs again now, with its full attempts",
+                                 on_click=_act, args=(app, identity, "retry", choices))
+        drop.form_submit_button("Drop", help="Delete the job (it will not run)",
+                                on_click=_act, args=(app, identity, "drop", choices))
+
+
+def _act(app: RegIntel, identity: Identity, action: str, choices: dict[str, str]) -> None:
+    """Button callback: runs before the page is drawn again, so the counts and the table show the change."""
+    current = auth.current()  # the role is checked again at the moment of acting
+    job_id = choices.get(st.session_state.get(CHOICE, ""), "")
+    try:
+        if current is None or current.user_id != identity.user_id or not current.can("users"):
+            raise RegIntelError("Only an admin can retry or drop jobs; sign in again.")
+        if action == "retry":
+            app.jobs.retry(job_id)
+        else:
+            app.jobs.drop(job_id)
+        app.audit.record(f"job_{action}", tenant_id=identity.tenant_id, actor=identity.user_name, target=job_id)
+        st.session_state[MESSAGE] = ("success", f"Job {job_id[:8]} {'queued again' if action == 'retry' else 'dropped'}.")
+    except RegIntelError as exc:
+        st.session_state[MESSAGE] = ("error", str(exc))
