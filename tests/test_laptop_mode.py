@@ -71,7 +71,7 @@ def test_the_admin_page_lists_users_audit_and_sign_in_settings(laptop_app, setti
     page = laptop_app("127.0.0.1")
     page.switch_page("views/6_Admin.py").run()
     assert not page.exception, page.exception
-    assert [s.value for s in page.subheader] == ["Users", "Audit trail", "Sign-in settings"]
+    assert [s.value for s in page.subheader] == ["Users", "Audit trail", "Sign-in settings", "Jobs"]
     users, audit, table = (frame.value for frame in page.dataframe)
     assert list(users["user"]) == ["local"] and list(users["role"]) == ["admin"]
     assert "REGINTEL_LAPTOP_MODE" in set(table["setting"]) and "True" in set(table["value"])
