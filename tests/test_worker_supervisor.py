@@ -110,7 +110,7 @@ def test_periodic_duties_schedule_only_registered_kinds(queue):
 def runtime(tmp_path: Path, **overrides) -> RegIntel:
     data_dir = tmp_path / "data"
     data_dir.mkdir(exist_ok=True)
-    settings = load_settings(data_dir=data_dir, worker_plugins="tests.worker_plugin", **overrides)
+    settings = load_settings(data_dir=data_dir, worker_plugins="tests.worker_plugin", **{"worker": "embedded", **overrides})
     return RegIntel(settings, graph=None)
 
 
@@ -174,6 +174,8 @@ def test_a_killed_worker_is_restarted_and_its_leased_job_taken_again(tmp_path):
         victim = wait_for(lambda: log.exists() and int(log.read_text().split()[0]), 60, "the slow job to start")
         assert victim == first.worker_pid and app.jobs.get(job_id).status == "running"
         os.kill(victim, signal.SIGKILL)  # mid-job: the lease would hold it for 5 minutes
+        retaken = wait_for(lambda: (job := app.jobs.get(job_id)).attempts == 2 and job, 60, "the job to be taken again")
+        assert f"its worker stopped mid-job (vm:{victim})".replace("vm", retaken.locked_by.split(":")[0]) in retaken.last_error
         wait_for(lambda: app.jobs.get(job_id).status == "done", 60, "the restarted worker to finish the job")
         job = app.jobs.get(job_id)
         pids = [int(p) for p in log.read_text().split()]

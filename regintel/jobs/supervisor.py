@@ -154,20 +154,24 @@ class WorkerSupervisor:
         backoff = self.min_backoff
         while not self._stop.is_set():
             started = time.monotonic()
-            self._spawn()
-            process = self._process
-            while process.poll() is None and not self._stop.wait(0.2):
-                pass
-            if self._stop.is_set():
-                return
-            code = process.wait()
-            self._close_stdin(process)
+            try:
+                self._spawn()
+            except OSError as exc:  # no interpreter, no space for the log: said, then tried again later
+                exit_text = f"could not be started ({exc.strerror or exc})"
+            else:
+                process = self._process
+                while process.poll() is None and not self._stop.wait(0.2):
+                    pass
+                if self._stop.is_set():
+                    return
+                exit_text = describe_exit(process.wait())
+                self._close_stdin(process)
             lived = time.monotonic() - started
             backoff = self.min_backoff if lived >= self.stable_after else backoff
             self.state.worker_pid, self.state.restarts = 0, self.state.restarts + 1
-            self.state.last_exit, self.state.last_exit_at = describe_exit(code), _now().isoformat()
+            self.state.last_exit, self.state.last_exit_at = exit_text, _now().isoformat()
             self._save()
-            log.warning("the worker %s after %.0f s; restarting it in %.0f s (see %s)", describe_exit(code), lived,
+            log.warning("the worker %s after %.0f s; restarting it in %.0f s (see %s)", exit_text, lived,
                         backoff, self.state.log)
             if self._stop.wait(backoff):
                 return
@@ -254,13 +258,15 @@ class WorkerStatus:
         if beat is not None and beat.problem and self.alive:
             parts.append(f"without some handlers: {beat.problem}")
         sup = self.supervisor
-        if self.mode == "embedded" and sup is not None:
+        if sup is not None and not sup.stopped_at:  # whatever this process's mode, another app may supervise
             text = f"supervised by app pid {sup.pid} on {sup.host}, {sup.restarts} restart(s)"
             if sup.last_exit:
                 text += f" (last: {sup.last_exit} at {sup.last_exit_at[:19].replace('T', ' ')} UTC)"
             parts.append(text + f"; log {sup.log}")
         elif self.mode == "external":
             parts.append("REGINTEL_WORKER=external: the deployment supervises it")
+        elif sup is not None:
+            parts.append(f"its supervisor (app pid {sup.pid}) stopped at {sup.stopped_at[:19].replace('T', ' ')} UTC")
         return "; ".join(parts) + ("" if parts[-1].endswith(".") else ".")
 
 

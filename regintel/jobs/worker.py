@@ -282,14 +282,18 @@ def serve(app: Any, *, once: bool = False, poll_seconds: float = 2.0, supervised
                 log.warning("took back %d job(s) of the previous worker %s", released, previous.worker_id)
         heartbeat = Heartbeat(data_dir, app.jobs, worker_id).start()
         duties = PeriodicDuties(app.jobs, periodic)
-        processed = 0
+        processed, last_problem = 0, ""
         while not stop.is_set():
             handlers, problem = load_handlers(app)
             if problem and once:  # a one-off drain says why it cannot run the graph's jobs, as before
                 raise RegIntelError(problem)
             heartbeat.update(handlers=sorted(handlers), periodic=duties.register(handlers), problem=problem)
-            if problem:
-                log.warning("worker runs without the handlers that need the rules graph: %s", problem)
+            if problem != last_problem:  # said once, not every 30 s
+                if problem:
+                    log.warning("worker runs without the handlers that need the rules graph: %s", problem)
+                else:
+                    log.warning("worker has all its handlers again: %s", ", ".join(sorted(handlers)))
+                last_problem = problem
             processed += run_worker(app.jobs, handlers, once=once, poll_seconds=poll_seconds, stop=stop,
                                     worker_id=worker_id, duties=duties, on_job=heartbeat.on_job,
                                     until=time.monotonic() + HANDLERS_RETRY_SECONDS if problem else None)
