@@ -250,7 +250,7 @@ class Job(Base):
     kind: Mapped[str] = mapped_column(String(40))
     dedupe_key: Mapped[str] = mapped_column(String(400))
     payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued / running / done / failed
+    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued / running / done / failed / dead (regintel/jobs/queue.py)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, default=5)
     next_run_at: Mapped[datetime] = mapped_column(default=utcnow)
