@@ -153,11 +153,15 @@ def worker_env() -> dict[str, str]:
 
 
 def alive(pid: int) -> bool:
+    """Running (a zombie nobody has reaped yet, e.g. under a container's init, counts as gone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 @pytest.mark.slow  # three worker processes start (about 3 s each)
@@ -244,3 +248,34 @@ def test_the_admin_jobs_section_lists_jobs_and_retries_a_dead_one(monkeypatch, t
     with RegIntel(load_settings(data_dir=app.settings.data_dir), graph=None) as check:
         assert check.jobs.get(dead_id).status == "queued"
         assert any(e.action == "job_retry" and e.target == dead_id for e in check.audit.events(limit=50))
+
+
+@pytest.mark.slow  # an app process and two workers start
+def test_when_the_owning_app_process_is_killed_its_worker_stops_and_another_app_takes_over(tmp_path):
+    import subprocess
+    import sys
+
+    app = runtime(tmp_path)
+    data_dir = app.settings.data_dir
+    script = ("import sys, time\nfrom regintel.jobs.supervisor import WorkerSupervisor\n"
+              f"WorkerSupervisor({str(data_dir)!r}, min_backoff=0.2).start()\ntime.sleep(300)\n")
+    owner = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env={**worker_env(), "PYTHONPATH": os.getcwd()})
+    standby = None
+    try:
+        state = worker_dir(data_dir) / "supervisor.json"
+        orphan = wait_for(lambda: state.exists() and json.loads(state.read_text())["worker_pid"], 60, "the app's worker")
+        standby = WorkerSupervisor(data_dir, env=worker_env(), cwd=tmp_path, min_backoff=0.2, standby_poll=0.2).start()
+        time.sleep(1)
+        assert not standby.leader.is_set() and alive(orphan)  # the other process's lock decides
+        owner.kill()  # SIGKILL: no clean-up code runs in the app
+        owner.wait(10)
+        wait_for(lambda: not alive(orphan), 30, "the orphaned worker to stop (its standard input closed)")
+        successor = wait_for(lambda: standby.worker_pid, 30, "the standby app to start a worker")
+        assert successor != orphan and json.loads(state.read_text())["pid"] == os.getpid()
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait(10)
+        if standby is not None:
+            standby.stop()
+        app.close()
