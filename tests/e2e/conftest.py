@@ -96,7 +96,8 @@ def app_env(settings, laptop_mode: bool = True) -> dict[str, str]:
     """The app's environment; laptop mode (no sign-in, one local admin: the server listens on 127.0.0.1) unless
     a test signs in for real (tests/e2e/test_signin.py, test_oidc.py)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")}
-    env.update({"REGINTEL_LAPTOP_MODE": "true" if laptop_mode else "false"})
+    env.update({"REGINTEL_LAPTOP_MODE": "true" if laptop_mode else "false",
+                "REGINTEL_WORKER": "external"})  # no worker process beside the app (tests/test_worker_supervisor.py)
     env.update({"REGINTEL_DATA_DIR": str(settings.data_dir), "REGINTEL_CORPUS_DIR": str(settings.corpus_dir),
                 "REGINTEL_EMBEDDING_SEED_CACHE": str(settings.embedding_seed_cache), "ANONYMIZED_TELEMETRY": "False",
                 "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1"})
