@@ -46,10 +46,7 @@ def _show_change(change) -> None:
                               + (f", {source.pages} pages" if source.pages else "")
                               + f", {source.chunks} passages indexed."))
     for problem in change.problems:
-        st.warning(markdown_label(problem))
-    if change.report is not None:
-        for name, reason in change.report.problems:
-            st.warning(markdown_label(f"{name}: {reason}"))
+        st.warning(markdown_label(f"{source.file_name}: {problem}"))
 
 
 try:
@@ -69,7 +66,8 @@ add_tab, edit_tab, remove_tab = st.tabs(["Add a source", "Edit or deprecate", "R
 
 with add_tab:
     with st.form("add-source", clear_on_submit=False):
-        upload = st.file_uploader("File (PDF with a text layer, EUR-Lex HTML, DOCX, markdown)", type=FORMATS)
+        uploads = st.file_uploader("Files (PDF with a text layer, EUR-Lex HTML, DOCX, markdown)", type=FORMATS,
+                                   accept_multiple_files=True)
         left, right = st.columns(2)
         with left:
             title = st.text_input("Title (empty: the document's own)", max_chars=500)
@@ -87,25 +85,38 @@ with add_tab:
         deprecated = st.checkbox("Deprecated")
         submitted = st.form_submit_button("Add and index", type="primary")
     if submitted:
-        if upload is None:
+        if not uploads:
             st.error("Choose a file first.")
         else:
             fields = {"title": title, "short_title": short_title, "jurisdiction": jurisdiction, "language": language,
                       "authority_level": authority, "version": version, "source_url": source_url, "license": licence,
                       "valid_from": _date_text(valid_from), "valid_until": _date_text(valid_until),
                       "supersedes": supersedes, "deprecated": deprecated or None}
+            if len(uploads) > 1:  # title, short title and URL name one document: each file keeps its own
+                fields.update(title=None, short_title=None, source_url=None)
             with tempfile.TemporaryDirectory() as folder:
-                saved = Path(folder) / "upload"
-                saved.write_bytes(upload.getvalue())
+                saved = []
+                for number, upload in enumerate(uploads):
+                    path = Path(folder) / f"upload-{number}"
+                    path.write_bytes(upload.getvalue())
+                    saved.append((path, upload.name))
                 try:
                     auth.require("sources")
-                    with st.status(f"Adding {upload.name}…", expanded=True) as status:
-                        change = app.source_service.add(saved, fields, actor=identity.user_name,
-                                                        file_name=upload.name, progress=_progress_bar())
-                        status.update(label=f"Added {upload.name}", state="complete")
-                    app.audit.record("source_add", tenant_id=identity.tenant_id, actor=identity.user_name,
-                                     target=change.source.id, file=upload.name[:200])
-                    _show_change(change)
+                    names = ", ".join(upload.name for upload in uploads)
+                    with st.status(f"Adding {names}…", expanded=True) as status:
+                        batch = app.source_service.add_many(saved, fields, actor=identity.user_name,
+                                                            progress=_progress_bar())
+                        status.update(label=f"Added {len(batch.added)} of {len(uploads)} file(s)",
+                                      state="complete" if not batch.refused else "error")
+                    for change in batch.added:
+                        app.audit.record("source_add", tenant_id=identity.tenant_id, actor=identity.user_name,
+                                         target=change.source.id, file=change.source.file_name[:200])
+                        _show_change(change)
+                    for name, reason in batch.refused:
+                        st.error(markdown_label(f"{name}: {reason}"))
+                    if batch.report is not None:
+                        for name, reason in batch.report.problems:
+                            st.warning(markdown_label(f"{name}: {reason}"))
                 except RegIntelError as exc:
                     st.error(str(exc))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from regintel.sources.registry import EDITABLE_FIELDS, manifest_entries
@@ -21,10 +22,20 @@ def _metadata(args: argparse.Namespace) -> dict:
 
 
 def cmd_add(app, args: argparse.Namespace) -> int:
+    from regintel.sources.service import files_in
+
     fields = _metadata(args)
     if args.deprecated:
         fields["deprecated"] = True
-    change = app.source_service.add(Path(args.path), fields, source_id=args.id, actor="cli", progress=args.progress())
+    path = Path(args.path)
+    if path.is_dir():  # every PDF / HTML / DOCX / markdown file of the folder, indexed once at the end
+        if args.id or fields.get("title"):
+            print("error: --id and --title name one document; give them per file, not for a folder", file=sys.stderr)
+            return 2
+        batch = app.source_service.add_many(files_in(path), fields, actor="cli", progress=args.progress())
+        print(batch.summary())
+        return 1 if batch.refused else 0
+    change = app.source_service.add(path, fields, source_id=args.id, actor="cli", progress=args.progress())
     print(change.summary())
     return 0
 
@@ -77,8 +88,9 @@ def add_parser(sub, progress_printer) -> None:
     sources.set_defaults(progress=progress_printer)
     verbs = sources.add_subparsers(dest="verb", required=True)
 
-    add = verbs.add_parser("add", help="parse a file, register it and index it (only new passages are embedded)")
-    add.add_argument("path")
+    add = verbs.add_parser("add", help="parse a file (or every PDF/HTML/DOCX/markdown file of a folder), register it "
+                                       "and index it (only new passages are embedded)")
+    add.add_argument("path", help="a file, or a folder")
     add.add_argument("--id", help="the id to give it; an existing upload's id replaces its file with this new version")
     add.add_argument("--deprecated", action="store_true")
     _metadata_arguments(add)

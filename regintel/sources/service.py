@@ -48,6 +48,28 @@ class SourceChange:
         return "\n".join(lines)
 
 
+@dataclass
+class BatchReport:
+    """Per-file outcome of adding several files, and the one indexing run after them."""
+
+    added: list[SourceChange] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (file name, reason)
+    report: IngestReport | None = None
+
+    def summary(self) -> str:
+        lines = [change.summary() for change in self.added]
+        lines += [f"refused {name}: {reason}" for name, reason in self.refused]
+        if self.report is not None:
+            lines.append(self.report.summary())
+        return "\n".join(lines)
+
+
+def files_in(folder: Path) -> list[tuple[Path, str]]:
+    """The files of a folder a source can be made of (by suffix), in name order; hidden files are left out."""
+    return [(path, path.name) for path in sorted(Path(folder).rglob("*"))
+            if path.is_file() and not path.name.startswith(".") and path.suffix.lower() in FORMATS_BY_SUFFIX]
+
+
 class SourceService:
     def __init__(self, registry: SourceRegistry, ingest: Ingest) -> None:
         self.registry = registry
@@ -100,6 +122,22 @@ class SourceService:
             change.report = self.sync(progress)
             change.source = self.registry.get(source_id)
         return change
+
+    def add_many(self, files: list[tuple[Path, str]], fields: dict[str, Any] | None = None, *, actor: str = "",
+                 progress: Callable[[str, int, int], None] | None = None) -> "BatchReport":
+        """Add several files ((path, file name) pairs: a folder, or a multi-file upload) with the same metadata
+        and index once at the end. A file that cannot be added is reported by name; the others still go in."""
+        batch = BatchReport()
+        for path, file_name in files:
+            try:
+                batch.added.append(self.add(path, fields, actor=actor, sync=False, file_name=file_name))
+            except SourceError as exc:
+                batch.refused.append((file_name, str(exc)))
+        if batch.added:
+            batch.report = self.sync(progress)
+            for change in batch.added:
+                change.source = self.registry.get(change.source.id)
+        return batch
 
     def _store_files(self, source_id: str, original: Path, file_name: str, markdown: str) -> None:
         """Write the original and its markdown into the source's folder, replacing an older version whole (a new
