@@ -93,6 +93,16 @@ class Settings(BaseSettings):
     oidc_create_users: bool = Field(True, description="Create a user at their first single sign-on (off: an admin creates it first, `users add --sso`).")
     worker: Literal["embedded", "external"] = Field("embedded", description="Background worker: `embedded` makes the Streamlit app start and supervise one `python -m regintel worker` process per data directory (a file lock decides between several app processes; restarted with backoff when it dies, its output in `<data_dir>/worker/worker.log`); `external`: the deployment runs the worker under its own supervisor.")
     worker_plugins: str = Field("", description="Comma-separated importable modules, each with a `worker_handlers(app)` function returning extra job handlers `{kind: handler}` for the worker (extensions).")
+    metrics_tenant_labels: bool = Field(False, description="Label the Prometheus metrics of `/metrics` (`python -m regintel metrics`) with the tenant name (off: figures over all tenants only, no tenant name leaves the app).")
+    metrics_window_minutes: int = Field(60, ge=1, le=10080, description="Window of the rate and percentile gauges of `/metrics` and of the alert rules (the counters count every stored turn).")
+    alert_min_turns: int = Field(10, ge=1, le=100000, description="Turns needed in the alert window before a rate rule (error rate, p90, cache hit rate, abstention, mean confidence) may fire: a quiet hour with two turns does not page anyone.")
+    alert_error_rate: float = Field(0.05, ge=0.0, le=1.0, description="Critical alert when the share of failed turns in the window is above this.")
+    alert_p90_seconds: float = Field(10.0, gt=0, le=3600, description="Critical alert when the 90th percentile of turn latency in the window is above this many seconds.")
+    alert_llm_failures: int = Field(3, ge=1, le=1000, description="Critical 'LLM API failing' alert when the last this many language-model calls in the window all failed (or the provider cannot be built).")
+    alert_cache_hit_rate: float = Field(0.20, ge=0.0, le=1.0, description="Warning when the response cache hit rate in the window is below this (also the target the Operations page shows).")
+    alert_abstention_rate: float = Field(0.15, ge=0.0, le=1.0, description="Warning when the share of abstentions in the window is above this.")
+    alert_mean_confidence: float = Field(0.5, ge=0.0, le=1.0, description="Warning when the mean confidence score of the window's answers is below this.")
+    alert_webhook_url: str = Field("", description="Webhook that receives a JSON POST per alert firing and resolution (rule names and figures only, never tenant content), e.g. a chat tool's incoming webhook; retried with backoff. Empty: events are only stored and shown.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the engine.")
 
     @field_validator("llm_base_url")
@@ -112,12 +122,12 @@ class Settings(BaseSettings):
                 raise ValueError(f"{entry!r} is not group=role with role analyst, curator or admin")
         return value.strip()
 
-    @field_validator("database_url", "chroma_url")
+    @field_validator("database_url", "chroma_url", "alert_webhook_url")
     @classmethod
     def _strip(cls, value: str) -> str:
         return value.strip()
 
-    @field_validator("chroma_url")
+    @field_validator("chroma_url", "alert_webhook_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         if value and not value.startswith(("http://", "https://")):
