@@ -360,3 +360,28 @@ class SourceDocument(Base):
     edited_at: Mapped[Optional[datetime]] = mapped_column()  # metadata edited by a person: a manifest no longer overrides it
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class AlertEvent(Base):
+    """One firing of an alert rule (issue 22): opened when the rule starts firing, resolved when it stops; one row
+    per episode, so a rule that keeps firing is not stored (or sent) twice. ``delivered`` / ``attempts`` track
+    the webhook POST of the firing and of the resolution (``delivered_state`` says which was last sent)."""
+
+    __tablename__ = "alert_events"
+    __table_args__ = (Index("ix_alert_events_rule_state", "rule", "state"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    rule: Mapped[str] = mapped_column(String(60))
+    severity: Mapped[str] = mapped_column(String(16))  # critical / warning
+    state: Mapped[str] = mapped_column(String(16), default="firing")  # firing / resolved
+    value: Mapped[Optional[float]] = mapped_column(Float)
+    threshold: Mapped[Optional[float]] = mapped_column(Float)
+    tenant_id: Mapped[Optional[str]] = mapped_column(String(36))  # None: over all tenants; no FK, the event outlives it
+    message: Mapped[str] = mapped_column(Text, default="")
+    started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    resolved_at: Mapped[Optional[datetime]] = mapped_column()
+    delivered: Mapped[bool] = mapped_column(Boolean, default=False)  # the webhook got the current state
+    delivered_state: Mapped[str] = mapped_column(String(16), default="")  # the last state the webhook received
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # failed POSTs of the current state
+    next_attempt_at: Mapped[Optional[datetime]] = mapped_column()
+    last_error: Mapped[str] = mapped_column(Text, default="")
