@@ -186,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_sources_parser(sub, _progress_printer)
 
+    from regintel.ops.prometheus import add_parser as add_metrics_parser
+
+    add_metrics_parser(sub)
+
     bench = sub.add_parser("bench", help="benchmarks (same as python -m regintel.bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=None)
