@@ -121,3 +121,15 @@ def test_bad_files_are_refused_a_new_version_replaces_the_file_and_embeds_only_w
     listed = {s.id: s for s in app.sources.list()}
     assert set(listed) == {"be-guidance-oss-fr", first.id}
     assert json.loads(json.dumps(listed[first.id].to_json()))["version"] == "2"
+
+
+    # a newer version registered as its own source supersedes this one in retrieval, unless a version is named
+    newer = tmp_path / "asbl-2026.md"
+    newer.write_text(ASBL.read_text(encoding="utf-8").replace("ASBL", "association sans but lucratif (ASBL)", 3),
+                     encoding="utf-8")
+    new = app.source_service.add(newer, {"version": "2026", "supersedes": first.id, "short_title": "TVA ASBL 2026"}).source
+    plain = {s.document_id for s in app.index.search(QUESTION, k=10).sources}
+    assert new.id in plain and first.id not in plain
+    dated = app.index.search("Une ASBL est-elle assujettie à la TVA selon la version 2 ?", k=10).sources
+    older = next(s for s in dated if s.document_id == first.id)
+    assert "superseded by TVA ASBL 2026" in older.currency_warning
