@@ -177,3 +177,38 @@ def test_the_metrics_command_is_registered():
 
     args = build_parser().parse_args(["metrics", "--port", "9999"])
     assert args.port == 9999 and args.host == "127.0.0.1" and args.func.__name__ == "cmd_metrics"
+
+
+def test_operations_page_shows_figures_alerts_and_clears_the_tenant_cache(tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from regintel.config import REPO_ROOT, get_settings
+    from regintel.ops.alerts import evaluate_alerts
+
+    monkeypatch.setenv("REGINTEL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("REGINTEL_LLM_PROVIDER", "offline")
+    get_settings.cache_clear()
+    runtime = RegIntel(get_settings(), graph=None)
+    admin = runtime.accounts.identity(runtime.accounts.add("acme", "root", "correct horse battery", "admin").id, "local")
+    save_turn(runtime, "acme", latency_ms=1500.0)
+    save_turn(runtime, "acme", llm_error="ProviderError: 503")
+    ResponseCache(runtime.db).put("k", admin.tenant_id, "v1", "question", {"answer": "a"})
+    evaluate_alerts(runtime)  # no index in this data directory: the knowledge base alert fires
+    runtime.close()
+    st.cache_resource.clear()
+    try:
+        page = AppTest.from_file(str(REPO_ROOT / "views" / "7_Operations.py"), default_timeout=60)
+        page.session_state["regintel_identity"] = admin
+        page.run()
+        assert not page.exception
+        assert any("knowledge base empty" in e.value for e in page.error)
+        metrics = {m.label: m.value for m in page.metric}
+        assert metrics["Turns"] == "2" and metrics["Error rate"] == "50.0%" and metrics["Cached answers"] == "1"
+        page.checkbox[0].check()
+        next(b for b in page.button if b.label.startswith("Clear response cache")).click().run()
+        assert not page.exception and any("Cleared 1 cached answers" in s.value for s in page.success)
+        assert {m.label: m.value for m in page.metric}["Cached answers"] == "0"
+    finally:
+        st.cache_resource.clear()
+        get_settings.cache_clear()
