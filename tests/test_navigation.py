@@ -17,7 +17,7 @@ def test_each_role_lists_its_pages_with_home_first():
     assert titles("analyst") == ["Home", "Chat", "Graph Explorer"]
     assert titles("curator") == ["Home", "Chat", "Graph Explorer", "Extraction Review", "Sources"]
     assert titles("admin") == ["Home", "Chat", "Graph Explorer", "Extraction Review", "Sources", "Feedback Dashboard",
-                               "Traces", "Users and audit"]
+                               "Traces", "Operations", "Users and audit"]
     assert titles("visitor") == []  # an unknown role gets nothing
 
 

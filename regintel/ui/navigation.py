@@ -14,6 +14,7 @@ PAGES = [
     ("views/8_Sources.py", "Sources", ":material/library_books:", "Sources", "sources"),
     ("views/3_Feedback_Dashboard.py", "Feedback Dashboard", ":material/monitoring:", "Feedback_Dashboard", "dashboard"),
     ("views/4_Traces.py", "Traces", ":material/search:", "Traces", "traces"),
+    ("views/7_Operations.py", "Operations", ":material/speed:", "Operations", "dashboard"),
     ("views/6_Admin.py", "Users and audit", ":material/admin_panel_settings:", "Admin", "users"),
 ]
 
