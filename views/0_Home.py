@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from regintel.errors import RegIntelError
+from regintel.ops.alerts import open_alerts
 from regintel.retrieval.corpus import scan_corpus
 from regintel.ui import auth, state
 
@@ -26,6 +27,9 @@ except RegIntelError as exc:
     st.error(str(exc))
     st.stop()
 settings = app.settings
+for alert in [e for e in open_alerts(app.db) if e.severity == "critical"]:  # issue 22: the service is degraded
+    st.error(f"**Service alert: {alert.rule.replace('_', ' ')}** since {alert.started_at:%Y-%m-%d %H:%M} UTC. "
+             + ("See **Operations**." if identity.can("dashboard") else "Answers may fail or be slow until it is resolved."), icon=":material/error:")
 
 
 def build_index() -> None:
