@@ -42,6 +42,17 @@ def _llm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse(args: argparse.Namespace) -> int:
+    from regintel.bench.parse import default_files, print_parse_report, run_parse_bench
+
+    files = [Path(f) for f in args.files] or default_files()
+    if not files:
+        print("no files given and ../shared/data/sources/ not found", file=sys.stderr)
+        return 2
+    print_parse_report(run_parse_bench(files), args.json)
+    return 0
+
+
 def _ingest(args: argparse.Namespace) -> int:
     from regintel.bench.ingest import print_ingest_report, run_ingest_bench
 
@@ -124,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--corpus", help="corpus folder (default: REGINTEL_CORPUS_DIR)")
     ingest.add_argument("--json", action="store_true")
     ingest.set_defaults(func=_ingest)
+
+    parse = sub.add_parser("parse", help="source parsing throughput (EUR-Lex HTML, PDF, DOCX): pages/s, articles, chars")
+    parse.add_argument("files", nargs="*", help="files to parse (default: ../shared/data/sources/)")
+    parse.add_argument("--json", action="store_true")
+    parse.set_defaults(func=_parse)
 
     graph = sub.add_parser("graph", help="resolve-or-create throughput, key lookups, change detection cost")
     graph.add_argument("--concepts", type=int, default=10_000)
