@@ -362,13 +362,19 @@ class RegIntel:
         from regintel.concepts.enrichment import ENRICH_JOB, ConceptEnricher, enrich_job_handler
 
         from regintel.extraction.commit_job import COMMIT_JOB, commit_job_handler
-        from regintel.ops.alerts import ALERTS_JOB, alerts_job_handler
 
         graph = self.require_graph()
         return {ENRICH_JOB: enrich_job_handler(ConceptEnricher(graph, self.index)),
                 CAPTURE_JOB: capture_job_handler(graph, self.jobs),
                 COMMIT_JOB: commit_job_handler(self.extraction),  # a commit the graph did not confirm
-                ALERTS_JOB: alerts_job_handler(self)}  # alert rules (issue 22), scheduled by the supervised worker
+                **self.service_handlers()}
+
+    def service_handlers(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        """The handlers that need neither the rules graph nor the index: the alert rules (issue 22), which must
+        run exactly when those are down ("knowledge base empty", "LLM API failing"); scheduled by the worker."""
+        from regintel.ops.alerts import ALERTS_JOB, alerts_job_handler
+
+        return {ALERTS_JOB: alerts_job_handler(self)}
 
     # -- operations -------------------------------------------------------------------------------------------
     def ingest(self, corpus_dir: Path | None = None, progress: Progress | None = None, seed_graph: bool = True,

@@ -279,3 +279,16 @@ def test_when_the_owning_app_process_is_killed_its_worker_stops_and_another_app_
         if standby is not None:
             standby.stop()
         app.close()
+
+
+def test_without_the_graph_or_the_index_the_worker_still_runs_the_alert_rules(tmp_path):
+    from regintel.config import load_settings
+    from regintel.jobs.worker import load_handlers
+    from regintel.ops.alerts import ALERTS_JOB
+    from regintel.runtime import RegIntel
+
+    app = RegIntel(load_settings(data_dir=tmp_path / "data"), graph=None)  # no graph, no index: what alerts report
+    handlers, problem = load_handlers(app)
+    assert ALERTS_JOB in handlers and "graph" in problem
+    result = handlers[ALERTS_JOB]({})
+    assert "knowledge_base_empty" in result["fired"]  # exactly when the rest of the worker cannot run

@@ -228,12 +228,13 @@ def plugin_handlers(app: Any) -> dict[str, Handler]:
 
 def load_handlers(app: Any) -> tuple[dict[str, Handler], str]:
     """(handlers, problem): the runtime's handlers and the plugins'; while the runtime's cannot be built (the
-    rules graph is down) the plugins' only, and the reason."""
+    rules graph or the index is down) the ones that need neither (the alert rules) and the plugins', and the
+    reason."""
     extra = plugin_handlers(app)
     try:
         return {**app.worker_handlers(), **extra}, ""
     except RegIntelError as exc:
-        return extra, str(exc)
+        return {**app.service_handlers(), **extra}, str(exc)
 
 
 def _stop_on_stdin_eof(stop: threading.Event) -> None:
