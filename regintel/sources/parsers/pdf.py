@@ -151,17 +151,18 @@ def _strip_furniture(raw_pages: list[list[str]]) -> tuple[list[_Line], int, dict
         pages.append(lines)
     n = len(pages)
     zone_counts: Counter[str] = Counter()
+    headings: set[str] = set()  # keys of heading lines ("Article #" at the top of many pages is not a header)
     for lines in pages:
         zone = {_key(text) for text, _ in lines[:ZONE] + lines[-ZONE:]}
         zone_counts.update(zone)
+        headings.update(_key(text) for text, _ in lines if _is_heading_line(text))
     threshold = max(3, int(0.4 * n)) if n >= 4 else n + 1
-    boiler = {key for key, count in zone_counts.items() if count >= threshold and not _is_heading_line(key)
-              and len(key) >= 1}
+    boiler = {key for key, count in zone_counts.items() if count >= threshold and key not in headings}
     boiler_long = [key for key in boiler if len(key) >= 12]  # "PE-CONS #/#" alone is a piece of "PE-CONS #/# MCA #"
     metadata: dict[str, str] = {}
     # running section names at the top of guidance pages (BAIT): the same top line on several pages
     tops = Counter(_key(lines[0][0]) for lines in pages if lines)
-    repeated_tops = {key for key, count in tops.items() if count >= 2 and not _is_heading_line(key)}
+    repeated_tops = {key for key, count in tops.items() if count >= 2 and key not in headings}
     running = (repeated_tops if n >= 4 and sum(tops[k] for k in repeated_tops) >= 0.5 * n else set())
     out: list[_Line] = []
     for page_number, lines in enumerate(pages, start=1):
