@@ -19,6 +19,7 @@ from regintel.sources.parsers.model import (MarkdownWriter, ParsedDocument, Pars
 
 HEADING_STYLE_RE = re.compile(r"^(?:heading|überschrift|titre|kop|título|titolo)\s*(\d)?$", re.IGNORECASE)
 ARTICLE_LINE_RE = re.compile(r"^Article\s+(\d{1,3}[a-z]?)\s*(?:[—–\-:.]\s*(.*))?$")
+HEADING_ARTICLE_RE = re.compile(r"^Article\s+(\d{1,3}[a-z]?)\b\s*(.*)$")  # a heading "Article 5 Scope"
 LIST_STYLE_RE = re.compile(r"\blist\b|bullet|aufzählung|puce", re.IGNORECASE)
 
 
@@ -103,7 +104,7 @@ class _Walker:
                 self.flush_article(text)
                 return
             self.flush_article()
-        article = ARTICLE_LINE_RE.match(text)
+        article = ARTICLE_LINE_RE.match(text) or (HEADING_ARTICLE_RE.match(text) if level is not None else None)
         if article and (level is not None or not article.group(2)):
             if article.group(2):
                 self.out.heading(3, heading_text(f"Article {article.group(1)}", article.group(2)))

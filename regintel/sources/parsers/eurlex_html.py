@@ -77,8 +77,9 @@ class _Walker:
     """Walks the document body in order, writing markdown. A heading label ("Article 5") waits for its title line
     ("Prohibited AI practices"); a point label ("(a)", "1.") waits for the text it prefixes."""
 
-    def __init__(self, writer: MarkdownWriter) -> None:
+    def __init__(self, writer: MarkdownWriter, title: str = "") -> None:
         self.out = writer
+        self.title = title
         self.pending: tuple[int, str, str, set[str]] | None = None  # level, label, anchor, classes its title may have
         self.prefix = ""
         self.in_annex = False
@@ -190,8 +191,14 @@ class _Walker:
                 self.pending = (level, text, "", GRSEQ)
             else:
                 self.out.heading(level, text)
-        elif tag.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
-            self.out.heading(min(int(tag.name[1]) + 1, 6), text)
+        elif tag.name == "h1" and text == self.title:
+            pass  # the "# Title" already
+        elif tag.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:  # plain HTML: an "Article N" heading is an article
+            article = re.match(r"^Article\s+(\d{1,3}[a-z]?)\b\s*[—–\-:.]?\s*(.*)$", text)
+            if article:
+                self.out.heading(3, heading_text(f"Article {article.group(1)}", article.group(2)))
+            else:
+                self.out.heading(min(int(tag.name[1]) + 1, 6), text)
         else:
             self.paragraph(text)
 
@@ -248,7 +255,7 @@ def _main_title(soup, root) -> str:
     lines = [line for line in lines if line and not re.fullmatch(r"\(Text with EEA relevance\)", line, re.I)]
     if lines:
         return clean_text(" ".join(lines))
-    heading = soup.find(["h1", "title"])
+    heading = soup.find("h1") or soup.find("title")
     return _text(heading) if heading is not None else ""
 
 
@@ -336,7 +343,7 @@ def parse_html(path: Path) -> ParsedDocument:
     writer = MarkdownWriter()
     if title:
         writer.heading(1, title)
-    walker = _Walker(writer)
+    walker = _Walker(writer, title)
     walker.walk(root)
     walker.flush_heading()
     walker.flush_prefix()
