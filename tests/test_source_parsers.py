@@ -227,6 +227,11 @@ def test_gdpr_oj_pdf_articles_pages_and_furniture(gdpr_pdf):
     assert "72 hours" in article_text(gdpr_pdf, 33)
     assert not re.search(r"^.*L 119/\d+.*$", gdpr_pdf.markdown, re.MULTILINE), "OJ running footer removed"
     assert page_markers(gdpr_pdf) == list(range(1, 89))
+    # OJ footnotes ("(1) OJ C 229, …" under the text, no rule above them) are not taken for recitals
+    recitals = gdpr_pdf.markdown.split("## Recitals")[1].split("## CHAPTER I")[0]
+    assert [int(n) for n in re.findall(r"^\((\d+)\) ", recitals, re.MULTILINE)] == list(range(1, 174))
+    assert "OJ C 229, 31.7.2012" not in gdpr_pdf.markdown
+    assert "household activity and thus with no connection" in gdpr_pdf.markdown, "recital 18 whole across pages"
     # the page Article 33 starts on, according to pypdf itself
     reader = PdfReader(str(require_sources() / "gdpr-2016-679-oj.pdf"))
     expected = next(n for n, page in enumerate(reader.pages, start=1)

@@ -44,6 +44,9 @@ POINT_START_RE = re.compile(
     r"^(?:\((?:\d{1,3}[a-z]?|[a-z]{1,3}|[ivxlc]{1,6})\)|(?:\d{1,3}[a-z]?\.)+(?=\s)|[a-z]\)|[–—•\-*]|Re \([a-z0-9]+\):)\s")
 PREAMBLE_START_RE = re.compile(r"^(?:Having regard|After (?:transmission|consulting|having)|Acting in accordance|"
                                r"Whereas|HAVE ADOPTED|HAS ADOPTED)")
+FOOTNOTE_CALL_RE = re.compile(r"(?<=\s)\((\d{1,3})\)(?=[\s,.;:]|$)")
+FOOTNOTE_START_RE = re.compile(r"^\((\d{1,3})\)\s+((?:OJ|Position|Regulation|Directive|Decision|Council|Commission|"
+                               r"Framework|Opinion|Recommendation|Judgment|Case|See|Convention|Communication)\b)?")
 SENTENCE_END_RE = re.compile(r"[.:;!?][’'”)\]]?$")
 NUMBERED_HEADING_RE = re.compile(r"^((?:\d{1,2}|[IVX]{1,5}|[A-H])\.)\s+([A-ZÀ-Ý].{1,85})$")
 NUMBERED_PARAGRAPH_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2})+\.?\s|^\d{1,2}\.\s|^Tz\.\s|^\(\d{1,3}\)\s")
@@ -179,8 +182,41 @@ def _strip_furniture(raw_pages: list[list[str]]) -> tuple[list[_Line], int, dict
             if index < 2 and (key in running or any(t == text for t, _ in lines[index + 1:index + 4])):
                 continue  # a running section name (the real heading follows or was on an earlier page)
             kept.append((text, blank))
+        cut = _oj_footnotes_start(kept)
+        footnotes += len([t for t, _ in kept[cut:] if FOOTNOTE_START_RE.match(t)])
+        kept = kept[:cut]
         out.extend(_Line(page_number, text, blank or i == 0) for i, (text, blank) in enumerate(kept))
     return out, footnotes, metadata
+
+
+def _oj_footnotes_start(lines: list[tuple[str, bool]]) -> int:
+    """Index where the Official Journal's footnotes start at the bottom of a page (len(lines) when none). OJ
+    footnotes have no rule above them: they are the trailing run of "(n) OJ C 229 …" / "(n) Directive …" notes whose
+    numbers are consecutive and are called in the page's text as " (n)". Recitals and points ("(3) The …",
+    "(a) …") do not qualify: their numbers are not called in the text, or the run is not consecutive to the end."""
+    text = " ".join(t for t, _ in lines)
+    called = {int(n) for n in FOOTNOTE_CALL_RE.findall(text)}
+    if not called:
+        return len(lines)
+    start = len(lines)
+    expected = None
+    for index in range(len(lines) - 1, -1, -1):
+        match = FOOTNOTE_START_RE.match(lines[index][0])
+        if not match:
+            continue
+        number = int(match.group(1))
+        if number not in called or (expected is not None and number != expected) or not match.group(2):
+            break
+        start = index
+        expected = number - 1
+        if expected == 0:
+            break
+    if start < len(lines):
+        first = FOOTNOTE_START_RE.match(lines[start][0])
+        tail_numbers = [int(m.group(1)) for t, _ in lines[start:] if (m := FOOTNOTE_START_RE.match(t))]
+        if not first or tail_numbers != list(range(tail_numbers[0], tail_numbers[0] + len(tail_numbers))):
+            return len(lines)
+    return start
 
 
 class _Dehyphenator:
