@@ -336,6 +336,19 @@ def test_pdf_without_text_layer_is_refused_and_partial_scan_reported(tmp_path):
     assert page_markers(parsed) == [1, 2, 3, 4]
 
 
+def test_image_only_pdf_is_refused(tmp_path):
+    """A PDF made of a real picture (the ICO logo from the shared DOCX) has no text layer, like a scan."""
+    from PIL import Image
+
+    with zipfile.ZipFile(require_sources() / "ico-dpia-template-2018.docx") as archive:
+        name = next(n for n in archive.namelist() if n.startswith("word/media/"))
+        image = Image.open(io.BytesIO(archive.read(name))).convert("RGB")
+    path = tmp_path / "scanned-logo.pdf"
+    image.save(path, "PDF", save_all=True, append_images=[image.copy()])
+    with pytest.raises(ParseError, match="has no text layer: it looks scanned; run OCR first"):
+        parse_source(path)
+
+
 def test_encrypted_pdf(tmp_path):
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(_pdf(_act_pages(), password="secret"))
@@ -411,3 +424,20 @@ def test_markdown_passes_through(tmp_path):
     path.write_text(text, encoding="utf-8")
     parsed = parse_source(path)
     assert parsed.markdown == text and parsed.format == "markdown" and parsed.articles == 1 and parsed.title == "Act"
+
+
+def test_parse_bench_reports_pages_per_second(tmp_path, capsys):
+    from regintel.bench.__main__ import main as bench_main
+    from regintel.bench.parse import run_parse_bench
+
+    pdf = tmp_path / "act.pdf"
+    pdf.write_bytes(_pdf(_act_pages()))
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7 nothing")
+    result = run_parse_bench([pdf, broken])
+    good, bad = result["files"]
+    assert good["pages"] == 4 and good["articles"] == 4 and good["pages_per_s"] > 0 and good["chunks"] >= 1
+    assert "broken.pdf" in bad["error"]
+    assert result["pdf_pages"] == 4 and result["pdf_files"] == 1
+    assert bench_main(["parse", str(pdf), "--json"]) == 0
+    assert '"pdf_pages": 4' in capsys.readouterr().out.splitlines()[-1]
