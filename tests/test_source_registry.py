@@ -135,11 +135,21 @@ def test_a_pdf_passage_keeps_its_page_and_links_to_it_an_html_article_to_its_anc
 
     html = CorpusDocument(id="act", title="Act", short_title="Act", path=Path("act.md"), format="html",
                           source_url="https://example.org/act.html",
-                          anchors={"Article 1 — Subject matter": "art_1", "ANNEX I — Lists": "anx_I"})
+                          anchors={"Article 1 — Subject matter": "a1", "ANNEX I — Lists": "annex-1"})
     unpaged = re.sub(r"<!-- page \d+ -->", "", text)
     chunks = chunk_document(html, unpaged, max_chars=150, min_chars=20, overlap_chars=0)
     urls = {c.ref: c.source_url for c in chunks}
-    assert urls["Article 1 (1/2)"].endswith("#art_1") and urls["Article 1 (2/2)"].endswith("#art_1")
+    assert urls["Article 1 (1/2)"].endswith("#a1") and urls["Article 1 (2/2)"].endswith("#a1")
     assert urls["Article 2"] == "https://example.org/act.html"  # no anchor known: the act
-    assert [u for r, u in urls.items() if r.startswith("ANNEX")] == ["https://example.org/act.html#anx_I"]
+    assert [u for r, u in urls.items() if r.startswith("ANNEX")] == ["https://example.org/act.html#annex-1"]
     assert all(c.page == 0 for c in chunks)
+    # EUR-Lex anchors every article and recital (id="art_N", id="rct_N"): a page that uses them gets them all
+    eurlex = CorpusDocument(id="act", title="Act", short_title="Act", path=Path("act.md"), format="html",
+                            source_url="https://example.org/act.html", anchors={"Article 1 — Subject matter": "art_1"})
+    recitals = "## Recitals\n\n" + "\n\n".join(f"({n}) Whereas recital number {n} explains at some length why the "
+                                               "act is needed and what it sets out to do." for n in range(1, 5))
+    chunks = chunk_document(eurlex, recitals + "\n\n" + unpaged, max_chars=150, min_chars=20, overlap_chars=0)
+    urls = {c.ref: c.source_url for c in chunks}
+    assert urls["Article 2"] == "https://example.org/act.html#art_2"
+    assert urls["Recital 3"] == "https://example.org/act.html#rct_3"  # one passage per recital, not one "Recitals"
+    assert [c.ref for c in chunks if c.ref.startswith("Recital")] == [f"Recital {n}" for n in range(1, 5)]

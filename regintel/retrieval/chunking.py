@@ -660,10 +660,46 @@ def _passage_url(doc: CorpusDocument, unit: DocumentUnit, page: int, anchors: di
                 or anchors.get(unit.ref.split("; ")[0].split("(")[0].strip()))
     if page and doc.format == "pdf":
         return f"{base}#page={page}"
-    if not fragment and EURLEX_URL_RE.match(base):  # EUR-Lex pages anchor every article as id="art_N"
-        article = re.fullmatch(r"Article (\d+)", unit.ref.split("; ")[0].split("(")[0].strip())
-        fragment = f"art_{article.group(1)}" if article else ""
+    first_ref = unit.ref.split("; ")[0].split("(")[0].strip()
+    eurlex = EURLEX_URL_RE.match(base) or any(f.startswith(("art_", "rct_")) for f in anchors.values())
+    if not fragment and eurlex:  # EUR-Lex pages anchor every article and recital: id="art_N", id="rct_N"
+        numbered = re.fullmatch(r"(Article|Recital|Considérant|Erwägungsgrund|Considerando|Overweging) (\d+)",
+                                first_ref)
+        if numbered:
+            fragment = f"{'art' if numbered.group(1) == 'Article' else 'rct'}_{numbered.group(2)}"
     return f"{base}#{fragment}" if fragment else base
+
+
+RECITALS_HEADING_RE = re.compile(r"^(?:Recitals|Considérants|Erwägungsgründe|Considerandos|Overwegingen|Considerando)\b",
+                                 re.IGNORECASE)
+RECITAL_NUMBER_RE = re.compile(r"^\((\d{1,3})\)\s")
+RECITAL_LABEL = {"fr": "Considérant", "de": "Erwägungsgrund", "es": "Considerando", "nl": "Overweging",
+                 "it": "Considerando"}
+
+
+def _recital_units(unit: DocumentUnit, language: str) -> list[DocumentUnit] | None:
+    """A preamble's recitals ("## Recitals" holding "(1) …", "(2) …") as one unit per recital ("Recital 27"), or
+    None when the unit is not that. One unit of 180 recitals split into 165 parts made every part "the same unit"
+    as the leading passages (a ranker feature) and its citation could only open recital 1."""
+    if not RECITALS_HEADING_RE.match(unit.heading):
+        return None
+    numbered = [RECITAL_NUMBER_RE.match(p) for p in unit.paragraphs]
+    if sum(1 for m in numbered if m) < 3:
+        return None
+    label = RECITAL_LABEL.get(language, "Recital")
+    units: list[DocumentUnit] = []
+    lead: list[str] = []
+    for paragraph, number in zip(unit.paragraphs, numbered):
+        if number:
+            name = f"{label} {number.group(1)}"
+            units.append(DocumentUnit(name, name, [*unit.path, unit.heading], [paragraph]))
+        elif units:
+            units[-1].paragraphs.append(paragraph)  # a recital of several paragraphs
+        else:
+            lead.append(paragraph)
+    if lead:
+        units.insert(0, DocumentUnit(unit.heading, unit.ref, unit.path, lead))
+    return units
 
 
 def chunk_document(
@@ -672,7 +708,10 @@ def chunk_document(
     """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
     pages = _PageFinder(text) if PAGE_MARKERS_RE.search(text) else None
     anchors = _anchor_lookup(doc)
-    raw_units = [unit for unit in parse_units(text) if not is_front_matter(unit)]
+    raw_units = []
+    for unit in parse_units(text):
+        if not is_front_matter(unit):
+            raw_units += _recital_units(unit, doc.language) or [unit]
     definitions = {id(unit): _definitions_article(unit, doc.language) for unit in raw_units}
     units = _merge_small(raw_units, min_chars, max_chars, fixed=lambda unit: definitions.get(id(unit)) is not None)
     chunks: list[Chunk] = []
