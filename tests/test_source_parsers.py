@@ -365,6 +365,8 @@ def test_dehyphenation_uses_the_documents_words():
     assert join("the obliga-", "tion applies") == "the obligation applies"
     assert join("major ICT-", "related incidents") == "major ICT-related incidents"
     assert join("a well-", "known rule") == "a well-known rule"
+    assert join("its end-of-", "life stage") == "its end-of-life stage"
+    assert join("far-reach-", "ing options") == "far-reaching options"
 
 
 # -- bad input and dispatch ------------------------------------------------------------------------------------

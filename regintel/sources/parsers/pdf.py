@@ -225,9 +225,13 @@ class _Dehyphenator:
     def __init__(self, lines: list[_Line]) -> None:
         self.words: set[str] = set()
         self.compounds: set[str] = set()
+        after_break = False
         for line in lines:
             tokens = WORD_RE.findall(line.text)
-            if line.text.endswith("-") and tokens:
+            if after_break and tokens:
+                tokens = tokens[1:]  # nor is the piece that starts the next line ("ing")
+            after_break = line.text.endswith("-")
+            if after_break and tokens:
                 tokens = tokens[:-1]  # the broken word at the line end is not evidence
             for token in tokens:
                 lowered = token.lower()
@@ -244,6 +248,8 @@ class _Dehyphenator:
         joined = (last_piece + second).lower()
         if f"{first}-{second}".lower() in self.compounds and joined not in self.words:
             return f"{left}{right}"  # a real hyphen: "ICT-related"
+        if "-" in first and joined not in self.words and (second.lower() in self.words or len(last_piece) <= 3):
+            return f"{left}{right}"  # a compound in progress: "end-of-" + "life" (but "far-reach-" + "ing")
         if joined in self.words or (last_piece.islower() and len(last_piece) >= 2):
             return f"{left[:-1]}{right}"
         return f"{left}{right}"
