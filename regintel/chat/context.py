@@ -81,7 +81,9 @@ class ArticleSiblings:
                       url=chunk.source_url, text=chunk.text, similarity=hit.similarity,
                       authority_level=chunk.authority_level, authority_score=authority_score(chunk.authority_level),
                       jurisdiction=chunk.jurisdiction, language=chunk.language, heading=chunk.heading,
-                      fused_score=hit.fused_score, extra={"widened_from": hit.chunk_id})
+                      fused_score=hit.fused_score, extra={"widened_from": hit.chunk_id},
+                      page=chunk.page or None, version=hit.version, last_verified=hit.last_verified,  # same document
+                      deprecated=hit.deprecated, currency_warning=hit.currency_warning)
 
 
 def widen_to_articles(passages: Sequence[ContextPassage], siblings: Callable[[Source], Sequence[Source]],
