@@ -401,7 +401,7 @@ class RegIntel:
 
         scan = self._registry_scan(Path(corpus_dir or self.settings.corpus_dir))
         report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder, scan=scan)
-        self.sources.record_chunks(report.chunks_by_document)
+        self.sources.record_chunks(report.chunks_by_document, report.articles_by_document)
         from regintel.chat.evidence import FALLBACK_THRESHOLDS
         from regintel.retrieval.index_io import calibrate_stored_index
 

@@ -61,6 +61,8 @@ def test_add_answer_deprecate_and_remove_a_source(world):
     assert change.report is not None and change.report.embedded == 0  # the passages were embedded before: cache
     assert (app.sources.files_dir / source.id / "text.md").exists()
     assert sections_of(app, source.id) >= 5
+    folder_doc = app.sources.get("be-guidance-oss-fr")
+    assert folder_doc.origin == "folder" and folder_doc.chunks > 5 and folder_doc.articles == 0  # Q&A, no articles
 
     hits = app.index.search(QUESTION, k=5).sources
     assert hits[0].document_id == source.id and hits[0].version == "2024-08" and not hits[0].deprecated

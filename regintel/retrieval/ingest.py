@@ -56,6 +56,7 @@ class IngestReport:
     indexed_chunks: list[Chunk] = field(default_factory=list, repr=False)
     removed_documents: list[str] = field(default_factory=list)  # in the previous index, not in this one
     chunks_by_document: dict[str, int] = field(default_factory=dict, repr=False)
+    articles_by_document: dict[str, int] = field(default_factory=dict, repr=False)  # distinct "Article N" units
 
     def summary(self) -> str:
         lines = [
@@ -191,8 +192,12 @@ def ingest_corpus(
     report.indexed_documents = [d for d in scan.documents if d.id in read_ok]
     current = {c.document_id for c in all_chunks}
     report.removed_documents = sorted({c.document_id for c in previous} - current)
+    articles: dict[str, set[str]] = {}
     for chunk in all_chunks:
         report.chunks_by_document[chunk.document_id] = report.chunks_by_document.get(chunk.document_id, 0) + 1
+        if "#art-" in chunk.parent_id:
+            articles.setdefault(chunk.document_id, set()).add(chunk.parent_id)
+    report.articles_by_document = {document: len(units) for document, units in articles.items()}
     report.indexed_chunks = chunks
     report.seconds = time.perf_counter() - started
     return report

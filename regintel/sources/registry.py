@@ -221,11 +221,14 @@ class SourceRegistry:
         self.get(source_id)
         return self.save(source_id, status="removed", edited_at=datetime.now(timezone.utc))
 
-    def record_chunks(self, counts: dict[str, int]) -> None:
-        """After an ingestion: how many passages each active source has in the index."""
+    def record_chunks(self, counts: dict[str, int], articles: dict[str, int] | None = None) -> None:
+        """After an ingestion: how many passages each active source has in the index, and, for a corpus-folder
+        document (an upload has its parser's count), how many articles."""
         with self.db.session() as session:
             for row in session.scalars(select(SourceDocument).where(SourceDocument.status == "active")):
                 row.chunks = counts.get(row.id, 0)
+                if row.origin == "folder" and articles is not None:
+                    row.articles = articles.get(row.id, 0)
 
     def delete_files(self, source_id: str) -> None:
         shutil.rmtree(self.files_dir / source_id, ignore_errors=True)
