@@ -13,6 +13,7 @@ from regintel.chat.response import ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
+from regintel.retrieval.currency import DocumentCurrency
 from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, currency_line, explorer_query, mode_caption
 from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream
 
@@ -108,8 +109,8 @@ def render_extras(response: ChatResponse, key: str) -> None:
         if response.query_type:
             st.badge(response.query_type.replace("_", " ").lower(), color="blue")
     st.caption(markdown_label(mode_caption(response)))
-    for warning in dict.fromkeys(s.currency_warning or ("A cited source is marked deprecated." if s.deprecated else "")
-                                 for s in response.cited):
+    for warning in dict.fromkeys(s.currency_warning or (DocumentCurrency(deprecated=True).warning(s.title)
+                                                        if s.deprecated else "") for s in response.cited):
         if warning:
             st.warning(markdown_label(warning), icon=":material/history:")
     chips = response.cited or ([] if response.refused else [s for s in response.sources if s.origin == "current"][:5])

@@ -49,6 +49,10 @@ def _show_change(change) -> None:
         st.warning(markdown_label(f"{source.file_name}: {problem}"))
 
 
+FLASH = "sources_flash"  # what the last action did, shown once after the page reloads with its result
+if FLASH in st.session_state:
+    st.success(markdown_label(st.session_state.pop(FLASH)))
+
 try:
     sources = app.sources.list(include_removed=True)
 except RegIntelError as exc:
@@ -57,7 +61,7 @@ except RegIntelError as exc:
 active = [s for s in sources if s.status == "active"]
 
 st.dataframe(pd.DataFrame([{
-    "id": s.id, "title": s.title, "format": s.format, "articles": s.articles, "pages": s.pages,
+    "id": s.id, "title": s.title, "format": s.format, "articles": s.articles, "pages": s.pages or "",
     "passages": s.chunks, "version": s.version, "last verified": s.last_verified, "valid until": s.valid_until,
     "deprecated": s.deprecated, "status": s.status, "origin": s.origin} for s in sources]),
     hide_index=True, width="stretch")
@@ -157,8 +161,8 @@ with edit_tab:
                     "deprecated": deprecated}, progress=_progress_bar())
                 app.audit.record("source_edit", tenant_id=identity.tenant_id, actor=identity.user_name,
                                  target=current.id, deprecated=deprecated)
-                st.success("Saved." + (" Re-indexed." if change.report is not None else
-                                       " Answers citing it reflect this from the next question."))
+                st.session_state[FLASH] = ("Saved." + (" Re-indexed." if change.report is not None else
+                                                       " Answers citing it reflect this from the next question."))
                 st.rerun()
             except RegIntelError as exc:
                 st.error(str(exc))
@@ -175,6 +179,8 @@ with remove_tab:
                 with st.spinner("Removing and re-indexing…"):
                     app.source_service.remove(doomed)
                 app.audit.record("source_remove", tenant_id=identity.tenant_id, actor=identity.user_name, target=doomed)
+                st.session_state[FLASH] = (f"{doomed} removed from search and the rules graph; old answers keep the "
+                                           "text they cited.")
                 st.rerun()
             except RegIntelError as exc:
                 st.error(str(exc))
