@@ -182,6 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_graph_parser(sub)
 
+    from regintel.ops.backup_cli import add_parser as add_backup_parser
+
+    add_backup_parser(sub)
+
     from regintel.sources.cli import add_parser as add_sources_parser
 
     add_sources_parser(sub, _progress_printer)
