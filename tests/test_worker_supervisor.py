@@ -130,8 +130,9 @@ def test_the_worker_process_takes_back_its_predecessors_jobs_and_holds_the_direc
         with pytest.raises(WorkerRunning, match="Another worker is already running"):
             serve(runtime(tmp_path), once=True)
         status = worker_status(app.settings)
-        assert status.alive and status.heartbeat.pid == os.getpid() and status.heartbeat.processed == 1
-        assert "rules graph is not available" in status.heartbeat.problem  # plugins run meanwhile
+        # the orphaned job, and the alert rules' periodic evaluation, which runs without the graph too
+        assert status.alive and status.heartbeat.pid == os.getpid() and status.heartbeat.processed >= 1
+        assert "rules graph is not available" in status.heartbeat.problem  # plugins and alert rules run meanwhile
         assert "Worker running" in status.line()
     finally:
         stop.set()
