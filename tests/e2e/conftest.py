@@ -131,6 +131,13 @@ def indexed_demo_app(tmp_path: Path, corpus_dir: Path | None = None,
         server.shutdown(save=False)
 
 
+def role_titles(role: str) -> list[str]:
+    """The menu a role must see (the page list of regintel/ui/navigation.py, pinned by tests/test_navigation.py)."""
+    from regintel.ui.navigation import pages_for
+
+    return [title for _, title, _, _ in pages_for(role)]
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
