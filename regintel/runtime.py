@@ -29,7 +29,7 @@ from typing import Any, Callable
 from sqlalchemy.exc import SQLAlchemyError
 
 from regintel.config import Settings, get_settings
-from regintel.errors import GraphError, GraphUnavailable, IndexError_, StoreError
+from regintel.errors import GraphError, GraphUnavailable, IndexError_, RegIntelError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,10 @@ class SystemStatus:
 
 def write_failure(exc: BaseException) -> str | None:
     """The reason, when ``exc`` is a store refusing to write (a full disk or quota, a read-only directory), from
-    the file system, SQLite/SQLAlchemy or Chroma (which reports "disk I/O error" in its own exception type)."""
+    the file system, SQLite/SQLAlchemy or Chroma (which reports "disk I/O error" in its own exception type); a
+    RegIntelError raised from one (the SQL store that cannot be opened on a full disk) counts as one too."""
+    if isinstance(exc, RegIntelError) and exc.__cause__ is not None:
+        return write_failure(exc.__cause__)
     if isinstance(exc, (OSError, sqlite3.Error, SQLAlchemyError)):
         text = getattr(exc, "strerror", None) or str(getattr(exc, "orig", None) or exc)
     elif type(exc).__module__.startswith("chromadb") and re.search(r"disk|full|read-?only|I/O", str(exc), re.I):
