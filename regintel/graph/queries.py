@@ -155,14 +155,15 @@ NODE_SECTIONS = (
 )
 
 # the default view: the most connected concepts and rules, each with its degree (aliases and quotes not counted)
+# ties broken by key: the same graph (e.g. restored from a backup) draws the same overview
 EXPLORER_TOP_CONCEPTS = (
     "MATCH (n:Concept) WHERE coalesce(n.status, 'active') <> 'retired' "
     "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
-    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC LIMIT $limit"
+    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC, key LIMIT $limit"
 )
 EXPLORER_TOP_RULES = (
     "MATCH (n:Rule) OPTIONAL MATCH (n)-[e]-() "
-    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC LIMIT $limit"
+    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, key LIMIT $limit"
 )
 EXPLORER_DEGREES = (
     "MATCH (n)-[e]-() WHERE coalesce(n.key, n.code) IN $keys RETURN coalesce(n.key, n.code) AS key, count(e) AS degree"

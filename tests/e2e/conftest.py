@@ -131,6 +131,34 @@ def indexed_demo_app(tmp_path: Path, corpus_dir: Path | None = None,
         server.shutdown(save=False)
 
 
+@pytest.fixture(scope="session")
+def demo_app(tmp_path_factory):
+    """A data directory after ``python -m regintel demo`` (the demo tenant's conversations, feedback, committed
+    extraction, enrichment) with a local admin ``ana`` of the demo tenant, and the app serving it with sign-in:
+    (app, settings). One per session: the demo costs ~80 s; tests/e2e/test_demo_pages.py and
+    tests/e2e/test_backup_pages.py read it (a test that changes it must not change what another reads)."""
+    from regintel.config import load_settings
+    from regintel.graph.falkordb_server import EmbeddedFalkorDB
+
+    settings = load_settings(data_dir=tmp_path_factory.mktemp("demo") / "data",
+                             embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
+    env = app_env(settings, laptop_mode=False)
+    done = subprocess.run([sys.executable, "-m", "regintel", "demo"], cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "OUT_OF_SCOPE" in done.stdout and "[cache]" in done.stdout
+    assert "extraction: DORA Article 3 — Definitions -> committed" in done.stdout, done.stdout[-1000:]
+    assert "enrichment: " in done.stdout
+    added = subprocess.run([sys.executable, "-m", "regintel", "users", "add", "ana", "--tenant", "demo", "--role", "admin",
+                            "--password-stdin"], cwd=REPO_ROOT, env=env, input=PASSWORD + "\n", capture_output=True,
+                           text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    app = StreamlitApp(settings.data_dir, env)
+    yield app, settings
+    app.stop()
+    EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
+
+
 def role_titles(role: str) -> list[str]:
     """The menu a role must see (the page list of regintel/ui/navigation.py, pinned by tests/test_navigation.py)."""
     from regintel.ui.navigation import pages_for

@@ -28,9 +28,11 @@ REFUSED = [
 ]
 
 
-@pytest.fixture
-def answers_app(tmp_path):
-    with indexed_demo_app(tmp_path, REGINTEL_RESPONSE_CACHE_TTL_SECONDS="0") as (app, _):
+@pytest.fixture(scope="module")
+def answers_app(tmp_path_factory):
+    """One app for the module (each question opens a new session and conversation): indexing the demo per question
+    cost ~13 s each in CI."""
+    with indexed_demo_app(tmp_path_factory.mktemp("answers"), REGINTEL_RESPONSE_CACHE_TTL_SECONDS="0") as (app, _):
         yield app
 
 

@@ -8,37 +8,14 @@ import json
 import subprocess
 import sys
 import time
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
-import pytest
 from sqlalchemy import func, select
 
-from regintel.config import REPO_ROOT, load_settings
-from regintel.graph.falkordb_server import EmbeddedFalkorDB
+from regintel.config import REPO_ROOT
 from regintel.store import Database
 from regintel.store.models import Message, RagTrace, Tenant
-from tests.e2e.conftest import ARTIFACTS, PASSWORD, StreamlitApp, app_env, screenshot, sign_in
-
-
-@pytest.fixture(scope="module")
-def demo_app(tmp_path_factory):
-    settings = load_settings(data_dir=tmp_path_factory.mktemp("demo") / "data",
-                             embedding_seed_cache=REPO_ROOT / "data" / "embeddings")
-    env = app_env(settings, laptop_mode=False)
-    done = subprocess.run([sys.executable, "-m", "regintel", "demo"], cwd=REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "OUT_OF_SCOPE" in done.stdout and "[cache]" in done.stdout
-    assert "extraction: DORA Article 3 — Definitions -> committed" in done.stdout, done.stdout[-1000:]
-    assert "enrichment: " in done.stdout
-    added = subprocess.run([sys.executable, "-m", "regintel", "users", "add", "ana", "--tenant", "demo", "--role", "admin",
-                            "--password-stdin"], cwd=REPO_ROOT, env=env, input=PASSWORD + "\n", capture_output=True,
-                           text=True, timeout=120)
-    assert added.returncode == 0, added.stderr
-    app = StreamlitApp(settings.data_dir, env)
-    yield app, settings
-    app.stop()
-    EmbeddedFalkorDB(settings.graph_dir).shutdown(save=False)
+from tests.e2e.conftest import ARTIFACTS, PASSWORD, app_env, screenshot, sign_in
 
 
 def test_home_page_shows_index_graph_and_llm_mode(demo_app, page):
