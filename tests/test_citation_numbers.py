@@ -35,3 +35,24 @@ def test_any_split_of_a_stream_gives_the_same_text(cited, cut):
     assert "".join(CitationRenumbering(range(1, 10)).stream(pieces)) == whole
     shown = [int(n) for n in re.findall(r"\[(\d)\]", whole)]
     assert sorted(set(shown)) == list(range(1, len(set(shown)) + 1)), "contiguous from 1"
+
+
+def test_an_earlier_answer_is_resent_with_this_turns_numbers_or_the_passage_name():
+    from regintel.chat.citation_numbers import resend_answer
+
+    cited = {1: ("gdpr#33", "GDPR Article 33"), 2: ("gdpr#34", "GDPR Article 34")}
+    current = {"dora#19": 1, "gdpr#33": 4}  # Article 33 is passage 4 in this turn; Article 34 is not in it
+    answer = "Notify within 72 hours [1]. Tell the people concerned [2][1]. Since [2023] and [9]."
+    assert resend_answer(answer, cited, current) == (
+        "Notify within 72 hours [4]. Tell the people concerned (GDPR Article 34)[4]. Since [2023] and .")
+
+
+def test_resent_history_names_passages_by_title_and_article():
+    from types import SimpleNamespace as NS
+
+    from regintel.chat.citation_numbers import resend_history
+
+    source = NS(chunk_id="gdpr#33-2", title="GDPR", ref="Chapter IV › Article 33 (2/3)")
+    turn = NS(question="When?", answer="Within 72 hours [1].", passages=[NS(index=1, chunk_id="gdpr#33-2", source=source)])
+    assert resend_history([turn], []) == [("When?", "Within 72 hours (GDPR Article 33).")]
+    assert resend_history([turn], [NS(chunk_id="gdpr#33-2", index=7)]) == [("When?", "Within 72 hours [7].")]

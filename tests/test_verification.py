@@ -36,3 +36,16 @@ def test_problems_are_flagged():
 def test_authority_score_is_similarity_weighted():
     assert authority_score([(1.0, 80.0), (0.4, 20.0)]) == pytest.approx((80 + 8) / 100)
     assert authority_score([]) == 0.0
+
+
+def test_the_summary_lists_the_claims_to_check_with_the_numbers_the_analyst_reads():
+    answer = ("Controllers have 30 days to notify regulators [2]. Processors never need to act. "
+              "An ASBL can be liable to VAT [3]. See also [9].")
+    summary = verify_claims(answer, SOURCES).summary(numbering={1: 3, 2: 1, 3: 2}.get)
+    assert summary["flagged"] == [
+        {"claim": "Controllers have 30 days to notify regulators.", "problem": "not supported", "citations": [1]},
+        {"claim": "Processors never need to act.", "problem": "no citation", "citations": []},
+        {"claim": "An ASBL can be liable to VAT.", "problem": "not supported", "citations": [2]},
+        {"claim": "See also.", "problem": "unknown citation", "citations": [9]},
+    ]
+    assert summary["low_authority_sources"] == [2] and summary["unused_sources"] == [3]

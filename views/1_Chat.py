@@ -14,7 +14,8 @@ from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
 from regintel.retrieval.currency import DocumentCurrency
-from regintel.ui.chat_view import LEVEL_COLOURS, MODE_COLOURS, chip_label, currency_line, explorer_query, mode_caption
+from regintel.ui.chat_view import (LEVEL_COLOURS, MODE_COLOURS, chip_label, currency_line, explorer_query,
+                                   mode_caption, verification_notes)
 from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream
 
 st.set_page_config(page_title="Chat · RegIntel Copilot", page_icon="💬", layout="wide")
@@ -109,6 +110,8 @@ def render_extras(response: ChatResponse, key: str) -> None:
         if response.query_type:
             st.badge(response.query_type.replace("_", " ").lower(), color="blue")
     st.caption(markdown_label(mode_caption(response)))
+    for note in verification_notes(response):  # issue 20: what the analyst should check, under the answer
+        st.caption(":material/flag: " + markdown_label(note))
     for warning in dict.fromkeys(s.currency_warning or (DocumentCurrency(deprecated=True).warning(s.title)
                                                         if s.deprecated else "") for s in response.cited):
         if warning:

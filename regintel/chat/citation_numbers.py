@@ -12,7 +12,7 @@ context is left as written (claim verification reports it).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 MARKER_RE = re.compile(r"\[(\d{1,3})\]")
 _OPEN_TAIL_RE = re.compile(r"\[\d{0,3}$")  # an unfinished marker at the end of a delta
@@ -67,3 +67,35 @@ class CitationRenumbering:
             return self.mapping[prompt_number]
         uncited = [n for n in self.context_numbers if n not in self.mapping]
         return len(self.mapping) + 1 + uncited.index(prompt_number) if prompt_number in uncited else prompt_number
+
+
+def resend_answer(answer: str, cited: Mapping[int, tuple[str, str]], current: Mapping[str, int]) -> str:
+    """An earlier answer as it is re-sent to the model in a later turn (issue 20).
+
+    Its ``[n]`` markers are the numbers of its own turn, which now name other passages. ``cited`` maps each of
+    those numbers to (chunk id, a name such as "GDPR Art. 33"); ``current`` maps chunk ids to this turn's prompt
+    numbers. A marker of a passage that is in this turn's context takes its number here; one that is not becomes
+    the passage's name in parentheses, so the model never reads a number that points at a different passage.
+    """
+
+    def rewritten(match: re.Match[str]) -> str:
+        chunk_id, name = cited.get(int(match.group(1)), ("", ""))
+        if chunk_id in current:
+            return f"[{current[chunk_id]}]"
+        return f"({name})" if name else ""
+
+    return MARKER_RE.sub(rewritten, answer)
+
+
+def resend_history(turns: Iterable, passages: Iterable) -> list[tuple[str, str]]:
+    """(question, answer) of earlier turns for this turn's prompt, their citations rewritten by
+    :func:`resend_answer` (``turns``: repository Turns; ``passages``: this turn's numbered context passages)."""
+    current = {p.chunk_id: p.index for p in passages}
+    return [(turn.question, resend_answer(turn.answer, {p.index: (p.chunk_id, passage_name(p.source)) for p in turn.passages},
+                                          current)) for turn in turns]
+
+
+def passage_name(source) -> str:
+    """"GDPR Article 33": the short title and the last part of the reference, without the part counter."""
+    ref = re.sub(r"\s*\(\d+/\d+\)\s*$", "", (source.ref or "").split(" › ")[-1])
+    return f"{source.title} {ref}".strip()

@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
-from regintel.chat.citation_numbers import CitationRenumbering
+from regintel.chat.citation_numbers import CitationRenumbering, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
@@ -374,7 +374,7 @@ class ComplianceEngine:
             jurisdictions=sorted({p.source.jurisdiction for p in passages if p.source.jurisdiction}), language=language,
             concepts_in_scope=[c["label"] for c in active if c.get("label")],
             tools=bool(getattr(self.router.provider, "supports_tools", True)))  # no tool rule for a tool-less model
-        history = [(t.question, t.answer) for t in turn.history]
+        history = resend_history(turn.history, passages)  # earlier answers' [n] rewritten to this turn's numbers
         messages = build_messages(turn.question, [p.prompt_source() for p in passages], aspects, history)
         answer_parts: list[str] = []  # as the model wrote it (prompt numbers): what verification reads
         shown_parts: list[str] = []  # as the analyst reads it: citations numbered 1, 2, 3 in order of first use
@@ -432,7 +432,7 @@ class ComplianceEngine:
             cited_sources = [numbered[i].source for i in cited]
             authority = authority_score([(s.authority_score, s.similarity) for s in cited_sources])
             cited_mean = sum(s.similarity for s in cited_sources) / len(cited_sources) if cited_sources else 0.0
-            summary = result.summary()
+            summary = result.summary(numbering=numbers.display_number)  # the numbers the analyst reads
             record.update(summary, cited=cited, authority_score=authority)
 
         if any(s.deprecated or s.currency_warning for s in cited_sources) and "OUTDATED_SOURCE" not in analysis.concerns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from regintel.text.analysis import tokenize
 from regintel.text.sentences import split_sentences
@@ -18,6 +19,9 @@ MARKER_RE = re.compile(r"\[(\d{1,3})\]")
 TRAILING_MARKERS_RE = re.compile(r"([.!?;])\s*((?:\[\d{1,3}\]\s*)+)")
 SUPPORT_RECALL = 0.6  # share of a claim's content words found in the cited passage
 LOW_AUTHORITY = 0.6
+MAX_FLAGGED = 8  # claims listed for the analyst to check (the counts cover all)
+MAX_CLAIM_CHARS = 300
+SPACE_BEFORE_PUNCTUATION_RE = re.compile(r"\s+([.,;:!?])")  # left where a marker was taken out
 
 
 @dataclass
@@ -40,7 +44,12 @@ class VerificationResult:
     def rate(self) -> float:
         return round(sum(c.supported for c in self.claims) / len(self.claims), 3) if self.claims else 0.0
 
-    def summary(self) -> dict:
+    def summary(self, numbering: Callable[[int], int] | None = None) -> dict:
+        """Counts for the trace and the dashboard, and the claims an analyst should check (``flagged``, at most
+        ``MAX_FLAGGED``); source numbers are passed through ``numbering`` (the prompt's numbers -> the numbers the
+        analyst reads on the chips) when given."""
+        shown = numbering or (lambda n: n)
+        flagged = [c for c in self.claims if c.problem]
         return {
             "claims": len(self.claims),
             "supported": sum(c.supported for c in self.claims),
@@ -48,8 +57,11 @@ class VerificationResult:
             "claims_without_citation": sum(c.problem == "no citation" for c in self.claims),
             "unknown_citations": sum(c.problem == "unknown citation" for c in self.claims),
             "unsupported_claims": sum(c.problem == "not supported" for c in self.claims),
-            "unused_sources": self.unused_sources,
-            "low_authority_sources": self.low_authority_sources,
+            "unused_sources": sorted(shown(n) for n in self.unused_sources),
+            "low_authority_sources": sorted(shown(n) for n in self.low_authority_sources),
+            "flagged": [{"claim": SPACE_BEFORE_PUNCTUATION_RE.sub(r"\1", c.claim)[:MAX_CLAIM_CHARS], "problem": c.problem,
+                         "citations": [shown(n) if n in self.cited_sources else n for n in c.citations]}
+                        for c in flagged[:MAX_FLAGGED]],
         }
 
 

@@ -84,7 +84,42 @@ def mode_caption(response: ChatResponse) -> str:
     if response.response_mode == "ABSTAIN":
         return f"No answer: {EXPLANATIONS.get(response.abstention_reason or '', 'no passage supports an answer')}."
     verification = response.claim_verification or {}
-    line = f"{verification.get('supported', 0)}/{verification.get('claims', 0)} claims supported by their citation."
+    line = f"{verification.get('supported', 0)}/{verification.get('claims', 0)} claims supported by their citation"
+    unused = len(verification.get("unused_sources", []))
+    line += f"; {unused} other passage{'s' if unused != 1 else ''} read, not cited." if unused else "."
+    if flagged := len(verification.get("flagged", [])):
+        line += f" {flagged} claim{'s' if flagged != 1 else ''} to check below."
     if response.concerns:  # internal codes stay in the trace; the analyst reads why in one plain sentence
         line += " Qualified because " + "; and ".join(CONCERN_SENTENCES.get(c, EXPLANATIONS.get(c, c)) for c in response.concerns) + "."
     return line
+
+
+CLAIM_PROBLEMS = {  # verification's problem code -> what the analyst reads after the claim
+    "no citation": "has no citation",
+    "not supported": "is not supported by {cites}",
+    "unknown citation": "cites {cites}, which is none of the sources",
+}
+NOTE_CLAIM_CHARS = 160
+
+
+def verification_notes(response: ChatResponse) -> list[str]:
+    """What claim verification found that the analyst should check (issue 20): each claim without a citation or
+    not supported by the one it cites, cited sources of low authority (the passages read but not cited are counted
+    in :func:`mode_caption`).
+    Plain sentences (rendered through the untrusted-text rule: a claim is model text)."""
+    if response.refused or response.response_mode == "ABSTAIN" or response.status == "failed":
+        return []
+    verification = response.claim_verification or {}
+    notes = []
+    for flagged in verification.get("flagged", []):
+        claim = flagged.get("claim", "")
+        claim = claim if len(claim) <= NOTE_CLAIM_CHARS else claim[:NOTE_CLAIM_CHARS - 1] + "…"
+        cites = " ".join(f"[{n}]" for n in flagged.get("citations", []))
+        problem = CLAIM_PROBLEMS.get(flagged.get("problem", ""), flagged.get("problem", "")).format(cites=cites or "its citation")
+        notes.append(f"Check: “{claim}” {problem}.")
+    by_number = {s.index: s for s in response.sources}
+    for number in verification.get("low_authority_sources", []):
+        if source := by_number.get(number):
+            authority = AUTHORITY_NAMES.get(source.authority_level, source.authority_level)
+            notes.append(f"[{number}] {source.title} is {authority}, of lower authority than the law: read it with the act it applies.")
+    return notes
