@@ -60,6 +60,9 @@ def cmd_build_seed_cache(app: RegIntel, args: argparse.Namespace) -> int:
     keys, vectors = seed_cache_entries(app.settings, app.embedder)
     path = write_seed_cache(app.settings.embedding_seed_cache, app.embedder.model_id, keys, vectors)
     print(f"wrote {len(keys)} vectors to {path}")
+    from regintel.chat.guardrail_model import GuardrailClassifier
+
+    print(f"wrote the guardrail model to {GuardrailClassifier(app.embedder, None).train_shipped()}")
     return 0
 
 
@@ -149,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true")
     search.set_defaults(func=cmd_search)
 
-    seed = sub.add_parser("build-seed-cache", help="rebuild data/embeddings (the shipped demo-corpus vectors)")
+    seed = sub.add_parser("build-seed-cache", help="rebuild data/embeddings (the shipped demo-corpus vectors) and the shipped guardrail model (data/guardrails)")
     seed.set_defaults(func=cmd_build_seed_cache)
 
     worker = sub.add_parser("worker", help="run background jobs (concept capture queued during a graph outage, enrichment) until stopped")

