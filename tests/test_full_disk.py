@@ -7,11 +7,13 @@ tests/test_turn_budget.py and tests/test_ingest_lock.py still run."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ from regintel.retrieval.index_io import index_status
 from regintel.runtime import RegIntel
 from regintel.store.models import Message
 from tests.conftest import make_small_corpus
+from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
 
 pytestmark = pytest.mark.slow  # mounts a file system, indexes a corpus file, starts a graph server
 
@@ -211,3 +214,80 @@ def test_an_ingestion_on_a_full_disk_stops_with_a_sentence_and_runs_again_once_t
         assert index_status(settings)["ready"]
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True, timeout=30)
+
+
+# -- the graph server's own append-only log on a full disk ---------------------------------------------------------
+def answer_capturing(kind: str, label: str, count: int = 1):
+    """A scripted model turn: an answer quoting passage 1 and a capture_concepts call for ``count`` concepts with
+    long definitions (several pages of the server's log: more than the slack of its last page on a full disk)."""
+    definition = "Un régime particulier de déclaration et de paiement de la TVA due dans d'autres États membres. " * 9
+    concepts = [{"domain": "TAX", "kind": f"{kind}_{i}", "jurisdiction": "EU", "prefLabel": f"{label} {i}",
+                 "altLabels": [], "definition": definition[:900], "sourceUrls": []} for i in range(count)]
+
+    def script(handler) -> None:
+        handler.start_stream()
+        handler.sse(chat_chunk(content="Le régime OSS est un régime optionnel de déclaration de la TVA [1]."))
+        for event in chat_tool_deltas("capture_concepts", json.dumps({"concepts": concepts}), 2):
+            handler.sse(event)
+        handler.sse(chat_chunk(finish="tool_calls"))
+        handler.sse("[DONE]")
+        handler.end_stream()
+    return script
+
+
+def test_a_full_disk_under_the_graph_server_keeps_the_answers_and_loses_no_acknowledged_concept(tmp_path, small_disk):
+    """The embedded graph server (its snapshots and append-only log) on the small disk, the rest on the ordinary
+    one. With the disk full, a chat turn that captures a new concept still answers; the concept is either
+    acknowledged by the server (held in its log buffer until there is space) or queued for the worker; the server
+    is never killed. Once space is freed the worker applies the queue, and a server killed afterwards replays
+    every concept of both turns from its log."""
+    from regintel.concepts.capture import CAPTURE_JOB, capture_job_handler
+    from regintel.jobs.queue import JobQueue
+    from regintel.jobs.worker import run_worker
+
+    corpus = make_small_corpus(tmp_path / "corpus", {CORPUS_FILE: {}})
+    server = EmbeddedFalkorDB(small_disk / "graph", snapshot_seconds=3600)
+    graph = FalkorDBStore("full-disk", server=server)
+    with LlmTestServer() as llm:
+        llm.scripts = [answer_capturing("DISK_TEST_BEFORE", "Concept before the disk filled"),
+                       answer_capturing("DISK_TEST_FULL", "Concept captured on a full disk", count=5)]
+        settings = load_settings(data_dir=tmp_path / "data", corpus_dir=corpus, llm_provider="openai-compatible",
+                                 llm_base_url=llm.base_url, llm_max_retries=0, response_cache_ttl_seconds=0,
+                                 chat_rate_limit_per_hour=0)
+        graph.ensure_schema()
+        app = RegIntel(settings, graph=graph)
+        try:
+            app.ingest(seed_graph=False)
+            engine = app.chat
+            tenant = engine.repo.ensure_tenant("full").id
+            user = engine.repo.ensure_user(tenant, "ana").id
+            conversation = engine.repo.create_conversation(tenant, user).id
+            first = engine.ask(tenant, user, conversation, QUESTION)
+            assert first.status == "complete" and [n["key"] for n in first.referenced_nodes] == ["TAX|DISK_TEST_BEFORE_0|EU"]
+            pid = server.pid()
+
+            filler = fill(small_disk)
+            second = engine.ask(tenant, user, conversation, "Quelles sont les obligations de déclaration dans le régime OSS ?")
+            assert second.status == "complete" and second.answer.startswith("Le régime OSS"), "the chat answers"
+            assert server.running_pid() == pid, "a server that cannot write its log is not killed"
+            concepts = {s["step"]: s for s in engine.repo.trace(tenant, second.trace_id).steps}["concepts"]
+            queue = JobQueue(engine.db, base_backoff_s=0)
+            queued = [j for j in queue.jobs("queued") if j.kind == CAPTURE_JOB]
+            full = {f"TAX|DISK_TEST_FULL_{i}|EU" for i in range(5)}
+            acknowledged = {n["key"] for n in second.referenced_nodes}
+            waiting = {f"{c['domain']}|{c['kind']}|{c['jurisdiction']}" for j in queued for c in j.payload["concepts"]}
+            assert acknowledged | waiting == full and bool(waiting) == bool(concepts["queued"]), concepts
+            assert (small_disk / "graph" / "falkordb.log").read_text().count("writing to the AOF file"), "the log was full"
+
+            filler.unlink()
+            run_worker(queue, {CAPTURE_JOB: capture_job_handler(graph, queue)}, once=True)
+            assert [j for j in queue.jobs("queued") if j.kind == CAPTURE_JOB] == []
+            assert verify_graph(engine.db, graph) == [], "every captured concept of both turns is in the graph"
+            time.sleep(2)  # appendfsync everysec: the log buffer held during the full disk is written by now
+            server.kill()
+            assert verify_graph(engine.db, graph) == [], "the restarted server replayed its log: nothing acknowledged lost"
+            keys = {r["key"] for r in graph.query("MATCH (c:Concept) RETURN c.key AS key", {})}
+            assert {"TAX|DISK_TEST_BEFORE_0|EU", *full} <= keys and server.pid() != pid
+        finally:
+            app.close()
+            EmbeddedFalkorDB(small_disk / "graph").shutdown(save=False)

@@ -12,6 +12,11 @@ from typing import Any, Sequence
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.store import GraphQueryError, GraphStore, GraphUnavailable, Statement
 
+# replies of a server that is up but cannot serve now: MISCONF (it cannot write its snapshot or append-only log,
+# e.g. a full disk), LOADING (reading its data at start-up). Callers treat them as an outage (concepts are queued
+# for the worker), not as a bad query whose concepts would be dropped
+UNAVAILABLE_REPLIES = ("MISCONF", "LOADING")
+
 
 def _plain(value: Any) -> Any:
     """FalkorDB Node/Edge objects become property dicts; lists are converted element by element."""
@@ -85,6 +90,8 @@ class FalkorDBStore(GraphStore):
                 if attempt == 2 or self.server is None:
                     raise GraphUnavailable(f"The graph server is not reachable: {exc}") from exc
             except redis.ResponseError as exc:
+                if str(exc).startswith(UNAVAILABLE_REPLIES):  # alive, but refusing writes it could not keep
+                    raise GraphUnavailable(f"The graph server cannot take writes now: {str(exc)[:200]}") from exc
                 raise GraphQueryError(str(exc)) from exc
         raise AssertionError("unreachable")
 
