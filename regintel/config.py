@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a transient LLM failure (timeout, 429, 5xx) before any output, with backoff.")
     llm_turn_deadline: float = Field(0.0, ge=0, le=3600, description="Overall seconds one model call may take, retries, backoff and keep-alive trickles included; past it the answer so far is kept and marked cut (0: twice REGINTEL_LLM_TIMEOUT).")
     answer_max_chars: int = Field(20000, ge=500, le=1_000_000, description="Largest answer kept: text past it is neither shown nor stored, and the answer ends with a marker saying it was cut.")
+    llm_tool_rounds: int = Field(2, ge=0, le=5, description="How many times a reply made only of tool calls gets its tool results sent back for the answer (0: never), all within REGINTEL_LLM_TURN_DEADLINE.")
     llm_tools: bool = Field(True, description="Whether the OpenAI-compatible endpoint supports function tools (off: answer-only, no concept capture).")
     egress_mode: Literal["enforce", "report-only", "off"] = Field("enforce", description="Default egress guard mode; tenants may override (`off` only where the tenant allows it).")
     egress_allowed_hosts: str = Field("", description="Comma-separated hosts LLM calls may reach besides the configured endpoint (tenant policies can narrow this).")

@@ -9,6 +9,7 @@ Side features (graph, enrichment queue, cache) never break the answer: their fai
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
-from regintel.chat.citation_numbers import CitationRenumbering, resend_history
+from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
@@ -40,6 +41,7 @@ from regintel.config import Settings
 from regintel.egress.sanitiser import redact, sanitise
 from regintel.errors import RateLimited, StoreError
 from regintel.tenancy import TenantDirectory
+from regintel.llm.base import ChatMessage
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
@@ -52,6 +54,17 @@ from regintel.store.models import Tenant
 from regintel.text.analysis import detect_language
 
 log = logging.getLogger(__name__)
+
+
+NO_ANSWER_AFTER_TOOLS = "The language model only called its tools and wrote no answer (REGINTEL_LLM_TOOL_ROUNDS)."
+MIN_ANSWER_CHARS = 40  # a reply shorter than this and citing nothing ("Let me note the concepts.") is no answer
+
+
+def is_answer(text: str) -> bool:
+    """Whether a model reply so far answers (so its tool calls need no second round): it cites a source or is more
+    than a preamble."""
+    text = text.strip()
+    return bool(MARKER_RE.search(text)) or len(text) >= MIN_ANSWER_CHARS
 
 
 CUT = "\n\n… (answer cut here: it passed {limit:,} characters, REGINTEL_ANSWER_MAX_CHARS; {dropped:,} more were not kept)"
@@ -388,24 +401,42 @@ class ComplianceEngine:
             record["prompt"] = {"system": messages[0]["content"], "sources": len(passages),
                                 "history_turns": (len(messages) - 2) // 2}  # system + this turn's user message
             room = self.settings.answer_max_chars  # text past it is dropped; tool calls are still read
-            for chunk in self.router.stream("main_chat", messages, [CAPTURE_CONCEPTS], policy=policy, on_egress=egress.update):
-                if isinstance(chunk, TextChunk):
-                    if "first_token_ms" not in record:
-                        record["first_token_ms"] = trace.elapsed_ms()
-                    delta = chunk.delta[:max(room, 0)]
-                    room -= len(chunk.delta)
-                    if not delta:
-                        continue
-                    answer_parts.append(delta)
-                    shown = numbers.feed(delta)
-                    if shown:
-                        shown_parts.append(shown)
-                        yield shown
-                elif isinstance(chunk, ToolChunk):
-                    tool_chunks.append(chunk)
-                elif isinstance(chunk, ErrorChunk):
-                    error = chunk.error
+            deadline = self.router.turn_deadline()  # one budget for the tool rounds and the answer together
+            captured = ConceptOutcome()  # concepts of the tool calls already answered with their results
+            answered_calls = 0
+            for round_number in range(self.settings.llm_tool_rounds + 1):
+                round_text: list[str] = []
+                round_calls: list[ToolChunk] = []
+                for chunk in self.router.stream("main_chat", messages, [CAPTURE_CONCEPTS], policy=policy,
+                                                on_egress=egress.update, deadline=deadline):
+                    if isinstance(chunk, TextChunk):
+                        if "first_token_ms" not in record:
+                            record["first_token_ms"] = trace.elapsed_ms()
+                        delta = chunk.delta[:max(room, 0)]
+                        room -= len(chunk.delta)
+                        if not delta:
+                            continue
+                        answer_parts.append(delta)
+                        round_text.append(delta)
+                        shown = numbers.feed(delta)
+                        if shown:
+                            shown_parts.append(shown)
+                            yield shown
+                    elif isinstance(chunk, ToolChunk):
+                        round_calls.append(chunk)
+                    elif isinstance(chunk, ErrorChunk):
+                        error = chunk.error
+                        break
+                tool_chunks += round_calls
+                if error or not round_calls or is_answer("".join(answer_parts)) or round_number == self.settings.llm_tool_rounds:
                     break
+                # tool calls and no answer yet (many real models): run the tools, send the results, ask again
+                calls = [replace(c, call_id=c.call_id or f"call_{round_number}_{i}") for i, c in enumerate(round_calls)]
+                messages = [*messages, *self._tool_round(calls, "".join(round_text), captured)]
+                answered_calls = len(tool_chunks)
+                record["tool_rounds"] = round_number + 1
+            if not error and not "".join(answer_parts).strip() and tool_chunks:
+                error = NO_ANSWER_AFTER_TOOLS  # the model kept calling tools: say so rather than show nothing
             rest = numbers.flush()
             if room < 0:  # the model wrote more than REGINTEL_ANSWER_MAX_CHARS: say where it was cut
                 rest += CUT.format(limit=self.settings.answer_max_chars, dropped=-room)
@@ -417,8 +448,8 @@ class ComplianceEngine:
         answer = "".join(answer_parts)
 
         with trace.step("concepts") as record:
-            outcome = ConceptOutcome()
-            for chunk in tool_chunks:
+            outcome = captured
+            for chunk in tool_chunks[answered_calls:]:  # the calls of the last reply (or of one that also answered)
                 if chunk.name == CAPTURE_CONCEPTS.name:
                     outcome.merge(handle_concept_metadata(chunk.args, self.graph_store, self.queue, chunk.malformed))
             record.update(outcome.to_dict())
@@ -455,6 +486,23 @@ class ComplianceEngine:
             response.response_mode, response.abstention_reason = ABSTAIN, None
             response.answer = response.answer + ("\n\n" if response.answer else "") + FAILED.format(error=error)
         yield self._finish(turn, response, trace, None if (decision.reuse_previous or error) else key)
+
+    def _tool_round(self, calls: list[ToolChunk], text: str, captured: ConceptOutcome) -> list[ChatMessage]:
+        """What goes back to a model whose reply was only tool calls: that reply, and one result per call (the
+        concepts are captured now, into ``captured``). Results are data for the model, never instructions."""
+        results: list[ChatMessage] = []
+        for call in calls:
+            if call.name == CAPTURE_CONCEPTS.name:
+                outcome = handle_concept_metadata(call.args, self.graph_store, self.queue, call.malformed)
+                captured.merge(outcome)
+                result = {"captured": [n["label"] for n in outcome.referenced], "skipped": outcome.skipped[:5],
+                          "queued_for_later": outcome.queued}
+            else:
+                result = {"error": f"unknown tool {call.name[:60]}"}
+            results.append({"role": "tool", "tool_call_id": call.call_id, "content": json.dumps(result, ensure_ascii=False)})
+        reply: ChatMessage = {"role": "assistant", "content": text, "tool_calls": [
+            {"id": c.call_id, "name": c.name, "arguments": c.raw or json.dumps(c.args)} for c in calls]}
+        return [reply, *results]
 
     def _active_concepts(self, turn: TurnInput, trace: TraceRecorder) -> list[dict[str, Any]]:
         with trace.step("concepts_in_scope") as record:

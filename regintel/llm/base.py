@@ -8,12 +8,23 @@ from typing import Any, Iterator, Protocol, TypedDict, runtime_checkable
 from regintel.errors import ProviderError
 from regintel.llm.chunks import LlmStreamChunk
 
-__all__ = ["ProviderError", "LlmProvider"]
+__all__ = ["ChatMessage", "LlmProvider", "ProviderError", "ToolCall", "ToolSpec"]
 
 
-class ChatMessage(TypedDict):
-    role: str  # "system" | "user" | "assistant"
+class ToolCall(TypedDict):
+    """A tool call of an earlier reply, sent back with its result (provider-neutral: each provider writes it in
+    its own wire format)."""
+
+    id: str
+    name: str
+    arguments: str  # the JSON argument string as the model wrote it
+
+
+class ChatMessage(TypedDict, total=False):
+    role: str  # "system" | "user" | "assistant" | "tool"
     content: str
+    tool_calls: list[ToolCall]  # an assistant reply that called tools
+    tool_call_id: str  # a "tool" message: the result of that call
 
 
 @dataclass(frozen=True)

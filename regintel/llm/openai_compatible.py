@@ -32,7 +32,7 @@ class OpenAICompatibleProvider:
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:
         request: dict[str, Any] = {
             "model": opts.get("model") or self.model,
-            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "messages": [_wire_message(m) for m in messages],
             "stream": True,
         }
         if tools and self.supports_tools:
@@ -79,3 +79,16 @@ class OpenAICompatibleProvider:
             yield parse_tool_arguments(slot["name"] or "unknown", "".join(slot["args"]), slot["id"])
         if not finished:
             yield ErrorChunk("The language model stream ended before the answer was complete.")
+
+
+def _wire_message(message: ChatMessage) -> dict[str, Any]:
+    """A message in Chat Completions' shape: an assistant reply's tool calls as ``tool_calls``, their results as
+    ``role: tool`` messages naming the call."""
+    if message["role"] == "tool":
+        return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
+    if message.get("tool_calls"):
+        return {"role": "assistant", "content": message.get("content") or None,
+                "tool_calls": [{"id": call["id"], "type": "function",
+                                "function": {"name": call["name"], "arguments": call["arguments"]}}
+                               for call in message["tool_calls"]]}
+    return {"role": message["role"], "content": message["content"]}

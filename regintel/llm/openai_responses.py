@@ -31,7 +31,7 @@ class OpenAIResponsesProvider:
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:
         request: dict[str, Any] = {
             "model": opts.get("model") or self.model,
-            "input": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "input": [item for m in messages for item in _input_items(m)],
             "stream": True,
         }
         if tools:
@@ -90,6 +90,18 @@ class OpenAIResponsesProvider:
                 yield parse_tool_arguments(names[item_id][0], "".join(parts), names[item_id][1])
         if not completed:
             yield ErrorChunk("The language model stream ended before the answer was complete.")
+
+
+def _input_items(message: ChatMessage) -> list[dict[str, Any]]:
+    """A message as Responses API input items: an assistant reply's tool calls as ``function_call`` items, their
+    results as ``function_call_output`` items with the same ``call_id``."""
+    if message["role"] == "tool":
+        return [{"type": "function_call_output", "call_id": message["tool_call_id"], "output": message["content"]}]
+    if message.get("tool_calls"):
+        text = [{"role": "assistant", "content": message["content"]}] if message.get("content") else []
+        return text + [{"type": "function_call", "call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
+                       for call in message["tool_calls"]]
+    return [{"role": message["role"], "content": message["content"]}]
 
 
 def _event_error(event: Any) -> str:

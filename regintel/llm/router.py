@@ -82,8 +82,11 @@ class LlmRouter:
         policy: EgressPolicy | None = None,
         egress_override: str | None = None,
         on_egress: Callable[[dict[str, Any]], None] | None = None,
+        deadline: float | None = None,
         **opts: Any,
     ) -> Iterator[LlmStreamChunk]:
+        """One model call (with retries) as chunks; ``deadline`` (from :meth:`turn_deadline`) bounds several calls
+        of one turn together, e.g. a tool-call round and the answer that follows it."""
         model = self.model_for(task)
         try:
             decision = self.egress.prepare(messages, self.provider.destination, policy, egress_override)
@@ -97,7 +100,7 @@ class LlmRouter:
         contacted = getattr(self.provider, "contacted", None)
         readers: list[int] = []  # the threads that read each attempt's stream (deadline.py)
         try:
-            yield from self._call(decision, tools, model, opts, readers)
+            yield from self._call(decision, tools, model, opts, readers, deadline)
         finally:
             if on_egress:  # the host the provider really reached (no redirect is followed): None if none was
                 hosts = [contacted.last(r) for r in readers] if contacted is not None else [self.provider.destination]
@@ -105,11 +108,17 @@ class LlmRouter:
             for reader in readers if contacted is not None else []:
                 contacted.reset(reader)
 
-    def _call(self, decision, tools, model: str, opts: dict[str, Any], readers: list[int]) -> Iterator[LlmStreamChunk]:
-        """The provider's stream with retries, all within one deadline (REGINTEL_LLM_TURN_DEADLINE)."""
+    def turn_deadline(self) -> float:
+        """The end of one turn's model budget (REGINTEL_LLM_TURN_DEADLINE from now), on this router's clock."""
+        return self._clock() + self.settings.llm_deadline_seconds()
+
+    def _call(self, decision, tools, model: str, opts: dict[str, Any], readers: list[int],
+              turn_deadline: float | None = None) -> Iterator[LlmStreamChunk]:
+        """The provider's stream with retries, all within one deadline (REGINTEL_LLM_TURN_DEADLINE, or what is left
+        of the turn's)."""
         tools = tools if (tools and self.provider.supports_tools) else None
         budget = self.settings.llm_deadline_seconds()
-        deadline = self._clock() + budget
+        deadline = min(self._clock() + budget, turn_deadline) if turn_deadline is not None else self._clock() + budget
         contacted = getattr(self.provider, "contacted", None)
         attempt = 0
         while True:
