@@ -94,8 +94,8 @@ def cmd_ask(app: RegIntel, args: argparse.Namespace) -> int:
           + (" · from cache" if response.from_cache else ""))
     for source in response.cited:
         print(f"[{source.index}] {source.title} {source.ref} ({source.authority_level}, sim {source.similarity}) {source.url}")
-    if response.referenced_nodes:
-        print("concepts: " + ", ".join(n["label"] for n in response.referenced_nodes))
+    if response.concept_nodes:
+        print("concepts: " + ", ".join(n["label"] for n in response.concept_nodes))
     print(f"conversation {conversation_id} · trace {response.trace_id}")
     return 0 if response.status == "complete" else 1
 

@@ -166,6 +166,34 @@ def test_same_concept_in_five_turns_and_two_tenants_is_one_node_and_reaches_the_
     assert re.search("personal data breach", llm_step["prompt"]["system"], re.IGNORECASE)
 
 
+def test_cited_sections_join_the_referenced_nodes_and_concept_definitions_reach_the_next_prompt(engine, world):
+    """Issue 20 item 3: the Sections an answer cites are among its referenced nodes (the Graph Explorer highlights
+    them), not among the conversation's concepts; the next prompt gets the concepts in scope with their keys and
+    definitions, as data."""
+    ids = new_conversation(engine, "sections")
+    _, first = ask(engine, ids, "When must a personal data breach be notified to the supervisory authority?")
+    sections = [n for n in first.referenced_nodes if n.get("kind") == "section"]
+    assert {n["key"] for n in sections} <= {s.chunk_id.split("~")[0] for s in first.cited}
+    assert {"key": "eu-gdpr#art-33", "label": "GDPR Article 33"}.items() <= next(
+        n for n in sections if n["key"] == "eu-gdpr#art-33").items(), sections
+    rows = world["graph"].query("MATCH (s:Section) WHERE s.key IN $keys RETURN s.key AS key", {"keys": [n["key"] for n in sections]})
+    assert len(rows) == len(sections), "each one is a node of the rules graph"
+    active = engine.repo.active_concepts(ids[0], ids[2])
+    assert [c["key"] for c in active] == [n["key"] for n in first.concept_nodes] and first.concept_nodes
+
+    _, follow = ask(engine, ids, "Which authority receives that notification?")
+    with world["db"].session() as session:
+        llm_step = next(s for s in session.get(RagTrace, follow.trace_id).steps if s["step"] == "llm")
+    line = next(p for p in llm_step["prompt"]["system"].split("\n\n") if p.startswith("Concepts already in scope"))
+    in_scope = json.loads(line.split(": ", 1)[1])
+    assert {c["key"] for c in in_scope} == {c["key"] for c in active}
+    definitions = world["graph"].query("MATCH (c:Concept) WHERE c.key IN $keys RETURN c.key AS key, c.definition AS d",
+                                       {"keys": [c["key"] for c in active]})
+    expected = {r["key"]: (r["d"] or "")[:300] for r in definitions}
+    assert any(expected.values()), "the offline model's concepts carry definitions"
+    assert {c["key"]: c.get("definition", "") for c in in_scope} == expected
+
+
 def _chat_answer_with_malformed_tool(handler):
     handler.start_stream()
     for word in ["The controller shall notify ", "the personal data breach ", "to the supervisory authority. [1]"]:
@@ -192,7 +220,7 @@ def ask_through_test_server(world, script, **settings_overrides):
 def test_malformed_tool_payload_still_gives_the_answer(world):
     response, requests = ask_through_test_server(world, _chat_answer_with_malformed_tool)
     assert response.status == "complete" and response.answer.startswith("The controller shall notify")
-    assert response.referenced_nodes == []
+    assert response.concept_nodes == [], "no concept from a malformed payload (the cited section is there)"
     with world["db"].session() as session:
         steps = session.get(RagTrace, response.trace_id).steps
     concepts = next(s for s in steps if s["step"] == "concepts")

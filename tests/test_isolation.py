@@ -242,7 +242,7 @@ def test_dashboard_figures_for_a_equal_what_a_alone_produced(world, two):
     assert int(summary.per_day.to_numpy().sum()) == len(responses)
     assert sorted(summary.confidence_scores) == sorted(r.confidence["score"] for r in responses)
     assert sorted(summary.authority_scores) == sorted(r.authority["score"] for r in responses)
-    assert dict(summary.top_concepts) == dict(Counter(n["label"] or n["key"] for r in responses for n in r.referenced_nodes))
+    assert dict(summary.top_concepts) == dict(Counter(n["label"] or n["key"] for r in responses for n in r.concept_nodes))
 
     csv = feedback_csv(feedback).decode()
     assert "A: missing Article 7" in csv

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from regintel.chat.response import ChatResponse
+from regintel.chat.response import SECTION_NODE, ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
 from regintel.ui import auth, state
@@ -136,9 +136,10 @@ def render_extras(response: ChatResponse, key: str) -> None:
     if response.referenced_nodes:
         row = st.container(horizontal=True)
         with row:
-            for node in response.referenced_nodes[:10]:
+            for node in response.referenced_nodes[:12]:  # concepts (a tag), then the cited sections (an article)
+                icon = ":material/article:" if node.get("kind") == SECTION_NODE else ":material/sell:"
                 st.page_link("views/2_Graph_Explorer.py", label=markdown_label(node.get("label") or node["key"]),
-                             icon=":material/sell:", query_params=explorer_query(node["key"]))
+                             icon=icon, query_params=explorer_query(node["key"]))
     if response.message_id and response.status == "complete":
         render_feedback(response, key)
 

@@ -14,6 +14,7 @@ import pandas as pd
 from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased
 
+from regintel.graph.referenced import concept_nodes
 from regintel.store import Database
 from regintel.store.models import Conversation, Feedback, Message, User
 
@@ -41,7 +42,7 @@ def load_turns(db: Database, tenant_id: str, start: datetime, end: datetime) -> 
             rows.append([message.id, pd.Timestamp(message.created_at), question_text or "", message.content,
                          message.response_mode, message.abstention_reason, message.status, message.confidence_score,
                          message.authority_score, message.verification_rate, bool(message.from_cache),
-                         message.latency_ms, [n.get("label") or n.get("key") for n in details.get("referenced_nodes", [])],
+                         message.latency_ms, [n.get("label") or n.get("key") for n in concept_nodes(details.get("referenced_nodes", []))],
                          message.trace_id, conversation_id])
     return pd.DataFrame(rows, columns=TURN_COLUMNS)
 

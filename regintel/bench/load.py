@@ -90,7 +90,7 @@ class TurnRecord:
         """The stored ids and outcome of the turn's ChatResponse (what the audit checks)."""
         self.message_id, self.trace_id, self.sources = response.message_id, response.trace_id, len(response.sources)
         self.status, self.from_cache = response.status, response.from_cache
-        self.concept_keys = [n["key"] for n in response.referenced_nodes]
+        self.concept_keys = [n["key"] for n in response.concept_nodes]
 
 
 class LockCounter(logging.Handler):

@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
-from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, resend_history
+from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, passage_name, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level
@@ -31,7 +31,7 @@ from regintel.chat.guardrails import classify_query, redact_personal_data
 from regintel.chat.messages import FAILED, abstention_text, not_held_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
 from regintel.chat.repository import ConversationRepository, Turn, since_hours
-from regintel.chat.response import ABSTAIN, ChatResponse, CitedSource
+from regintel.chat.response import ABSTAIN, SECTION_NODE, ChatResponse, CitedSource
 from regintel.chat.suggestions import suggest_questions
 from regintel.chat.validation import clean_question
 from regintel.chat.verification import authority_score, verify_claims
@@ -43,6 +43,8 @@ from regintel.errors import RateLimited, StoreError
 from regintel.tenancy import TenantDirectory
 from regintel.llm.base import ChatMessage
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
+from regintel.graph import queries
+from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.index_io import corpus_version
@@ -385,7 +387,7 @@ class ComplianceEngine:
         active = self._active_concepts(turn, trace)
         aspects = PromptAspects(
             jurisdictions=sorted({p.source.jurisdiction for p in passages if p.source.jurisdiction}), language=language,
-            concepts_in_scope=[c["label"] for c in active if c.get("label")],
+            concepts_in_scope=[c for c in active if c.get("label")],
             tools=bool(getattr(self.router.provider, "supports_tools", True)))  # no tool rule for a tool-less model
         history = resend_history(turn.history, passages)  # earlier answers' [n] rewritten to this turn's numbers
         messages = build_messages(turn.question, [p.prompt_source() for p in passages], aspects, history)
@@ -478,7 +480,8 @@ class ComplianceEngine:
         response = ChatResponse(
             "".join(shown_parts), grade.mode, turn.conversation_id, query_type, grade.abstention_reason,
             concerns=list(analysis.concerns), sources=sorted(sources, key=lambda s: s.index),
-            referenced_nodes=[{k: r[k] for k in ("id", "key", "label")} for r in outcome.referenced],
+            referenced_nodes=[{k: r[k] for k in ("id", "key", "label")} for r in outcome.referenced]
+            + self._cited_sections(cited_sources),
             confidence=grade.confidence, authority=grade.authority, claim_verification=summary,
             context_decision=_decision_dict(decision), llm=self.router.describe())
         if error:
@@ -512,14 +515,36 @@ class ComplianceEngine:
                 log.warning("could not read the conversation context: %s", exc)
                 active = []
             record["labels"] = [c.get("label") for c in active][:30]
-        return active
+            definitions = self._graph_rows(queries.CONCEPT_DEFINITIONS, [c["key"] for c in active if c.get("key")])
+            record["definitions"] = sum(bool(row.get("definition")) for row in definitions)
+        found = {row["key"]: row.get("definition") or "" for row in definitions}
+        return [{**c, "definition": found.get(c.get("key"), "")} for c in active]
+
+    def _cited_sections(self, cited: list[Source]) -> list[dict[str, Any]]:
+        """The rules graph's Sections of the cited passages, for the Graph Explorer to highlight (issue 20)."""
+        by_key = {section_key(source): source for source in cited}
+        rows = self._graph_rows(queries.SECTIONS_BY_KEYS, list(by_key))
+        return [{"id": row.get("id") or row["key"], "key": row["key"], "kind": SECTION_NODE,
+                 "label": passage_name(by_key[row["key"]])}
+                for row in sorted(rows, key=lambda r: list(by_key).index(r["key"]))]
+
+    def _graph_rows(self, query: str, keys: list[str]) -> list[dict[str, Any]]:
+        """A read of the rules graph for the prompt or the answer's links: nothing when there is no graph or it
+        fails (a side feature never breaks the answer)."""
+        if self.graph_store is None or not keys:
+            return []
+        try:
+            return self.graph_store.query(query, {"keys": keys})
+        except Exception as exc:
+            log.warning("graph read for the turn skipped: %s", exc)
+            return []
 
     # -- step 10: persistence ---------------------------------------------------------------------------------
     def _finish(self, turn: TurnInput, response: ChatResponse, trace: TraceRecorder, cache_key_: str | None) -> ChatResponse:
         response.latency_ms = trace.elapsed_ms()
-        if response.referenced_nodes:
+        if response.concept_nodes:
             try:
-                ids = self.repo.add_active_concepts(turn.tenant.id, turn.conversation_id, response.referenced_nodes)
+                ids = self.repo.add_active_concepts(turn.tenant.id, turn.conversation_id, response.concept_nodes)
                 trace.steps.append({"step": "conversation_context", "ms": 0.0, "active_node_ids": len(ids)})
             except Exception as exc:
                 log.warning("could not update the conversation context: %s", exc)

@@ -9,6 +9,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from regintel.chat.context import ContextPassage
+from regintel.graph.referenced import SECTION_NODE, concept_nodes
+
+__all__ = ["ABSTAIN", "ChatResponse", "CitedSource", "SECTION_NODE", "concept_nodes"]
 
 DIRECT, QUALIFIED, ABSTAIN = "DIRECT", "QUALIFIED", "ABSTAIN"
 RESPONSE_MODES = (DIRECT, QUALIFIED, ABSTAIN)
@@ -62,7 +65,9 @@ class ChatResponse:
     refusal_reason: str = ""
     suggestions: list[str] = field(default_factory=list)
     sources: list[CitedSource] = field(default_factory=list)
-    referenced_nodes: list[dict[str, Any]] = field(default_factory=list)  # [{id, key, label}]
+    # [{id, key, label}] concepts captured or reused by the turn, then the Sections its answer cites ({..., kind:
+    # "section"}): the Graph Explorer highlights both; "concepts" means the first kind only (see concept_nodes)
+    referenced_nodes: list[dict[str, Any]] = field(default_factory=list)
     confidence: dict[str, Any] = field(default_factory=lambda: {"level": "low", "score": 0.0})
     authority: dict[str, Any] = field(default_factory=lambda: {"level": "low", "score": 0.0})
     claim_verification: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +85,11 @@ class ChatResponse:
     def cited(self) -> list[CitedSource]:
         return [s for s in self.sources if s.used]
 
+    @property
+    def concept_nodes(self) -> list[dict[str, Any]]:
+        """The referenced concepts, without the cited Sections."""
+        return concept_nodes(self.referenced_nodes)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -88,3 +98,4 @@ class ChatResponse:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["sources"] = [CitedSource(**s) for s in data.get("sources", [])]
         return cls(**known)
+

@@ -210,6 +210,14 @@ CONCEPT_CATALOGUE = (
     "MATCH (c:Concept) RETURN c.key AS key, c.id AS id, c.pref_label AS title, c.alt_labels AS alt_labels, "
     "c.definition AS definition, c.short_summary AS short_summary, c.domain AS domain, c.jurisdiction AS jurisdiction"
 )
+# the definitions of a conversation's concepts in scope, sent to the model with their keys (issue 20 item 3)
+CONCEPT_DEFINITIONS = (
+    "MATCH (c:Concept) WHERE c.key IN $keys RETURN c.key AS key, c.definition AS definition"
+)
+# the Sections of the rules graph among the cited passages' units (a passage of an unseeded source has none)
+SECTIONS_BY_KEYS = (
+    "MATCH (s:Section) WHERE s.key IN $keys RETURN s.key AS key, s.id AS id"
+)
 CONCEPTS_BY_KEYS = (
     "MATCH (c:Concept) WHERE c.key IN $keys RETURN c.key AS key, c.id AS id, c.pref_label AS title"
 )

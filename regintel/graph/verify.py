@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from sqlalchemy import select
 
+from regintel.graph.referenced import concept_nodes
 from regintel.graph import queries
 from regintel.graph.store import GraphStore
 from regintel.store.models import ExtractionRun, Message
@@ -45,8 +46,8 @@ def expected_concepts(db: Any) -> tuple[list[tuple[str, str, str]], list[tuple[s
         rows = session.execute(select(Message.id, Message.details).where(Message.role == "assistant",
                                                                          Message.status == "complete"))
         for message_id, details in rows:
-            concepts += [("chat answer", message_id, n["key"]) for n in (details or {}).get("referenced_nodes", [])
-                         if isinstance(n, dict) and n.get("key")]
+            concepts += [("chat answer", message_id, n["key"]) for n in concept_nodes((details or {}).get("referenced_nodes", []))
+                         if n.get("key")]
     return concepts, contents
 
 

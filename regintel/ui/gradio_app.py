@@ -38,8 +38,8 @@ def citations_markdown(response: ChatResponse) -> str:
         lines.append(f"- {chip_label(source)}{link}")
         if source.currency_warning:
             lines.append(f"  - ⚠ {markdown_label(source.currency_warning)}")
-    if response.referenced_nodes:
-        lines.append("Concepts: " + ", ".join(markdown_label(n.get("label") or n["key"]) for n in response.referenced_nodes))
+    if response.concept_nodes:
+        lines.append("Concepts: " + ", ".join(markdown_label(n.get("label") or n["key"]) for n in response.concept_nodes))
     return "\n".join(lines)
 
 
