@@ -18,6 +18,7 @@ from regintel.graph.schema import DOMAIN_LABELS, NODE_LABELS
 from regintel.graph.store import GraphError
 from regintel.ui import auth, state
 from regintel.ui.graph_view import plain, primary_label, render_network_html
+from regintel.ui.untrusted import markdown_label
 
 st.set_page_config(page_title="Graph Explorer · RegIntel Copilot", page_icon="🕸️", layout="wide")
 identity = auth.require("graph")  # the graph holds public rules and concepts only: every signed-in role may explore it
@@ -237,13 +238,14 @@ if chosen:
     if details:
         left, right = st.columns(2)
         with left:
-            st.write("Labels: " + ", ".join(details["labels"]))
+            st.markdown("Labels: " + ", ".join(markdown_label(label) for label in details["labels"]))
             props = pd.DataFrame([{"property": k, "value": plain(v if not isinstance(v, list) else "; ".join(map(str, v)), 500)}
                                   for k, v in sorted(details["properties"].items())])
             st.dataframe(props, hide_index=True, width="stretch")
         with right:
             if details["aliases"]:
-                st.write("Aliases: " + ", ".join(plain(a, 80) for a in details["aliases"]))
+                # aliases come from models and curators: shown as text, never as markdown links or images
+                st.markdown("Aliases: " + ", ".join(markdown_label(plain(a, 80)) for a in details["aliases"]))
             if details["sections"]:
                 st.write("Linked sections:")
                 st.dataframe(pd.DataFrame([{"relation": s["type"], "section": plain(s["ref"] or s["key"], 80), "rule": s["rule"],

@@ -3,9 +3,11 @@ appearing live, and hostile labels rendered as text."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -105,3 +107,56 @@ def test_hostile_labels_render_as_text_and_the_graph_stays_intact(graph_app, pag
     page.wait_for_timeout(1500)
     assert page.dialogs == []  # type: ignore[attr-defined]
     assert store.query("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+
+LOSER = "TAX|DISTANCE_SELLING_DUPLICATE|EU"
+SURVIVOR = "TAX|DISTANCE_SALES|EU"
+LINK_TRICKS = ["[Renew your licence](https://evil.example/login)", r"\[click\]\(https://evil.example/x\)",
+               "![tracker](https://evil.example/pixel.png)", "<https://evil.example/auto>"]
+
+
+def test_a_curator_merges_a_duplicate_and_the_next_chat_turn_links_the_survivor(graph_app, page):
+    """Issue 24: a curator merges a duplicate concept in the Graph Explorer; the next chat turn that mentions the
+    duplicate's name links to the survivor. Issue 21: the node details panel shows link tricks in a concept's
+    label, aliases and definition as text (no link to a foreign host, no remote image)."""
+    app, store, _ = graph_app
+    resolver = CanonicalConceptResolver(store)
+    resolver.resolve_or_create(CanonicalConceptInput("TAX", "DISTANCE_SELLING_DUPLICATE", "EU",
+                                                     "Ventes à distance intracommunautaires", ["vente à distance"],
+                                                     definition=LINK_TRICKS[1]))
+    resolver.resolve_or_create(CanonicalConceptInput("TAX", "DISTANCE_SALES", "EU", "Intra-Community distance sales",
+                                                     [LINK_TRICKS[0], LINK_TRICKS[2], LINK_TRICKS[3]],
+                                                     definition=" ".join(LINK_TRICKS)))
+    foreign: list[str] = []
+    page.on("request", lambda request: foreign.append(request.url) if "evil.example" in request.url else None)
+
+    page.goto(f"{app.url}/Graph_Explorer?focus={quote(SURVIVOR, safe='')}")
+    page.get_by_role("button", name="Ask about this").wait_for(timeout=60_000)
+    details = page.get_by_test_id("stMain")
+    assert "Renew your licence" in details.inner_text() and "evil.example" in details.inner_text()
+    assert page.locator("a[href*='evil.example']").count() == 0 and page.locator("img[src*='evil.example']").count() == 0
+
+    page.goto(f"{app.url}/Graph_Explorer?focus={quote(LOSER, safe='')}")
+    page.get_by_text("Curate this concept (curators)").click()
+    page.get_by_text("Merge into another concept").click()
+    page.get_by_role("combobox", name="Surviving concept").click()
+    page.get_by_role("option", name="Intra-Community distance sales", exact=False).first.click()
+    page.get_by_role("textbox", name="Why (kept in the audit trail)").fill("duplicate of the English label")
+    page.get_by_role("button", name="Apply").click()
+    page.get_by_text("Done: the change is in the graph and in the audit trail.").wait_for(timeout=30_000)
+    merged = store.query("MATCH (c:Concept {key: $key}) RETURN c.merged_into AS into, c.status AS status", {"key": LOSER})
+    assert merged == [{"into": SURVIVOR, "status": "retired"}]
+
+    page.goto(f"{app.url}/Chat")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.wait_for(timeout=60_000)
+    box.fill("Quelles règles s'appliquent aux ventes à distance intracommunautaires de biens ?")
+    box.press("Enter")
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    answer.get_by_text(re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")).first.wait_for(timeout=90_000)
+    answer.get_by_text("thumb_down").wait_for(timeout=30_000)  # drawn to the end: concept links come before it
+    links = [a.get_attribute("href") or "" for a in answer.locator("a[href*='Graph_Explorer']").all()]
+    assert any(unquote(href).endswith(f"focus={SURVIVOR}") for href in links), (links, answer.inner_text()[:1500])
+    assert not any(LOSER in unquote(href) for href in links), links
+    assert foreign == [] and page.locator("a[href*='evil.example']").count() == 0
+    screenshot(page, "graph_merge_then_chat")
