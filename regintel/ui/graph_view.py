@@ -43,7 +43,7 @@ OPTIONS = {
     "physics": {"enabled": True, "solver": "barnesHut",
                 "barnesHut": {"gravitationalConstant": -4000, "centralGravity": 0.4, "springLength": 110,
                               "avoidOverlap": 0.4},
-                "stabilization": {"enabled": True, "iterations": 250, "updateInterval": 50, "fit": True}},
+                "stabilization": {"enabled": True, "iterations": 120, "updateInterval": 50, "fit": True}},
     # labels are drawn at every zoom (vis-network hides them below a 5 px font by default: a view of dots)
     "nodes": {"font": {"size": 18, "face": "system-ui, sans-serif", "strokeWidth": 4, "strokeColor": "#ffffff"},
               "scaling": {"label": {"enabled": False, "drawThreshold": 0}}},
