@@ -178,7 +178,16 @@ def current_view():
         return focus_view(store, focus.strip(), depth, VIEW_NODES)
     if filtered:
         return fetch_subgraph(store, list(labels), jurisdiction, domain, search, "", depth, VIEW_NODES * 2)
-    return overview(store, VIEW_NODES)
+    return overview(store, VIEW_NODES, preferred=tenant_concepts())
+
+
+def tenant_concepts() -> list[str]:
+    """The signed-in tenant's recent conversations' concepts (the overview starts from them); none if unreadable."""
+    try:
+        return state.app().conversations.recent_concept_keys(identity.tenant_id)
+    except Exception as exc:  # the overview of the whole graph still shows
+        st.caption(f"Your conversations' concepts could not be read ({exc.__class__.__name__}): showing the whole graph.")
+        return []
 
 
 def detector() -> GraphChangeDetector:
@@ -206,7 +215,8 @@ def graph_panel() -> None:
         return
     summary = f"{len(graph.nodes)} nodes, {len(graph.edges)} edges"
     if not focus.strip() and not filtered:
-        summary = f"Overview: the {summary.replace(' nodes', ' most connected concepts and rules')}; find a name above to focus it"
+        summary = (f"Overview: the {summary.replace(' nodes', ' most connected concepts and rules')} (your "
+                   f"conversations' concepts first); find a name above to focus it")
     if graph.truncated:
         summary += f" — the graph is larger: showing the first {graph.limit}; narrow the filters or search"
     last = st.session_state.get("gx_last_patch")

@@ -193,6 +193,15 @@ class ConversationRepository:
                 return []
             return list(context.active_concepts)
 
+    def recent_concept_keys(self, tenant_id: str, conversations: int = 20, limit: int = 40) -> list[str]:
+        """The concepts of the tenant's most recently active conversations, most recent first (the Graph
+        Explorer's default view starts from them)."""
+        with self.db.session() as session:
+            contexts = session.scalars(select(ConversationContext).where(ConversationContext.tenant_id == tenant_id)
+                                       .order_by(ConversationContext.updated_at.desc()).limit(conversations)).all()
+            keys = [c.get("key") for context in contexts for c in reversed(context.active_concepts or [])]
+        return [key for key in dict.fromkeys(keys) if key][:limit]
+
     def add_active_concepts(self, tenant_id: str, conversation_id: str, concepts: Sequence[dict[str, Any]]) -> list[str]:
         """Union of the conversation's node ids with this turn's (most recent kept when over the cap)."""
         with self.db.session() as session:

@@ -9,7 +9,7 @@ sections define or mention it, every node carrying its degree (the page sizes no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from regintel.graph import queries
 from regintel.graph.schema import NODE_LABELS
@@ -60,11 +60,16 @@ def fetch_subgraph(store: GraphStore, labels: list[str] | None = None, jurisdict
     return _described(store, Subgraph(list(kept.values()), edges, truncated, limit))
 
 
-def overview(store: GraphStore, limit: int = VIEW_NODES) -> Subgraph:
+def overview(store: GraphStore, limit: int = VIEW_NODES, preferred: Sequence[str] = ()) -> Subgraph:
     """The default view: the most connected concepts and rules (at most ``limit`` nodes), concepts joined to the
-    rules whose sections they are linked to."""
+    rules whose sections they are linked to. ``preferred`` concept keys (the signed-in tenant's recent
+    conversations') come first, by degree; the most connected concepts of the whole graph fill the rest."""
     rules = store.query(queries.EXPLORER_TOP_RULES, {"limit": min(OVERVIEW_RULES, limit)})
-    concepts = store.query(queries.EXPLORER_TOP_CONCEPTS, {"limit": max(1, limit - len(rules))})
+    room = max(1, limit - len(rules))
+    concepts = store.query(queries.EXPLORER_TOP_CONCEPTS_AMONG, {"keys": list(preferred), "limit": room}) if preferred else []
+    chosen = {row["key"] for row in concepts}
+    concepts += [row for row in store.query(queries.EXPLORER_TOP_CONCEPTS, {"limit": room + len(concepts)})
+                 if row["key"] not in chosen][:room - len(concepts)]
     nodes = {row["key"]: row for row in [*concepts, *rules] if row["key"] is not None}
     keys = list(nodes)
     edges = store.query(queries.EXPLORER_EDGES, {"keys": keys, "limit": limit * 10}) if keys else []

@@ -161,6 +161,12 @@ EXPLORER_TOP_CONCEPTS = (
     "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
     f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC, key LIMIT $limit"
 )
+# the same, among given concepts (those of the signed-in tenant's recent conversations)
+EXPLORER_TOP_CONCEPTS_AMONG = (
+    "MATCH (n:Concept) WHERE n.key IN $keys AND coalesce(n.status, 'active') <> 'retired' "
+    "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
+    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC, key LIMIT $limit"
+)
 EXPLORER_TOP_RULES = (
     "MATCH (n:Rule) OPTIONAL MATCH (n)-[e]-() "
     f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, key LIMIT $limit"
