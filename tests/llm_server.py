@@ -158,3 +158,22 @@ def chat_tool_deltas(name: str, arguments: str, pieces: int, index: int = 0, cal
     chunks = [chat_chunk(tool_calls=[{"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": parts[0]}}])]
     chunks += [chat_chunk(tool_calls=[{"index": index, "function": {"arguments": p}}]) for p in parts[1:]]
     return chunks
+
+
+def chat_reply(handler: Handler, text: str = "", calls: tuple[tuple[str, str], ...] = (), pieces: int = 2) -> None:
+    """One whole Chat Completions reply: ``text`` (one delta, if any), then one ``capture_concepts`` call per
+    (call id, arguments) in ``pieces`` argument fragments, then the finish reason and [DONE]."""
+    handler.start_stream()
+    if text:
+        handler.sse(chat_chunk(content=text))
+    for index, (call_id, arguments) in enumerate(calls):
+        for event in chat_tool_deltas("capture_concepts", arguments, pieces, index=index, call_id=call_id):
+            handler.sse(event)
+    handler.sse(chat_chunk(finish="tool_calls" if calls else "stop"))
+    handler.sse("[DONE]")
+    handler.end_stream()
+
+
+def chat_answer(text: str) -> Script:
+    """A script answering every request with ``text`` and no tool call."""
+    return lambda handler: chat_reply(handler, text)

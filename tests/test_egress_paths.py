@@ -17,7 +17,7 @@ from regintel.llm.chunks import ErrorChunk, TextChunk
 from regintel.llm.openai_responses import OpenAIResponsesProvider
 from regintel.llm.prompt_format import PromptSource
 from regintel.llm.router import LlmRouter
-from tests.llm_server import LlmTestServer, ResponsesStream, chat_chunk
+from tests.llm_server import LlmTestServer, ResponsesStream, chat_answer
 
 # One value of each kind the issue saw leak, written as a user would paste them.
 PLANTED = {
@@ -32,22 +32,15 @@ FRAGMENTS = ["44051401359", "168 025 38", "RSSMRA85T10A562S", "C01X00T47", "Wiś
              "Hauptstra", "12.03.1985", "k.wisniewska", "example.pl"]
 
 
+ERASE_ANSWER = "The controller must erase the data [1]."
+
+
 def assert_clean(server: LlmTestServer) -> None:
     assert server.requests, "the call reached the server"
     for request in server.requests:
         body = json.dumps(request["body"], ensure_ascii=False) + json.dumps(request["body"])
         for fragment in FRAGMENTS:
             assert fragment not in body, fragment
-
-
-def chat_answer(text: str = "The controller must erase the data [1]."):
-    def script(handler):
-        handler.start_stream()
-        handler.sse(chat_chunk(content=text))
-        handler.sse(chat_chunk(finish="stop"))
-        handler.sse("[DONE]")
-        handler.end_stream()
-    return script
 
 
 def json_answer(payload: dict):
@@ -68,7 +61,7 @@ def test_question_history_and_passages_are_sanitised_with_stable_placeholders() 
                               history=[(TEXT, f"Yes, {PLANTED['PERSON']} may ask for erasure [1].")])
     reports: list[dict] = []
     with LlmTestServer() as server:
-        server.scripts = [chat_answer()]
+        server.scripts = [chat_answer(ERASE_ANSWER)]
         router = router_for(server)
         for messages in (turn_one, turn_two):
             assert [c for c in router.stream("main_chat", messages, on_egress=reports.append) if isinstance(c, TextChunk)]

@@ -31,7 +31,7 @@ from regintel.retrieval.index_io import index_status
 from regintel.runtime import RegIntel
 from regintel.store.models import Message
 from tests.conftest import make_small_corpus
-from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
+from tests.llm_server import LlmTestServer, chat_reply
 
 pytestmark = pytest.mark.slow  # mounts a file system, indexes a corpus file, starts a graph server
 
@@ -224,15 +224,8 @@ def answer_capturing(kind: str, label: str, count: int = 1):
     concepts = [{"domain": "TAX", "kind": f"{kind}_{i}", "jurisdiction": "EU", "prefLabel": f"{label} {i}",
                  "altLabels": [], "definition": definition[:900], "sourceUrls": []} for i in range(count)]
 
-    def script(handler) -> None:
-        handler.start_stream()
-        handler.sse(chat_chunk(content="Le régime OSS est un régime optionnel de déclaration de la TVA [1]."))
-        for event in chat_tool_deltas("capture_concepts", json.dumps({"concepts": concepts}), 2):
-            handler.sse(event)
-        handler.sse(chat_chunk(finish="tool_calls"))
-        handler.sse("[DONE]")
-        handler.end_stream()
-    return script
+    return lambda handler: chat_reply(handler, "Le régime OSS est un régime optionnel de déclaration de la TVA [1].",
+                                      (("call_1", json.dumps({"concepts": concepts})),))
 
 
 def test_a_full_disk_under_the_graph_server_keeps_the_answers_and_loses_no_acknowledged_concept(tmp_path, small_disk):

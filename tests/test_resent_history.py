@@ -11,22 +11,12 @@ from regintel.config import load_settings
 from regintel.llm.prompt_format import SOURCE_RE
 from regintel.runtime import RegIntel
 from tests.conftest import make_small_corpus
-from tests.llm_server import LlmTestServer, chat_chunk
+from tests.llm_server import LlmTestServer, chat_answer
 
 pytestmark = pytest.mark.slow  # indexes a corpus file
 
 FIRST = "Faut-il utiliser le guichet unique OSS pour les ventes à distance intracommunautaires de biens ?"
 SECOND = "Et quelles sont les obligations de déclaration et de paiement dans ce régime ?"
-
-
-def answer(text: str):
-    def script(handler) -> None:
-        handler.start_stream()
-        handler.sse(chat_chunk(content=text))
-        handler.sse(chat_chunk(finish="stop"))
-        handler.sse("[DONE]")
-        handler.end_stream()
-    return script
 
 
 def test_the_second_request_resends_the_first_answer_with_the_second_turns_numbers(tmp_path):
@@ -42,8 +32,8 @@ def test_the_second_request_resends_the_first_answer_with_the_second_turns_numbe
             user = engine.repo.ensure_user(tenant, "ana").id
             conversation = engine.repo.create_conversation(tenant, user).id
             # the model cites its prompt's passages 3 then 1: the analyst reads them as [1] and [2]
-            server.scripts = [answer("Le guichet unique OSS est optionnel [3]. Il couvre les ventes à distance [1]."),
-                              answer("Les déclarations sont trimestrielles [1].")]
+            server.scripts = [chat_answer("Le guichet unique OSS est optionnel [3]. Il couvre les ventes à distance [1]."),
+                              chat_answer("Les déclarations sont trimestrielles [1].")]
             first = engine.stream_turn(tenant, user, conversation, FIRST)
             "".join(first)
             assert first.response.answer == "Le guichet unique OSS est optionnel [1]. Il couvre les ventes à distance [2]."

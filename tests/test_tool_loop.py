@@ -18,7 +18,7 @@ from regintel.llm.openai_responses import OpenAIResponsesProvider
 from regintel.llm.router import LlmRouter
 from regintel.runtime import RegIntel
 from tests.conftest import make_small_corpus
-from tests.llm_server import LlmTestServer, ResponsesStream, chat_chunk, chat_tool_deltas
+from tests.llm_server import LlmTestServer, ResponsesStream, chat_reply
 
 pytestmark = pytest.mark.slow  # indexes a corpus file and starts a graph server
 
@@ -45,15 +45,7 @@ def reply(provider: str, text: str = "", calls: tuple[tuple[str, str], ...] = ()
                 stream.tool("capture_concepts", arguments, pieces=2, item_id=call_id, output_index=position)
             stream.completed()
             return
-        handler.start_stream()
-        if text:
-            handler.sse(chat_chunk(content=text))
-        for index, (call_id, arguments) in enumerate(calls):
-            for event in chat_tool_deltas("capture_concepts", arguments, 2, index=index, call_id=call_id):
-                handler.sse(event)
-        handler.sse(chat_chunk(finish="tool_calls" if calls else "stop"))
-        handler.sse("[DONE]")
-        handler.end_stream()
+        chat_reply(handler, text, calls)
     return script
 
 

@@ -12,7 +12,7 @@ import pytest
 from regintel.llm.prompt_format import SOURCE_RE
 from tests.conftest import make_small_corpus
 from tests.e2e.conftest import indexed_demo_app, screenshot
-from tests.llm_server import LlmTestServer, chat_chunk
+from tests.llm_server import LlmTestServer, chat_reply
 
 GRADE = re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")
 NOTIFY = "notify the personal data breach to the supervisory authority"
@@ -43,11 +43,7 @@ def scripted_model(handler) -> None:
         text = f"{supported} Every breach always leads to a fine of four per cent of turnover."
     else:
         text = supported
-    handler.start_stream()
-    handler.sse(chat_chunk(content=text))
-    handler.sse(chat_chunk(finish="stop"))
-    handler.sse("[DONE]")
-    handler.end_stream()
+    chat_reply(handler, text)
 
 
 @pytest.fixture(scope="module")
