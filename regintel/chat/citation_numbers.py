@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Mapping
 
 MARKER_RE = re.compile(r"\[(\d{1,3})\]")
 _OPEN_TAIL_RE = re.compile(r"\[\d{0,3}$")  # an unfinished marker at the end of a delta
+PART_COUNTER_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")  # "(2/3)": the part of a split article
 
 
 class CitationRenumbering:
@@ -95,7 +96,11 @@ def resend_history(turns: Iterable, passages: Iterable) -> list[tuple[str, str]]
                                           current)) for turn in turns]
 
 
+def unit_ref(ref: str) -> str:
+    """"Article 33" of "Chapter IV › Article 33 (2/3)": the last part of a reference, without the part counter."""
+    return PART_COUNTER_RE.sub("", (ref or "").split(" › ")[-1])
+
+
 def passage_name(source) -> str:
-    """"GDPR Article 33": the short title and the last part of the reference, without the part counter."""
-    ref = re.sub(r"\s*\(\d+/\d+\)\s*$", "", (source.ref or "").split(" › ")[-1])
-    return f"{source.title} {ref}".strip()
+    """"GDPR Article 33": the short title and the unit of the reference."""
+    return f"{source.title} {unit_ref(source.ref)}".strip()

@@ -523,10 +523,9 @@ class ComplianceEngine:
     def _cited_sections(self, cited: list[Source]) -> list[dict[str, Any]]:
         """The rules graph's Sections of the cited passages, for the Graph Explorer to highlight (issue 20)."""
         by_key = {section_key(source): source for source in cited}
-        rows = self._graph_rows(queries.SECTIONS_BY_KEYS, list(by_key))
-        return [{"id": row.get("id") or row["key"], "key": row["key"], "kind": SECTION_NODE,
-                 "label": passage_name(by_key[row["key"]])}
-                for row in sorted(rows, key=lambda r: list(by_key).index(r["key"]))]
+        found = {row["key"]: row for row in self._graph_rows(queries.SECTIONS_BY_KEYS, list(by_key))}
+        return [{"id": found[key].get("id") or key, "key": key, "kind": SECTION_NODE, "label": passage_name(source)}
+                for key, source in by_key.items() if key in found]
 
     def _graph_rows(self, query: str, keys: list[str]) -> list[dict[str, Any]]:
         """A read of the rules graph for the prompt or the answer's links: nothing when there is no graph or it

@@ -298,8 +298,6 @@ class GuardrailClassifier:
         return self._model
 
     def _load_or_train(self, key: str) -> GuardrailModel:
-        from regintel.chat.guardrails import decide_type  # the rules half; imports this module
-
         path = self.cache_dir / f"model-{key}.npz" if self.cache_dir is not None else None
         for candidate in (path, shipped_model_path(key) if self.train_path == TRAIN_PATH else None):
             if candidate is not None and candidate.exists():
@@ -307,9 +305,7 @@ class GuardrailClassifier:
                     return GuardrailModel.load(candidate)
                 except Exception as exc:  # a corrupt or partial file: train again
                     log.warning("guardrail model %s unreadable (%s): training again", candidate.name, exc)
-        examples = load_examples(self.train_path)
-        vectors = self.embed([e.question for e in examples])
-        model = train(examples, vectors, decide_type, key)
+        model = self._train(self.train_path, key)
         if path is not None:
             self._save(model, path)
         return model
@@ -324,14 +320,17 @@ class GuardrailClassifier:
     def embed(self, questions: Sequence[str]) -> np.ndarray:
         return np.asarray(self.embedder.embed(list(questions), kind="query"), dtype=np.float64)
 
+    def _train(self, train_path: Path, key: str) -> GuardrailModel:
+        from regintel.chat.guardrails import decide_type  # the rules half; imports this module
+
+        examples = load_examples(train_path)
+        return train(examples, self.embed([e.question for e in examples]), decide_type, key)
+
     def train_shipped(self) -> Path:
         """Train on the shipped training file (never a cached model) and write it to SHIPPED_DIR, replacing the
         models of earlier keys."""
-        from regintel.chat.guardrails import decide_type
-
         key = training_key(TRAIN_PATH, model_id_of(self.embedder))
-        examples = load_examples(TRAIN_PATH)
-        model = train(examples, self.embed([e.question for e in examples]), decide_type, key)
+        model = self._train(TRAIN_PATH, key)
         target = shipped_model_path(key)
         model.save(target)
         for old in SHIPPED_DIR.glob("model-*.npz"):

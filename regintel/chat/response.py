@@ -98,4 +98,3 @@ class ChatResponse:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["sources"] = [CitedSource(**s) for s in data.get("sources", [])]
         return cls(**known)
-

@@ -156,17 +156,14 @@ NODE_SECTIONS = (
 
 # the default view: the most connected concepts and rules, each with its degree (aliases and quotes not counted)
 # ties broken by key: the same graph (e.g. restored from a backup) draws the same overview
-EXPLORER_TOP_CONCEPTS = (
-    "MATCH (n:Concept) WHERE coalesce(n.status, 'active') <> 'retired' "
+_TOP_CONCEPTS = (
+    "MATCH (n:Concept) WHERE {among}coalesce(n.status, 'active') <> 'retired' "
     "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
     f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC, key LIMIT $limit"
 )
+EXPLORER_TOP_CONCEPTS = _TOP_CONCEPTS.format(among="")
 # the same, among given concepts (those of the signed-in tenant's recent conversations)
-EXPLORER_TOP_CONCEPTS_AMONG = (
-    "MATCH (n:Concept) WHERE n.key IN $keys AND coalesce(n.status, 'active') <> 'retired' "
-    "OPTIONAL MATCH (n)-[e]-(m) WHERE NOT m:Label AND NOT m:Quote "
-    f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, updated_at DESC, key LIMIT $limit"
-)
+EXPLORER_TOP_CONCEPTS_AMONG = _TOP_CONCEPTS.format(among="n.key IN $keys AND ")
 EXPLORER_TOP_RULES = (
     "MATCH (n:Rule) OPTIONAL MATCH (n)-[e]-() "
     f"WITH n, count(e) AS degree RETURN {_NODE_COLUMNS}, degree ORDER BY degree DESC, key LIMIT $limit"

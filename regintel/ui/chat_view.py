@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from regintel.chat.citation_numbers import unit_ref
 from regintel.chat.evidence import EXPLANATIONS
 from regintel.chat.response import ChatResponse, CitedSource
 from regintel.ui.untrusted import markdown_answer, markdown_label
@@ -23,8 +24,7 @@ answer_markdown = markdown_answer
 
 
 def short_ref(ref: str) -> str:
-    ref = re.sub(r"\s*\(\d+/\d+\)\s*$", "", ref or "")
-    return re.sub(r"^Article\s+", "Art. ", ref.split(" › ")[-1])[:40]
+    return re.sub(r"^Article\s+", "Art. ", unit_ref(ref))[:40]
 
 
 def chip_label(source: CitedSource) -> str:
