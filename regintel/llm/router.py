@@ -118,7 +118,7 @@ class LlmRouter:
         of the turn's)."""
         tools = tools if (tools and self.provider.supports_tools) else None
         budget = self.settings.llm_deadline_seconds()
-        deadline = min(self._clock() + budget, turn_deadline) if turn_deadline is not None else self._clock() + budget
+        deadline = min(self.turn_deadline(), turn_deadline) if turn_deadline is not None else self.turn_deadline()
         contacted = getattr(self.provider, "contacted", None)
         attempt = 0
         while True:
