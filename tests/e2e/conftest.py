@@ -7,6 +7,7 @@ tests/artifacts/ (the README shows them).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -171,6 +172,17 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+GRADE = re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")
+
+
+def wait_until_drawn(answer, timeout: float = 90_000) -> None:
+    """Wait for an assistant message to be drawn to its end. The page draws the grade badge first (the answer is
+    done), then notes, citation chips and concept links, and the feedback thumbs last: reading chips or links as soon
+    as the badge shows can catch the row half drawn."""
+    answer.get_by_text(GRADE).first.wait_for(timeout=timeout)
+    answer.get_by_text("thumb_down").wait_for(timeout=30_000)
 
 
 PASSWORD = "correct horse battery"  # the local accounts the browser tests create

@@ -11,10 +11,9 @@ import pytest
 
 from regintel.llm.prompt_format import SOURCE_RE
 from tests.conftest import make_small_corpus
-from tests.e2e.conftest import indexed_demo_app, screenshot
+from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn
 from tests.llm_server import LlmTestServer, chat_reply
 
-GRADE = re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")
 NOTIFY = "notify the personal data breach to the supervisory authority"
 PROCESSOR = "The processor shall notify the controller without undue delay after becoming aware of a personal data breach."
 
@@ -62,7 +61,7 @@ def send(page, question: str, turn: int):
     page.get_by_test_id("stChatInputTextArea").fill(question)
     page.get_by_test_id("stChatInputTextArea").press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(2 * turn + 1)
-    answer.get_by_text(GRADE).first.wait_for(timeout=90_000)
+    wait_until_drawn(answer)  # the checks under the answer are read next
     return answer
 
 

@@ -3,7 +3,6 @@ appearing live, and hostile labels rendered as text."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.runtime import RegIntel
-from tests.e2e.conftest import StreamlitApp, app_env, screenshot
+from tests.e2e.conftest import StreamlitApp, app_env, screenshot, wait_until_drawn
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"; MATCH (n) DETACH DELETE n //']
 
@@ -153,8 +152,7 @@ def test_a_curator_merges_a_duplicate_and_the_next_chat_turn_links_the_survivor(
     box.fill("Quelles règles s'appliquent aux ventes à distance intracommunautaires de biens ?")
     box.press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(1)
-    answer.get_by_text(re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")).first.wait_for(timeout=90_000)
-    answer.get_by_text("thumb_down").wait_for(timeout=30_000)  # drawn to the end: concept links come before it
+    wait_until_drawn(answer)  # concept links come before the feedback
     links = [a.get_attribute("href") or "" for a in answer.locator("a[href*='Graph_Explorer']").all()]
     assert any(unquote(href).endswith(f"focus={SURVIVOR}") for href in links), (links, answer.inner_text()[:1500])
     assert not any(LOSER in unquote(href) for href in links), links

@@ -14,7 +14,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.conftest import make_small_corpus
-from tests.e2e.conftest import indexed_demo_app, screenshot
+from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn
 from tests.shared_sources import SOURCES, require_sources
 
 EIDAS = "eidas-impl-reg-2024-2977-eurlex-page.html"
@@ -48,8 +48,7 @@ def ask(page, url: str, question: str):
     page.get_by_test_id("stChatInputTextArea").fill(question)
     page.get_by_test_id("stChatInputTextArea").press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(1)
-    answer.get_by_text(re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")).first.wait_for(timeout=90_000)
-    answer.get_by_text("thumb_down").wait_for(timeout=30_000)  # drawn to the end: the chips come before it
+    wait_until_drawn(answer)
     return answer
 
 
@@ -118,9 +117,7 @@ def test_a_curator_adds_an_act_and_a_pdf_and_the_answers_follow_their_currency(s
 
     page.goto(first_conversation)
     old = page.get_by_test_id("stChatMessage").nth(1)
-    old.get_by_text(re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")).first.wait_for(timeout=60_000)
-    old.get_by_text("thumb_down").wait_for(timeout=30_000)
-    old.get_by_text("thumb_down").wait_for(timeout=30_000)
+    wait_until_drawn(old, timeout=60_000)
     removed_chip = next(i for i, c in enumerate(chips(old)) if "source removed" in c)
     old.get_by_role("button").nth(removed_chip).click()
     page.get_by_text(re.compile("has been removed from the corpus")).first.wait_for(timeout=30_000)
