@@ -60,6 +60,18 @@ def test_the_pseudo_query_sample_is_deterministic_balanced_and_independent_of_pa
     assert [q.kind for q in few] == ["sentences"], "a kind without candidates hands its share to the others"
 
 
+def test_every_pseudo_query_of_the_chosen_kinds_comes_in_one_order_whatever_the_passage_order():
+    passages = [chunk(f"d#art-{i}~{part}", f"‘term {i} {part}’ means a thing. The rest of the text goes on here.",
+                      f"Article {i} — Title number {i}") for i in range(5) for part in (1, 2)]
+    queries = cal.all_pseudo_queries(passages, ("terms", "titles"))
+    assert len(queries) == 10 + 5, "every defined term, one title per unit (not per part)"
+    assert [q.kind for q in queries] == ["terms"] * 10 + ["titles"] * 5
+    again = cal.all_pseudo_queries(list(reversed(passages)), ("terms", "titles"))
+    assert [q.text for q in again] == [q.text for q in queries]
+    assert {cal.unit_of(passages[q.chunk_index].chunk_id) for q in queries if q.kind == "titles"} == {
+        f"d#art-{i}" for i in range(5)}
+
+
 def synthetic_rows(n: int = 100, gap: float = 3.0) -> dict[str, list]:
     rng = np.random.default_rng(7)
     u = rng.normal(85, 2, n)

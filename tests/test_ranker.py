@@ -217,3 +217,21 @@ def test_tail_filter_keeps_the_passages_close_to_the_best():
     rankings = [([5.0, 4.8, 1.0, 0.9], [True, True, False, False]), ([4.0, 3.7, 0.5], [True, True, False])]
     gap, table = choose_tail_gap(rankings, grid=(0.1, 0.5, 3.0, 5.0))
     assert gap == 0.5 and table[0.5]["f1"] == 1.0 and table[0.1]["recall"] == 0.5 and table[5.0]["precision"] < 1.0
+
+
+def test_demo_questions_share_a_fold_by_gold_article_and_are_scored_at_article_level():
+    from regintel.bench.ranker import Group, dataset_metrics, fold_of, gold_key
+
+    english = [{"document_id": "gdpr", "ref": "Article 17"}]
+    spanish = [{"document_id": "gdpr", "ref": "Article 17"}]
+    assert gold_key(english) == gold_key(spanish), "two phrasings of one question land in one fold"
+    assert gold_key([{"document_id": "a", "ref": "Article 1"}, {"document_id": "a", "ref": "Article 2"}]) == gold_key(
+        [{"document_id": "a", "ref": "Article 2"}, {"document_id": "a", "ref": "Article 1"}])
+    assert fold_of(gold_key(english), 5, 7) == fold_of(gold_key(spanish), 5, 7)
+    # a pseudo-query group (labels from its unit, no eval sources) is measured like a demo question, by its labels
+    features = np.zeros((3, len(FEATURE_NAMES)), dtype=np.float32)
+    pseudo = [Group("demo-pseudo", "gdpr#art-17", ["a", "b", "c"], features, np.array([0.0, 1.0, 0.0]), 0.0,
+                    {"gdpr#art-17"})]
+    assert dataset_metrics(pseudo, [[0, 1, 2]])["article_recall@1"] == 0.0
+    assert dataset_metrics(pseudo, [[1, 0, 2]])["article_recall@1"] == 1.0
+    assert dataset_metrics(pseudo, [[0, 1, 2]])["article_recall@3"] == 1.0

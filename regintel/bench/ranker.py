@@ -5,11 +5,18 @@ Training data, all labelled by others or held apart from the figures it produces
 - ObliQA dev (2,764 questions) and ObliQA-MP dev (427, several gold passages each) over the 13,732 ObliQA passages,
   with the published passage-to-passage cross-references as the graph (``crossrefs.jsonl``);
 - the demo-corpus set's **dev** split (``data/eval``, answerable items; a candidate is relevant when it belongs to
-  a gold article). Its **test** split is never trained on: it measures the committed model.
+  a gold article). Its **test** split is never trained on: it measures the committed model;
+- pseudo-queries of the demo corpus itself (:func:`regintel.retrieval.calibration.all_pseudo_queries`: each
+  defined term asked as "What does 'X' mean?", each unit's title), relevant = the unit it was made from. ObliQA's
+  short rules teach the model little about long multi-part articles and definition lists (trained on ObliQA
+  alone it ranks the gold article first for fewer demo dev questions than the first stage does); 75 labelled
+  dev questions are few, and these need no labels.
 
 Every question contributes the first stage's ``rerank_candidates`` best passages with their features
 (:mod:`regintel.retrieval.ranker_features`). Out-of-fold figures: the questions are split into ``--folds`` folds by
-a seeded hash of their normalised text (a question asked in two files lands in one fold), each fold is ranked by a
+a seeded hash of their normalised text (a question asked in two files lands in one fold); a demo question by its
+gold articles instead (the set asks about one article in several phrasings and languages: folds by text would
+train on a translation of the question they measure), a pseudo-query by its unit; each fold is ranked by a
 model trained on the others, and Recall@10 / MAP@10 (ObliQA, ObliQA-MP) and article-level Recall@k (demo dev) are
 computed on those out-of-fold rankings, next to the first stage's on the same questions. Then the model is trained
 on everything, saved (``--out``, default the ``ranker_model`` setting), and the demo **test** split is measured
@@ -34,6 +41,7 @@ from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
 DEMO_RECALL_KS = (1, 3, 5, 10)
+PSEUDO_KINDS = ("terms", "titles")  # first sentences are near-quotes: they would teach copying, not asking
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "first stage": ("first_stage_score", "first_stage_rank", "first_stage_relative"),
     "dense": ("question_cosine", "question_cosine_gap", "feedback_cosine", "dense_rank"),
@@ -95,9 +103,17 @@ def collect_obliqa(settings: Settings, questions_path: Path, dataset: str, candi
     return groups
 
 
-def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None]) -> list[Group]:
-    """The demo corpus's answerable items of both splits (the split is the group's dataset name)."""
+def gold_key(gold: Sequence[dict[str, str]]) -> str:
+    """A demo question's fold key: its gold articles (all phrasings of a question about them share a fold)."""
+    return json.dumps(sorted((g["document_id"], g["ref"]) for g in gold), ensure_ascii=False)
+
+
+def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None],
+                 pseudo_kinds: Sequence[str] = ()) -> list[Group]:
+    """The demo corpus's answerable items of both splits (the split is the group's dataset name), and its
+    pseudo-queries of ``pseudo_kinds`` (dataset "demo-pseudo")."""
     from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
+    from regintel.retrieval.calibration import all_pseudo_queries, unit_of
     from regintel.runtime import RegIntel
 
     settings = bench_settings(data_dir, ranker_model=Path(""))
@@ -116,8 +132,21 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
             elapsed = (time.perf_counter() - started) * 1000
             sources = [{"document_id": index.chunks[cid].document_id, "ref": index.chunks[cid].ref} for cid in ids]
             labels = np.array([1.0 if matches_any_gold(s, item.gold) else 0.0 for s in sources])
-            groups.append(Group(f"demo-{item.split}", normalised(query), ids, index.features.matrix(query, stage, ids),
+            groups.append(Group(f"demo-{item.split}", gold_key(item.gold), ids, index.features.matrix(query, stage, ids),
                                 labels, elapsed, item.gold, sources))
+        if pseudo_kinds:
+            passages = list(index.chunks.values())
+            queries = all_pseudo_queries(passages, pseudo_kinds)
+            log(f"demo corpus: {len(queries)} pseudo-queries ({', '.join(pseudo_kinds)}); embedding them ...")
+            index.embedder.embed([q.text for q in queries], kind="query")
+            for query in queries:
+                own = unit_of(passages[query.chunk_index].chunk_id)
+                stage = index.first_stage(query.text, k=10)
+                ids = [cid for cid, _ in stage.ordered(candidates)]
+                labels = np.array([1.0 if unit_of(cid) == own else 0.0 for cid in ids])
+                if labels.any():  # a pseudo-query whose unit is not among the candidates teaches nothing
+                    groups.append(Group("demo-pseudo", own, ids, index.features.matrix(query.text, stage, ids), labels,
+                                        0.0, {own}))
     return groups
 
 
@@ -134,7 +163,7 @@ def dataset_metrics(groups: Sequence[Group], orders: Sequence[list[int]]) -> dic
     among the top k, any part of it) and the share of relevant passages in the top 10."""
     if not groups:
         return {}
-    if groups[0].sources is None:
+    if not groups[0].dataset.startswith("demo"):
         runs = [([g.candidates[i] for i in order[:10]], g.gold) for g, order in zip(groups, orders)]
         metrics = mean_metrics(runs, 10)
         return {"recall@10": round(metrics["recall@10"], 4), "map@10": round(metrics["map@10"], 4)}
@@ -200,13 +229,14 @@ def main(args: Any) -> int:
 
     settings = load_settings()
     seed, folds, candidates = args.seed, args.folds, args.candidates
-    weights = {"demo-dev": args.demo_weight}
+    weights = {"demo-dev": args.demo_weight, "demo-pseudo": args.pseudo_weight}
     started = time.perf_counter()
     groups: list[Group] = []
     obliqa_dir = Path(args.obliqa_dir)
     groups += collect_obliqa(settings, obliqa_dir / "obliqa_dev.jsonl", "obliqa", candidates, args.limit, print)
     groups += collect_obliqa(settings, obliqa_dir / "obliqa_mp_dev.jsonl", "obliqa-mp", candidates, args.limit, print)
-    groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print)
+    groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print,
+                           pseudo_kinds=PSEUDO_KINDS if args.pseudo_weight > 0 else ())
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
 
     training = [g for g in groups if not g.dataset.endswith("test")]
@@ -227,6 +257,7 @@ def main(args: Any) -> int:
     model = LearnedRanker(booster, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker", "seed": seed, "folds": folds,
         "candidates": candidates, "demo_weight": args.demo_weight,
+        "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
     test = [g for g in groups if g.dataset == "demo-test"]

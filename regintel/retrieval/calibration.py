@@ -246,6 +246,13 @@ def first_sentence(text: str, words: int = SENTENCE_WORDS) -> str:
     return " ".join(tokens[:words]) if len(tokens) >= 6 else ""
 
 
+def all_pseudo_queries(passages: Sequence[PassageLike], kinds: Sequence[str] = KINDS) -> list[PseudoQuery]:
+    """Every pseudo-query of ``kinds`` the passages give, in a deterministic order (not sampled): the learned
+    ranker's training questions on a corpus without labelled ones (:mod:`regintel.bench.ranker`)."""
+    found = _candidates(passages)
+    return [query for kind in kinds for _, query in sorted(found[kind], key=lambda item: item[0])]
+
+
 def _candidates(passages: Sequence[PassageLike]) -> dict[str, list[tuple[str, PseudoQuery]]]:
     """Every possible pseudo-query by kind, each with a sort key that does not depend on the passage order."""
     found: dict[str, list[tuple[str, PseudoQuery]]] = {kind: [] for kind in KINDS}
