@@ -771,7 +771,6 @@ class Composer:
         scored = [s for s in scored if s.score > 0]
         for s in scored:  # a sentence is worth as much as its passage addresses the question
             s.score *= passage_coverage[s.segment.source.index]
-        _level_languages(scored)
         self._weigh_lists(scored, weights)
         scored.sort(key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
@@ -1072,22 +1071,6 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
-
-
-def _level_languages(scored: list[Scored]) -> None:
-    """When the passages are in several languages, each language's sentence scores are divided by that language's
-    best: a passage in the question's language matches on all of its words, one in another language only on the
-    terms the legal term list carries over, so raw scores would prefer any same-language passage to retrieval's
-    best one in another language. Levelled, the retrieval prior inside each score decides between languages. With
-    one language nothing changes (every score is divided by the same number, and the cut-offs are relative)."""
-    best: dict[str, float] = {}
-    for s in scored:
-        best[s.segment.language] = max(best.get(s.segment.language, 0.0), s.score)
-    if len(best) < 2:
-        return
-    for s in scored:
-        if best[s.segment.language] > 0:
-            s.score /= best[s.segment.language]
 
 
 def rank_prior(index: int) -> float:
