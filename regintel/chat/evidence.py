@@ -39,7 +39,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
+from regintel.llm.offline_compose import asked_term
+from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels, defined_terms
 from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import detect_language, tokenize
@@ -128,7 +129,8 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
         return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
     # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
-    anchored = strong or (not follow_up and _corroborated(question, sources[0], levels_of[0]))
+    anchored = strong or (not follow_up and (_corroborated(question, sources[0], levels_of[0])
+                                             or defines_asked_term(question, sources[0])))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
     if low_mean and not anchored:
@@ -199,6 +201,27 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
                if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", passage_text)}
     covered_words = len(covered) + sum(1 for w in words if w in neutral)
     return min(1.0, covered_words / len(words))
+
+
+def defines_asked_term(question: str, source: Source) -> bool:
+    """The passage is the defining text of the term the question asks about ("which one is its 'main
+    establishment'?" and "‘main establishment’ means: ..."): across languages, the term carried into the passage's
+    language by the legal term list. Whatever the similarity, that passage answers a definition question."""
+    term = asked_term(question)
+    if not term:
+        return False
+    question_language = detect_language(question)
+    language = source.language or question_language
+    if same_language(question_language, source):
+        asked = [term]
+    else:
+        try:
+            asked = load_glossary().translate(term, question_language, language, 2)
+        except Exception:  # noqa: BLE001 - no term list: nothing carries the term across
+            return False
+    wanted = [frozenset(tokenize(a, language)) for a in asked]
+    defined = [frozenset(tokenize(d, language)) for d in defined_terms(source.text)]
+    return any(w and w == d for w in wanted for d in defined)
 
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:

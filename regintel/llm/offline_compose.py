@@ -255,13 +255,18 @@ def _ask(text: str, language: str) -> Ask:
         return Ask(text, "list")
     if WHEN_RE.search(text):
         return Ask(text, "deadline")
+    term = asked_term(text)  # "What is a 'personal data breach'?", "which one is its 'main establishment'?"
+    return Ask(text, "definition", term) if term else Ask(text, "general")
+
+
+def asked_term(text: str) -> str:
+    """The term a question asks about: a definition question's ("What is a 'personal data breach'?"), else a short
+    quoted term ("which one is its 'main establishment'?"); empty when it asks about none."""
     term = definition_term(text)
     if term:
-        return Ask(text, "definition", term)
+        return term
     quoted = QUOTED_TERM_RE.search(text)
-    if quoted and len(quoted.group(1).split()) <= 6:
-        return Ask(text, "definition", quoted.group(1).strip())  # "which one is its 'main establishment'?"
-    return Ask(text, "general")
+    return quoted.group(1).strip() if quoted and len(quoted.group(1).split()) <= 6 else ""
 
 
 def definition_term(text: str) -> str:
