@@ -98,6 +98,22 @@ def test_a_question_about_an_act_the_corpus_does_not_hold_says_so_and_what_it_ho
     assert response.abstention_reason not in response.answer, "the code stays in the trace; the analyst reads why"
 
 
+def test_a_question_naming_a_held_act_is_answered_from_that_act_when_retrieval_led_elsewhere(engine, world):
+    """"Online shop ... sells to customers" is the Belgian one-stop-shop guidance's wording; the question names the
+    GDPR, so the passages come from the GDPR (searched again within it), never from the VAT guidance."""
+    ids = new_conversation(engine, "named-act")
+    question = "Does the GDPR cover an online shop outside Europe that sells to customers here?"
+    assert world["index"].search(question, k=1).sources[0].document_id != "eu-gdpr"
+    _, response = ask(engine, ids, question)
+    assert response.sources and {s.document_id for s in response.sources} == {"eu-gdpr"}
+    with world["db"].session() as session:
+        steps = session.get(RagTrace, response.trace_id).steps
+    retrievals = [s for s in steps if s["step"] == "retrieval"]
+    assert len(retrievals) == 2 and retrievals[1]["filters"] == {"document_id": ["eu-gdpr"]}
+    unnamed = ask(engine, new_conversation(engine, "named-act"), "Which online shops may use the one-stop shop?")[1]
+    assert "be-guidance-oss-fr" in {s.document_id for s in unnamed.sources}, "no act named: no filter"
+
+
 def test_a_question_nothing_in_the_corpus_addresses_abstains_with_the_closest_passages(engine):
     _, response = ask(engine, new_conversation(engine), "Which vaccines must a cat receive before it travels abroad?")
     assert response.response_mode == "ABSTAIN"

@@ -204,8 +204,12 @@ class ComplianceEngine:
 
         decision = self._decide_context(turn, trace)
         fresh: list[Source] = []
+        coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if not decision.reuse_previous:
             fresh = self._retrieve(self._search_text(turn, decision), trace)
+            named = self._named_documents(coverage)
+            if named and fresh and fresh[0].document_id not in named:  # "Does the GDPR apply to ...?" led elsewhere
+                fresh = self._retrieve(self._search_text(turn, decision), trace, {"document_id": sorted(named)}) or fresh
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -218,7 +222,6 @@ class ComplianceEngine:
             yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
             return
 
-        coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if coverage is not None and coverage.uncovered:  # names only acts the corpus does not hold
             yield from self._not_held(turn, coverage, fresh, classification.query_type, decision, language, trace, key)
             return
@@ -260,9 +263,12 @@ class ComplianceEngine:
             record.update(reuse_previous=decision.reuse_previous, reason=decision.reason, similarity=decision.similarity)
         return decision
 
-    def _retrieve(self, question: str, trace: TraceRecorder) -> list[Source]:
+    def _retrieve(self, question: str, trace: TraceRecorder,
+                  filters: dict[str, list[str]] | None = None) -> list[Source]:
         with trace.step("retrieval") as record:
-            result = self.search_index.search(question, k=self.settings.chat_top_k)
+            result = self.search_index.search(question, k=self.settings.chat_top_k, filters=filters)
+            if filters:
+                record["filters"] = filters
             record["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
             record["candidates"] = result.candidates
             record["chunks"] = [{"chunk_id": s.chunk_id, "similarity": s.similarity, "fused_score": s.fused_score,
@@ -297,6 +303,14 @@ class ComplianceEngine:
             return False
         previous = turn.history[-1].response
         return previous is None or previous.response_mode != ABSTAIN
+
+    def _named_documents(self, coverage: Coverage | None) -> set[str]:
+        """The documents of the held acts the question names ("under the GDPR", "nach der DSGVO"), when it names
+        no act the corpus lacks (then the question is not only about what the corpus holds)."""
+        if coverage is None or not coverage.held or coverage.missing:
+            return set()
+        titles = self._corpus_instruments().titles_holding(coverage.held)
+        return {c.document_id for c in self.search_index.chunks.values() if c.title in titles}
 
     def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
         """The question names an act the corpus holds and retrieval's top passages come from it: the question is
