@@ -260,6 +260,19 @@ def test_the_defining_or_obliging_passage_at_rank_1_does_not_abstain():
     assert analyse_evidence(QUESTION, below, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
 
 
+def test_a_glossary_entry_defines_its_title_and_a_definition_its_quoted_term():
+    from regintel.retrieval.term_definitions import terms_defined_by
+
+    assert terms_defined_by("A transferable or tradable instrument representing a tonne of CO2e emission reductions.",
+                            "ANNEX II › Carbon credit") == ["Carbon credit"]
+    assert terms_defined_by("(12) ‘personal data breach’ means a breach of security", "Article 4 — Definitions") == [
+        "personal data breach"]
+    assert terms_defined_by("text", "Article 5 — Principles relating to processing of personal data") == [], \
+        "an article title is not a defined term"
+    assert terms_defined_by("text", "ESRS 2 › 3.7 Disclosures in relation to specific circumstances and more") == [], \
+        "a long section title is not a defined term"
+
+
 def test_the_passage_defining_the_term_asked_at_rank_1_does_not_abstain():
     """Few of the question's words are in the definition ("company", "offices", "countries" are not), and every
     similarity is weak: still the rank-1 passage defines the very term asked, so the turn answers, QUALIFIED."""
@@ -277,6 +290,9 @@ def test_the_passage_defining_the_term_asked_at_rank_1_does_not_abstain():
     french = [replace(ranked[0], language="fr", similarity=81.0,
                       text="Aux fins de la présente directive, on entend par « assujetti » toute personne qui exerce")]
     assert evidence.defines_asked_term("What is a 'taxable person'?", french[0]), "carried by the legal term list"
+    entry = source(80.0, text="A transferable or tradable instrument representing a tonne of CO2e emission reductions.",
+                   heading="ANNEX II › Carbon credit")
+    assert evidence.defines_asked_term("What is a carbon credit for ESRS purposes?", entry), "a glossary entry's title"
 
 
 # -- real corpus, real model ---------------------------------------------------------------------------------------

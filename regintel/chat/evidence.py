@@ -39,11 +39,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from regintel.llm.offline_compose import asked_term
-from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels, defined_terms
+from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
 from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms
 from regintel.retrieval.sources import Source
+from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
 from regintel.text.analysis import detect_language, tokenize
+from regintel.text.asked_terms import asked_term
 
 # Fallback thresholds (see the module docstring), calibrated on ObliQA. "Best" is the highest similarity among the
 # retrieved passages.
@@ -205,23 +206,13 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
 
 def defines_asked_term(question: str, source: Source) -> bool:
     """The passage is the defining text of the term the question asks about ("which one is its 'main
-    establishment'?" and "‘main establishment’ means: ..."): across languages, the term carried into the passage's
-    language by the legal term list. Whatever the similarity, that passage answers a definition question."""
-    term = asked_term(question)
-    if not term:
-        return False
+    establishment'?" and "‘main establishment’ means: ..."; a glossary entry titled with it): across languages, the
+    term carried into the passage's language by the legal term list. Whatever the similarity, that passage answers
+    a definition question."""
     question_language = detect_language(question)
     language = source.language or question_language
-    if same_language(question_language, source):
-        asked = [term]
-    else:
-        try:
-            asked = load_glossary().translate(term, question_language, language, 2)
-        except Exception:  # noqa: BLE001 - no term list: nothing carries the term across
-            return False
-    wanted = [frozenset(tokenize(a, language)) for a in asked]
-    defined = [frozenset(tokenize(d, language)) for d in defined_terms(source.text)]
-    return any(w and w == d for w in wanted for d in defined)
+    asked = asked_term_stems(asked_term(question), question_language, language)
+    return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language))
 
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:

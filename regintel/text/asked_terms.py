@@ -1,0 +1,68 @@
+"""The term a question asks about ("What is a 'personal data breach'?", "which one is its 'main establishment'?",
+"Qu'entend-on par « assujetti » ?"), in English, French, Spanish and German.
+
+Read by the offline composer (a definition answers with the defining sentence), the evidence grade (the passage
+defining the asked term anchors an answer) and the learned ranker (a feature: the candidate defines it).
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
+    r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean|refer to|cover)\b",
+    r"\bhow (?:does|do|is|are) .{0,60}?\bdefin\w* (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
+    r"\bhow (?:is|are) (?P<t>.+?) defined\b",
+    r"\b(?:definition|meaning) of (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat is meant by (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat (?:counts|qualifies) as (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bdefine (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bwhat (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | in | for the | according)",
+    r"\bwho (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    r"\bqu['’]entend-on par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bque (?:signifie|désigne|veut dire) (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
+    r"\bqu['’]est-ce qu['’](?:une? |on appelle )?(?:les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bdéfinition (?:de |du |des |d['’])(?:la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
+    r"\bqui est (?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bqué (?:se entiende por|significa) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |der |die |das |den )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwer (?:ist|gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
+)]
+QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
+
+
+def asked_term(text: str) -> str:
+    """The term a question asks about: a definition question's ("What is a 'personal data breach'?"), else a short
+    quoted term ("which one is its 'main establishment'?"); empty when it asks about none."""
+    term = definition_term(text)
+    if term:
+        return term
+    quoted = QUOTED_TERM_RE.search(text)
+    return quoted.group(1).strip() if quoted and len(quoted.group(1).split()) <= 6 else ""
+
+
+PURPOSE_TAIL_RE = re.compile(
+    r"\s+(?:for (?:the )?(?:[\w-]+ ){0,2}purposes?\b|aux fins\b|à des fins\b|pour les besoins\b|a (?:los )?efectos\b|"
+    r"para fines\b|für (?:die )?zwecke\b|im sinne\b).*$", _I)
+
+
+def definition_term(text: str) -> str:
+    """The term a definition question asks about ("What is a 'personal data breach'?" -> personal data breach)."""
+    quoted = QUOTED_TERM_RE.search(text)
+    for pattern in DEFINITION_TERM_RES:
+        match = pattern.search(text)
+        if match:
+            if quoted:
+                return quoted.group(1).strip()
+            term = match.group("t").strip(" ?¿!.,;:\"'‘’“”«»")
+            term = re.sub(r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|der|die|das)\s+", "", term, flags=_I)
+            term = PURPOSE_TAIL_RE.sub("", term)  # "carbon credit for ESRS purposes" -> carbon credit
+            if 0 < len(term.split()) <= 8:
+                return term
+    return ""
