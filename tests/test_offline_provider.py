@@ -161,6 +161,28 @@ def test_compound_question_gets_each_part():
     assert_grounded(answer, sources)
 
 
+def test_a_follow_up_answers_from_its_own_retrieval_not_from_the_earlier_turns_leftovers():
+    """The unified context numbers the earlier turn's passages first (conversation order); those not found again
+    are the ones that did not matter (Articles 40 and 70 for a breach deadline). Marked earlier in the prompt, they
+    no longer count as retrieval's best: the follow-up quotes Article 33, this turn's first passage."""
+    from dataclasses import replace
+
+    sources = numbered(passage("eu-gdpr", "Article 40", "the notification of personal data breaches"),
+                       passage("eu-gdpr", "Article 70", "personal data breaches"), passage("eu-gdpr", "Article 33"),
+                       passage("eu-gdpr", "Article 34"))
+    history = [("How fast must we notify the supervisory authority about a personal data breach?", "Within 72 hours [3].")]
+    question = "And if the notification comes late?"
+    unmarked, _, _ = run(OfflineProvider(), question, sources, history=history)
+    assert cited(unmarked) == {1}, "without the mark, an earlier leftover leads"
+    marked = [replace(s, earlier=s.index <= 2) for s in sources]
+    message = render_user_message(question, marked)
+    assert message.count('earlier="true"') == 2
+    assert [s.earlier for s in parse_sources(message)] == [True, True, False, False]
+    answer, _, _ = run(OfflineProvider(), question, marked, history=history)
+    assert cited(answer) == {3} and "72 hours" in answer
+    assert_grounded(answer, marked)
+
+
 def test_no_fragment_from_a_passage_that_does_not_address_the_question():
     """The showcase question of the README with the list items of Articles 40 and 70 that share its words."""
     sources = numbered(passage("eu-gdpr", "Article 33"),

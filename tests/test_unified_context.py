@@ -18,6 +18,8 @@ def test_previous_then_history_then_fresh_reindexed_and_a_passage_retrieved_agai
     assert [(p.index, p.chunk_id, p.origin, p.turns_ago) for p in unified] == [
         (1, "art-33", "previous", 1), (2, "art-4", "history", 2), (3, "art-6", "history", 3),
         (4, "art-34", "current", 0), (5, "art-35", "current", 0)]
+    assert [p.prompt_source().earlier for p in unified] == [True, True, True, False, False], \
+        "the prompt marks what was found for earlier questions"
 
 
 def test_full_text_is_kept_and_rendered_for_the_prompt():

@@ -41,7 +41,7 @@ class ContextPassage:
         return self.source.chunk_id
 
     def prompt_source(self) -> PromptSource:
-        return PromptSource.from_source(self.index, self.source)
+        return replace(PromptSource.from_source(self.index, self.source), earlier=self.origin != "current")
 
 
 class ArticleSiblings:

@@ -485,8 +485,9 @@ class Unit:
 class LexicalScorer:
     """BM25 over the sentences of all passages, with the question's terms weighted per ask and per language."""
 
-    def __init__(self, passages: Sequence[Passage]) -> None:
+    def __init__(self, passages: Sequence[Passage], rank: dict[int, int] | None = None) -> None:
         self.passages = list(passages)
+        self.rank = rank or {}  # source number -> retrieval rank (see Composer.rank)
         segments = [s for p in self.passages for s in p.segments]
         self.n = max(1, len(segments))
         df = Counter(t for s in segments for t in set(s.terms))
@@ -517,7 +518,7 @@ class LexicalScorer:
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
         bm25 = sum(weights[t] * self.idf[t] * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
         coverage = self.coverage(matched | (weights.keys() & title_terms), weights)
-        prior = rank_prior(segment.source.index)
+        prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
         return Scored(segment, bm25 * prior * (0.5 + coverage), coverage)
 
 
@@ -611,10 +612,17 @@ class Composer:
                  glossary: Any = "default") -> None:
         self.passages = [parse_passage(s) for s in sources]
         self.by_index = {p.source.index: p for p in self.passages}
-        self.scorer = LexicalScorer(self.passages)
+        # retrieval's order, the prior of every choice: this question's passages best first, then those found for
+        # earlier questions of the conversation (numbered first, in conversation order, but not this turn's best)
+        ordered = sorted(sources, key=lambda s: (s.earlier, s.index))
+        self.rank = {s.index: rank for rank, s in enumerate(ordered, start=1)}
+        self.scorer = LexicalScorer(self.passages, self.rank)
         self._embedder = embedder
         self.glossary = _glossary() if glossary == "default" else glossary
         self._passage_coverage: dict[int, float] = {}
+
+    def _rank_of(self, passage: Passage) -> int:
+        return self.rank[passage.source.index]
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
@@ -653,7 +661,7 @@ class Composer:
         lower-ranked passage that happens to share more carried terms, or from one in the question's language."""
         if not self.passages or self._embedder is None or len(plan.asks) > 1:
             return False  # (a question asking several things needs each part's own article: word matching per part)
-        first = min(self.passages, key=lambda p: p.source.index)
+        first = min(self.passages, key=self._rank_of)
         if first.language == plan.language:
             return False
         weights = _weights(Ask(plan.question, "general"), plan, first.language, self.glossary, self.scorer.idf.keys())
@@ -766,7 +774,7 @@ class Composer:
         if LEADING_ARTICLES <= 0:
             return
         leading: list[str] = []
-        for passage in sorted(self.passages, key=lambda p: p.source.index):
+        for passage in sorted(self.passages, key=self._rank_of):
             if passage.article not in leading:
                 leading.append(passage.article)
         leading = leading[:LEADING_ARTICLES]
@@ -909,7 +917,7 @@ class Composer:
                 elif segment.position in entries and _term_match(term, entries[segment.position]) >= 0.99:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
                 if match >= 0.6:
-                    prior = rank_prior(passage.source.index)
+                    prior = rank_prior(self._rank_of(passage))
                     candidates.append((match * prior, passage.source.index, segment))
         if not candidates:
             return []
@@ -978,7 +986,7 @@ class Composer:
                                and (named is None or p.source.index in named) and p.article not in exclude]
         if not candidates_passages or self._embedder is None:
             return []
-        first = min(candidates_passages, key=lambda p: p.source.index)
+        first = min(candidates_passages, key=self._rank_of)
         if first.language == plan.language:
             return []  # retrieval's best passage is in the question's language and matched no word of it
         passages = [p for p in candidates_passages if p.article == first.article]

@@ -30,6 +30,7 @@ class PromptSource:
     url: str = ""
     authority: str = ""
     similarity: float = 0.0
+    earlier: bool = False  # retrieved for an earlier question of the conversation, not for this one
 
     @classmethod
     def from_source(cls, index: int, source) -> "PromptSource":
@@ -59,7 +60,8 @@ def render_sources(sources: list[PromptSource]) -> str:
             f'<source id="{source.index}" title="{_attr(source.title)}" ref="{_attr(source.ref)}" '
             f'document="{_attr(source.document_id)}" jurisdiction="{_attr(source.jurisdiction)}" '
             f'language="{_attr(source.language)}" authority="{_attr(source.authority)}" '
-            f'similarity="{source.similarity:.1f}" url="{_attr(source.url)}">\n{text}\n</source>'
+            f'similarity="{source.similarity:.1f}" url="{_attr(source.url)}"'
+            + (' earlier="true"' if source.earlier else "") + f'>\n{text}\n</source>'
         )
     return "<sources>\n" + "\n".join(parts) + "\n</sources>"
 
@@ -90,6 +92,7 @@ def parse_sources(content: str) -> list[PromptSource]:
                 url=attrs.get("url", ""),
                 authority=attrs.get("authority", ""),
                 similarity=similarity,
+                earlier=attrs.get("earlier") == "true",
             )
         )
     return sources
