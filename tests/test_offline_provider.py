@@ -183,6 +183,30 @@ def test_a_follow_up_answers_from_its_own_retrieval_not_from_the_earlier_turns_l
     assert_grounded(answer, marked)
 
 
+def test_across_languages_retrievals_first_article_answers_over_a_lower_one_in_the_questions_language():
+    """A French question; retrieval's best passage is English (it addresses the question through the terms the
+    legal term list carries over), the second is French and shares every word of the question. Word matching
+    cannot rank articles across languages (all of one's words against some of the other's): the first answers."""
+    english = PromptSource(1, "When deciding whether to impose an administrative fine and deciding on the amount of "
+                              "the administrative fine, the supervisory authority shall give due regard to the nature, "
+                              "gravity and duration of the infringement.", "General Data Protection Regulation",
+                           "Article 83", "eu-gdpr", "EU", "en", "", "eu_law", 84.0)
+    french = PromptSource(2, "Les États membres peuvent décider du montant de l'amende administrative que l'autorité "
+                             "de contrôle impose lorsque le délai n'est pas respecté.", "Directive TVA", "Article 189",
+                          "eu-vat-directive-fr", "EU", "fr", "", "eu_law", 83.0)
+    question = "Que doit prendre en compte l'autorité de contrôle pour décider d'une amende administrative et de son montant ?"
+    answer, _, _ = run(OfflineProvider(), question, [english, french])
+    assert cited(answer) == {1} and answer.startswith("Cité en anglais"), answer[:200]
+    same_language, _, _ = run(OfflineProvider(), question, [renumbered(french, 1), renumbered(english, 2)])
+    assert cited(same_language) == {1}, "the French passage first: it answers, as before"
+
+
+def renumbered(source: PromptSource, index: int) -> PromptSource:
+    from dataclasses import replace
+
+    return replace(source, index=index)
+
+
 def test_no_fragment_from_a_passage_that_does_not_address_the_question():
     """The showcase question of the README with the list items of Articles 40 and 70 that share its words."""
     sources = numbered(passage("eu-gdpr", "Article 33"),

@@ -736,7 +736,7 @@ class Composer:
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
             eligible = passage.language in usable and (named is None or passage.source.index in named)
             passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
-        self._keep_leading_articles(passage_coverage)
+        self._keep_leading_articles(passage_coverage, plan.language)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
         scored = [s for s in scored if s.score > 0]
@@ -765,18 +765,26 @@ class Composer:
                                   limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
-    def _keep_leading_articles(self, passage_coverage: dict[int, float]) -> None:
+    def _keep_leading_articles(self, passage_coverage: dict[int, float], question_language: str) -> None:
         """Answer from retrieval's leading articles when they address the question: the first ``LEADING_ARTICLES``
         articles in context order (retrieval's order, which weighs meaning where sentence matching only sees
         words) keep their passages' coverage, and the others drop out, provided one leading passage reaches
         ``PASSAGE_MIN_COVERAGE``. A later article sharing more of the question's words ("delete ... personal data"
-        in a processor contract) is then not quoted over the article retrieval put first (the right to erasure)."""
+        in a processor contract) is then not quoted over the article retrieval put first (the right to erasure).
+        When retrieval's first passage is in another language than the question and addresses it, its article alone
+        is kept: a passage in the question's language matches on all of its words, one in another language only on
+        the terms the legal term list carries over, so word matching would prefer any article in the question's
+        language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85)."""
         if LEADING_ARTICLES <= 0:
             return
         leading: list[str] = []
         for passage in sorted(self.passages, key=self._rank_of):
             if passage.article not in leading:
                 leading.append(passage.article)
+        first = min(self.passages, key=self._rank_of)
+        if first.language != question_language and any(
+                passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
+            leading = leading[:1]  # across languages word matching cannot rank articles: retrieval's first answers
         leading = leading[:LEADING_ARTICLES]
         if not any(passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article in leading):
             return
