@@ -206,10 +206,12 @@ class ComplianceEngine:
         fresh: list[Source] = []
         coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if not decision.reuse_previous:
-            fresh = self._retrieve(self._search_text(turn, decision), trace)
-            named = self._named_documents(coverage)
-            if named and fresh and fresh[0].document_id not in named:  # "Does the GDPR apply to ...?" led elsewhere
-                fresh = self._retrieve(self._search_text(turn, decision), trace, {"document_id": sorted(named)}) or fresh
+            search_text = self._search_text(turn, decision)
+            fresh = self._retrieve(search_text, trace)
+            named = self._named_titles(coverage)
+            if named and fresh and fresh[0].title not in named:  # "Does the GDPR apply to ...?" led elsewhere
+                documents = sorted({c.document_id for c in self.search_index.chunks.values() if c.title in named})
+                fresh = self._retrieve(search_text, trace, {"document_id": documents}) or fresh
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -304,13 +306,12 @@ class ComplianceEngine:
         previous = turn.history[-1].response
         return previous is None or previous.response_mode != ABSTAIN
 
-    def _named_documents(self, coverage: Coverage | None) -> set[str]:
-        """The documents of the held acts the question names ("under the GDPR", "nach der DSGVO"), when it names
-        no act the corpus lacks (then the question is not only about what the corpus holds)."""
+    def _named_titles(self, coverage: Coverage | None) -> set[str]:
+        """The titles of the documents holding the acts the question names ("under the GDPR", "nach der DSGVO"),
+        when it names no act the corpus lacks (then the question is not only about what the corpus holds)."""
         if coverage is None or not coverage.held or coverage.missing:
             return set()
-        titles = self._corpus_instruments().titles_holding(coverage.held)
-        return {c.document_id for c in self.search_index.chunks.values() if c.title in titles}
+        return self._corpus_instruments().titles_holding(coverage.held)
 
     def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
         """The question names an act the corpus holds and retrieval's top passages come from it: the question is

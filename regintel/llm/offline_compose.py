@@ -777,11 +777,12 @@ class Composer:
         language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85)."""
         if LEADING_ARTICLES <= 0:
             return
+        ordered = sorted(self.passages, key=self._rank_of)
         leading: list[str] = []
-        for passage in sorted(self.passages, key=self._rank_of):
+        for passage in ordered:
             if passage.article not in leading:
                 leading.append(passage.article)
-        first = min(self.passages, key=self._rank_of)
+        first = ordered[0]
         if first.language != question_language and any(
                 passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
             leading = leading[:1]  # across languages word matching cannot rank articles: retrieval's first answers
