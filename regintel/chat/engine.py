@@ -47,6 +47,8 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
+from regintel.retrieval.compound_search import searchable_parts, with_part_hits
+from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
 from regintel.retrieval.search_index import SearchIndex
@@ -208,10 +210,14 @@ class ComplianceEngine:
         if not decision.reuse_previous:
             search_text = self._search_text(turn, decision)
             fresh = self._retrieve(search_text, trace)
+            filters = None
             named = self._named_titles(coverage)
             if named and fresh and fresh[0].title not in named:  # "Does the GDPR apply to ...?" led elsewhere
                 documents = sorted({c.document_id for c in self.search_index.chunks.values() if c.title in named})
-                fresh = self._retrieve(search_text, trace, {"document_id": documents}) or fresh
+                in_named = self._retrieve(search_text, trace, {"document_id": documents})
+                if in_named:
+                    fresh, filters = in_named, {"document_id": documents}
+            fresh = self._with_part_hits(turn.question, fresh, trace, filters)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -277,6 +283,30 @@ class ComplianceEngine:
                                  "dense_rank": s.dense_rank, "dense_score": s.dense_score, "bm25_rank": s.bm25_rank,
                                  "bm25_score": s.bm25_score} for s in result.sources]
         return result.sources
+
+    def _with_part_hits(self, question: str, fresh: list[Source], trace: TraceRecorder,
+                        filters: dict[str, list[str]] | None) -> list[Source]:
+        """A compound question ("what may be deducted, and under which conditions?"): each part is searched too and
+        its best unit joins the hits (:mod:`regintel.retrieval.compound_search`). A side search: when it fails, the
+        whole question's hits stand."""
+        try:
+            parts = searchable_parts(question, detect_question_language(question, load_glossary()))
+            if not parts or not fresh:
+                return fresh
+            with trace.step("part_retrieval") as record:
+                hits = [self.search_index.search(part, k=1, filters=filters).sources for part in parts]
+                merged = with_part_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
+                before = {s.chunk_id for s in fresh}
+                record.update(parts=len(parts), added=[s.chunk_id for s in merged if s.chunk_id not in before])
+            return merged
+        except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
+            log.warning("part retrieval failed: %s", exc)
+            return fresh
+
+    def _unit_of(self, source: Source) -> str:
+        """The article or section a passage belongs to (its parts and its definitions share it)."""
+        chunk = self.search_index.chunks.get(source.chunk_id)
+        return chunk.parent_id if chunk is not None else f"{source.document_id}|{source.ref}"
 
     # -- which acts the question names, against those the corpus holds (regintel/retrieval/instruments.py) ---------
     def _coverage(self, question: str, trace: TraceRecorder) -> Coverage | None:

@@ -43,6 +43,7 @@ from regintel.llm.prompt_format import PromptSource
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
+from regintel.text.question_parts import split_question
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -123,23 +124,6 @@ DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in t
     r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
     r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
 WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when|quand|cuándo|wann)\b", _I)
-COMPARISON_RE = re.compile(
-    r"\b(?:difference|differences|distinguish|differ|compare|comparison|contrast)\b.*?\bbetween (?P<a>.+?) and "
-    r"(?P<b>.+?)\s*\??$|\b(?:différences?|distinguer|comparer)\b.*?\bentre (?P<c>.+?) et (?P<d>.+?)\s*\??$|"
-    r"\b(?:diferencias?|distinguir|comparar)\b.*?\bentre (?P<e>.+?) y (?P<f>.+?)\s*\??$|"
-    r"\b(?:unterschied\w*|unterscheid\w*|vergleich\w*)\b.*?\bzwischen (?P<g>.+?) und (?P<h>.+?)\s*\??$", _I)
-_ASK_WORDS = {
-    "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
-          r"shall|may|has|have|in which|in what|on which|under which|under what|for which|for how long|to whom)",
-    "fr": r"(?:quand|quel|quelle|quels|quelles|comment|qui|que|qu['’]|dans quel|dans quels|dans quelle|combien|"
-          r"de combien|doit|doivent|peut|peuvent|faut-il|est-ce|où|à partir|à qui|pour quel|pendant combien)",
-    "es": r"(?:cuándo|qué|cuál|cuáles|cómo|quién|quiénes|en qué|cuánto|cuántos|cuánta|debe|deben|puede|pueden|hay|dónde|"
-          r"hasta|desde|en cuáles|a quién|por cuánto|durante cuánto)",
-    "de": r"(?:wann|was|welche|welcher|welches|wie|wer|bis wann|innerhalb|muss|müssen|kann|können|gibt|wo|ab wann|"
-          r"in welchen|unter welchen|für wie lange|an wen)",
-}
-_CONJUNCTIONS = {"en": r"(?:and|or)", "fr": r"(?:et|ou)", "es": r"(?:y|e|o)", "de": r"(?:und|oder)"}
-SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b)", _I) for lang in _ASK_WORDS}
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
@@ -202,24 +186,6 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
                               or ANAPHORA_RE.search(question)):
         context = previous_question
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context)
-
-
-def split_question(question: str, language: str) -> list[str]:
-    """The coordinated asks of a question: several questions in one message, "X, and by when?", or the two sides of a
-    comparison ("the difference between X and Y" -> X, Y). One part when nothing splits."""
-    text = " ".join(question.split())
-    comparison = COMPARISON_RE.search(text)
-    if comparison:
-        sides = [g for g in comparison.groups() if g]
-        if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides):
-            return sides
-    parts = [p.strip() for p in re.split(r"(?<=\?)\s+(?=\S)", text) if p.strip()]
-    splitter = SPLIT_RES.get(language, SPLIT_RES["en"])
-    out: list[str] = []
-    for part in parts:
-        pieces = [p.strip(" ,;") for p in splitter.split(part) if p.strip(" ,;")]
-        out.extend(pieces if len(pieces) > 1 else [part])
-    return out
 
 
 def _ask(text: str, language: str) -> Ask:

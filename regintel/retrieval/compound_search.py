@@ -1,0 +1,46 @@
+"""Retrieval for compound questions: each part searched on its own as well as the whole question.
+
+"Which VAT may a taxable person deduct, and what conditions must be met to exercise that right?" and "the difference
+between impact materiality and financial materiality" ask about two units of the corpus (two articles, two
+sections). Searched as one text, the question's words pull towards whichever unit matches more of them, and the
+other unit's passage can fall out of the handful that reach the answer. So each part
+(:func:`regintel.text.question_parts.split_question`) is searched too, and the best unit of each part that the
+whole question's leading hits lack is placed among them, right after the whole question's best hit. A simple
+question (one part) is searched once, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from regintel.retrieval.sources import Source
+from regintel.text.analysis import tokenize
+from regintel.text.question_parts import split_question
+
+MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
+MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
+
+
+def searchable_parts(question: str, language: str) -> list[str]:
+    """The parts of a compound question worth a search of their own; empty for a simple question."""
+    parts = split_question(question, language)
+    if not 2 <= len(parts) <= MAX_PARTS:
+        return []
+    return [part for part in parts if len(set(tokenize(part, language))) >= MIN_PART_TERMS]
+
+
+def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]], unit_of: Callable[[Source], str],
+                   k: int) -> list[Source]:
+    """The whole question's top ``k`` hits, with the best hit of each part whose unit none of them holds placed
+    after the whole question's best hit (in part order); the whole question's last hits make room."""
+    merged = list(whole[:k])
+    position = 1
+    for hits in part_hits:
+        if not hits:
+            continue
+        best = hits[0]
+        if any(unit_of(source) == unit_of(best) for source in merged):
+            continue
+        merged.insert(min(position, len(merged)), best)
+        position += 1
+    return merged[:k]

@@ -1,0 +1,52 @@
+"""Compound questions are searched part by part as well as whole (regintel/retrieval/compound_search.py)."""
+
+from __future__ import annotations
+
+from regintel.retrieval.compound_search import searchable_parts, with_part_hits
+from regintel.retrieval.sources import Source
+
+
+def hit(chunk_id: str) -> Source:
+    return Source(chunk_id, "doc", "Act", chunk_id.split("~")[0], "", "text", 85.0, "eu_law", 1.0)
+
+
+def unit(source: Source) -> str:
+    return source.chunk_id.split("~")[0]
+
+
+def ids(sources: list[Source]) -> list[str]:
+    return [s.chunk_id for s in sources]
+
+
+def test_a_simple_question_has_no_parts_to_search():
+    assert searchable_parts("How long does a processor have to notify a breach?", "en") == []
+
+
+def test_coordinated_asks_and_comparison_sides_are_parts():
+    assert searchable_parts("What VAT may a taxable person deduct, and what conditions must be met?", "en") == [
+        "What VAT may a taxable person deduct", "what conditions must be met?"]
+    assert searchable_parts("What is the difference between impact materiality and financial materiality?", "en") == [
+        "impact materiality", "financial materiality"]
+    assert searchable_parts("Quelle TVA un assujetti peut-il déduire, et quelles conditions doit-il remplir ?", "fr") \
+        == ["Quelle TVA un assujetti peut-il déduire", "quelles conditions doit-il remplir ?"]
+
+
+def test_a_part_without_content_words_is_not_searched_alone():
+    assert searchable_parts("What must the controller notify, and by when?", "en") == ["What must the controller notify"]
+
+
+def test_a_part_whose_unit_is_missing_joins_after_the_best_hit():
+    whole = [hit("A1~p1"), hit("A1~p2"), hit("A9"), hit("A7")]
+    merged = with_part_hits(whole, [[hit("A1~p2")], [hit("A5~p3")]], unit, k=4)
+    assert ids(merged) == ["A1~p1", "A5~p3", "A1~p2", "A9"]  # the last hit of the whole makes room
+
+
+def test_a_part_already_covered_by_its_unit_changes_nothing():
+    whole = [hit("A1"), hit("A5~p1"), hit("A9")]
+    assert ids(with_part_hits(whole, [[hit("A1")], [hit("A5~p2")], []], unit, k=3)) == ["A1", "A5~p1", "A9"]
+
+
+def test_two_missing_parts_keep_their_order():
+    whole = [hit("A1"), hit("A2"), hit("A3")]
+    merged = with_part_hits(whole, [[hit("B1")], [hit("C1")]], unit, k=5)
+    assert ids(merged) == ["A1", "B1", "C1", "A2", "A3"]
