@@ -463,3 +463,20 @@ def test_a_follow_up_with_nothing_of_its_own_answers_the_previous_question_again
     follow, _, _ = run(OfflineProvider(), "are you sure?", sources, history=[(previous, first)])
     assert NOT_FOUND_MARKER not in follow and cited(follow), follow
     assert_grounded(follow, sources)
+
+
+def test_each_side_of_a_comparison_is_answered_from_its_own_article():
+    """A passage naming both sides ("impact materiality and financial materiality assessments are inter-related")
+    does not answer for both: each side is quoted from the section on it."""
+    sources = numbered(passage("eu-esrs", "ESRS 2 › 38."), passage("eu-esrs", "ESRS 2 › 3.4 Impact materiality"),
+                       passage("eu-esrs", "ESRS 2 › 3.5 Financial materiality", "material from a financial perspective"))
+    question = "What is the difference between impact materiality and financial materiality?"
+    assert plan_question(question).comparison
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {2, 3}, answer
+    assert "material from a financial perspective" in answer
+    assert_grounded(answer, sources)
+
+
+def test_a_question_with_two_asks_is_not_a_comparison():
+    assert not plan_question("What must the controller notify, and when must it notify the data subject?").comparison

@@ -43,7 +43,7 @@ from regintel.llm.prompt_format import PromptSource
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
-from regintel.text.question_parts import split_question
+from regintel.text.question_parts import comparison_sides, split_question
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ class QuestionPlan:
     language: str  # en / fr / es / de
     asks: list[Ask]
     context: str = ""  # the previous question, for a follow-up that leans on it
+    comparison: bool = False  # the asks are the two sides of a comparison: each is answered from its own passage
 
 
 def question_language(question: str) -> str:
@@ -185,7 +186,8 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
     if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
                               or ANAPHORA_RE.search(question)):
         context = previous_question
-    return QuestionPlan(question, language, asks or [Ask(question, "general")], context)
+    return QuestionPlan(question, language, asks or [Ask(question, "general")], context,
+                        comparison=len(asks) == 2 and bool(comparison_sides(question)))
 
 
 def _ask(text: str, language: str) -> Ask:
@@ -598,11 +600,13 @@ class Composer:
                 return Selection(units, "embedding")
         units: list[Unit] = []
         for number, ask in enumerate(plan.asks):
-            if number and self._answered(ask, plan, units):
+            if number and not plan.comparison and self._answered(ask, plan, units):
                 continue  # "does it also cover X?" when the quote for the first part already says X
             quoted_articles = {self.by_index[u.source.index].article for u in units}
             added = 0
-            for unit in self.answer_ask(ask, plan):
+            answer = self.answer_ask(ask, plan, exclude=self._other_side_articles(plan, number) | quoted_articles) \
+                if plan.comparison else []
+            for unit in answer or self.answer_ask(ask, plan):
                 if any(_overlaps(unit, u) for u in units):
                     continue
                 if quoted_articles and self.by_index[unit.source.index].article not in quoted_articles \
@@ -619,6 +623,25 @@ class Composer:
             return Selection(units, "lexical")
         units = self.answer_by_embedding(plan)
         return Selection(units, "embedding" if units else "none")
+
+    def _other_side_articles(self, plan: QuestionPlan, side: int) -> frozenset[str]:
+        """The articles that speak of the other side of a comparison too: a passage holding the words that set the
+        other side apart ("financial" when this side is "impact materiality") compares or merges the two, and each
+        side is better answered from the article on it alone, when there is one."""
+        ask = plan.asks[side]
+        other = [a for n, a in enumerate(plan.asks) if n != side]
+        found: set[str] = set()
+        for passage in self.passages:
+            own = _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), passage.language, self.glossary,
+                           self.scorer.idf.keys())
+            for other_ask in other:
+                theirs = _weights(other_ask, QuestionPlan(other_ask.text, plan.language, [other_ask]), passage.language,
+                                  self.glossary, self.scorer.idf.keys())
+                distinctive = {t: w for t, w in theirs.items() if t not in own}
+                terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
+                if distinctive and self.scorer.coverage(terms, distinctive) >= 0.5:
+                    found.add(passage.article)
+        return frozenset(found)
 
     def _leading_article_unmatched_across_languages(self, plan: QuestionPlan) -> bool:
         """Retrieval's best passage is in another language than the question and sentence matching cannot see that
@@ -685,7 +708,9 @@ class Composer:
         return False
 
     # -- one ask, lexically -----------------------------------------------------------------------------------------
-    def answer_ask(self, ask: Ask, plan: QuestionPlan) -> list[Unit]:
+    def answer_ask(self, ask: Ask, plan: QuestionPlan, exclude: frozenset[str] = frozenset()) -> list[Unit]:
+        """The units answering one ask; ``exclude``: articles not to quote (the other side of a comparison, answered
+        already: a passage weighing both sides says less about this one than its own article does)."""
         weights = {lang: _weights(ask, plan, lang, self.glossary, self.scorer.idf.keys())
                    for lang in {p.language for p in self.passages}}
         # across languages, too few terms carried over make coverage meaningless
@@ -702,6 +727,9 @@ class Composer:
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
             eligible = passage.language in usable and (named is None or passage.source.index in named)
             passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
+        for passage in self.passages:
+            if passage.article in exclude:
+                passage_coverage[passage.source.index] = 0.0
         self._keep_leading_articles(passage_coverage, plan.language)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]

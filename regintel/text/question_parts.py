@@ -27,15 +27,20 @@ _CONJUNCTIONS = {"en": r"(?:and|or)", "fr": r"(?:et|ou)", "es": r"(?:y|e|o)", "d
 SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b)", _I) for lang in _ASK_WORDS}
 
 
+def comparison_sides(question: str) -> list[str]:
+    """The two sides of a comparison ("the difference between X and Y" -> X, Y); empty when it compares nothing."""
+    comparison = COMPARISON_RE.search(" ".join(question.split()))
+    sides = [g for g in comparison.groups() if g] if comparison else []
+    return sides if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides) else []
+
+
 def split_question(question: str, language: str) -> list[str]:
     """The coordinated asks of a question: several questions in one message, "X, and by when?", or the two sides of a
     comparison ("the difference between X and Y" -> X, Y). One part when nothing splits."""
     text = " ".join(question.split())
-    comparison = COMPARISON_RE.search(text)
-    if comparison:
-        sides = [g for g in comparison.groups() if g]
-        if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides):
-            return sides
+    sides = comparison_sides(text)
+    if sides:
+        return sides
     parts = [p.strip() for p in re.split(r"(?<=\?)\s+(?=\S)", text) if p.strip()]
     splitter = SPLIT_RES.get(language, SPLIT_RES["en"])
     out: list[str] = []
