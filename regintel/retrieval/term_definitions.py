@@ -9,21 +9,36 @@ the question is in that language, else carried over by the legal term list.
 
 from __future__ import annotations
 
+import re
+
 from regintel.retrieval.calibration import defined_terms
 from regintel.retrieval.crosslingual import load_glossary
 from regintel.text.analysis import tokenize
 
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
+CONSIDERED_AS_RE = re.compile(r"\b(?:est|sont) considérée?s? comme (?:une? |des )?[«“]\s*([^»”\n]{2,80}?)\s*[»”]", re.I)
 
 
-def terms_defined_by(text: str, heading: str = "") -> list[str]:
-    """The terms a passage defines: its quoted definitions, else the title of the glossary entry it is (a short
-    last level of a hierarchical heading)."""
-    terms = defined_terms(text)
-    first = (heading or "").split("; ")[0]
-    title = first.split("›")[-1].strip()
-    if not terms and "›" in first and title and len(title.split()) <= GLOSSARY_TITLE_WORDS:
-        terms.append(title)
+def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
+    """The terms a passage defines: its quoted definitions (also "Est considéré comme « assujetti » ...", the VAT
+    Directive's way), else the titles of the glossary entries it is: the short last level of a hierarchical heading
+    ("ANNEX II › Carbon credit"), or of the reference when the heading is just those titles (a unit merging short
+    entries, "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each)."""
+    terms = list(dict.fromkeys(defined_terms(text) + [t.strip() for t in CONSIDERED_AS_RE.findall(text)]))
+    if terms:
+        return terms
+    heading = heading or ""
+    if "›" in heading:
+        labels = heading.split("; ")
+    else:
+        labels = (ref or "").split("; ")
+        if not all("›" in label for label in labels) or \
+                "; ".join(label.split("›")[-1].strip() for label in labels) != heading.strip():
+            return terms  # a section's reference, not the entry titles its heading repeats
+    for label in labels:
+        title = label.split("›")[-1].strip()
+        if "›" in label and title and len(title.split()) <= GLOSSARY_TITLE_WORDS:
+            terms.append(title)
     return terms
 
 
@@ -40,8 +55,8 @@ def asked_term_stems(term: str, question_language: str, language: str) -> list[f
     return [frozenset(tokenize(c, language)) for c in carried]
 
 
-def defined_stems(text: str, heading: str, language: str) -> frozenset[frozenset[str]]:
-    return frozenset(frozenset(tokenize(t, language)) for t in terms_defined_by(text, heading))
+def defined_stems(text: str, heading: str, language: str, ref: str = "") -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(tokenize(t, language)) for t in terms_defined_by(text, heading, ref))
 
 
 def defines(asked: list[frozenset[str]], defined: frozenset[frozenset[str]]) -> bool:

@@ -1,0 +1,61 @@
+"""Definition questions lead with the passage that defines the term asked (issue 16 items 4 and 7).
+
+"What is a carbon credit for ESRS purposes?", "Who is a 'controller'?", "Qu'entend-on par « assujetti » ?": the
+corpus holds the answer in one place, the definition (Article 4(7) GDPR; the ESRS glossary entry "ANNEX II ›
+Carbon credit"). Similarity and word matching rank it among passages that use the term a lot (the disclosure
+requirement on carbon credits scores higher than its two-line definition), so a definition question's candidates
+that define the asked term (:mod:`regintel.retrieval.term_definitions`: the quoted term before "means" / "on
+entend par", or the glossary entry's title; across languages through the legal term list) are placed first, in
+retrieval's order, at most ``MAX_DEFINING`` of them (a term several acts define). Nothing changes for a question
+that asks about no term, or whose term no candidate defines.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
+from regintel.text.asked_terms import asked_term
+
+MAX_DEFINING = 2
+
+
+class DefiningPassages:
+    """Which candidates define the term a question asks about; each chunk's defined terms are read once."""
+
+    def __init__(self, chunks: Mapping[str, Chunk]) -> None:
+        self.chunks = chunks
+        self._defined: dict[str, frozenset[frozenset[str]]] = {}
+
+    def defined_by(self, chunk_id: str) -> frozenset[frozenset[str]]:
+        if chunk_id not in self._defined:
+            chunk = self.chunks[chunk_id]
+            self._defined[chunk_id] = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref)
+        return self._defined[chunk_id]
+
+    def among(self, question: str, question_language: str, candidates: Sequence[str]) -> list[str]:
+        """The candidates (in their order) that define the asked term; empty when the question asks about none."""
+        term = asked_term(question)
+        if not term:
+            return []
+        asked_by_language: dict[str, list[frozenset[str]]] = {}
+        found = []
+        for chunk_id in candidates:
+            language = self.chunks[chunk_id].language or question_language
+            if language not in asked_by_language:
+                asked_by_language[language] = asked_term_stems(term, question_language, language)
+            if defines(asked_by_language[language], self.defined_by(chunk_id)):
+                found.append(chunk_id)
+                if len(found) == MAX_DEFINING:
+                    break
+        return found
+
+
+def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[str],
+                      score_of: Mapping[str, float], k: int) -> list[tuple[str, float]]:
+    """``ranked`` (chunk id, score) with the ``defining`` passages moved to the front, truncated to ``k``."""
+    if not defining:
+        return list(ranked[:k])
+    lead = [(chunk_id, score_of[chunk_id]) for chunk_id in defining]
+    return (lead + [item for item in ranked if item[0] not in set(defining)])[:k]

@@ -1,0 +1,50 @@
+"""Definition questions lead with the passage defining the asked term (regintel/retrieval/defining_passages.py)."""
+
+from __future__ import annotations
+
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
+
+
+def chunk(chunk_id: str, text: str, ref: str, heading: str = "", language: str = "en") -> Chunk:
+    return Chunk(chunk_id, "doc", "Act", ref, heading, "", text, "EU", language, "eu_law", "", 0)
+
+
+CHUNKS = {c.chunk_id: c for c in (
+    chunk("e1-7", "The undertaking shall disclose GHG removals and carbon credits: the carbon credits it purchased, "
+          "the carbon credits planned to be cancelled in the future and the quality standards of carbon credits.",
+          "ESRS E1 › Disclosure Requirement E1-7", "Disclosure Requirement E1-7 – carbon credits"),
+    chunk("annex-ii", "A transferable or tradable instrument that represents one metric tonne of CO2eq emission "
+          "reduction or removal.\n\nThe universal unit of measurement to indicate the global warming potential.",
+          "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)",
+          "Carbon credit; Carbon dioxide (CO2) equivalent (eq)"),
+    chunk("gdpr-4-7", "(7) ‘controller’ means the natural or legal person which determines the purposes and means of "
+          "the processing of personal data;", "Article 4(7)", "Article 4 — Definitions — ‘controller’"),
+    chunk("vat-9", "1. Est considéré comme «assujetti» quiconque exerce, d'une façon indépendante et quel qu'en soit "
+          "le lieu, une activité économique.", "Article 9", "Article 9", language="fr"),
+)}
+
+
+def test_the_defining_passage_of_the_asked_term_is_found_among_candidates():
+    defining = DefiningPassages(CHUNKS)
+    assert defining.among("What is a carbon credit for ESRS purposes?", "en", list(CHUNKS)) == ["annex-ii"]
+    assert defining.among("Who is the 'controller' of a processing operation?", "en", list(CHUNKS)) == ["gdpr-4-7"]
+    assert defining.among("Qu'entend-on par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
+
+
+def test_across_languages_the_term_is_carried_by_the_legal_term_list():
+    assert DefiningPassages(CHUNKS).among("Who counts as a 'taxable person' for VAT?", "en", list(CHUNKS)) == ["vat-9"]
+
+
+def test_a_question_asking_about_no_term_or_an_undefined_one_changes_nothing():
+    defining = DefiningPassages(CHUNKS)
+    assert defining.among("How must carbon credits be disclosed under E1-7?", "en", list(CHUNKS)) == []
+    assert defining.among("What is the deadline for notifying a breach?", "en", list(CHUNKS)) == []
+    assert defining.among("What is a carbon credit?", "en", ["e1-7", "gdpr-4-7"]) == [], "only candidates count"
+
+
+def test_defining_passages_move_to_the_front_in_their_order():
+    ranked = [("a", 0.9), ("b", 0.8), ("c", 0.7)]
+    scores = {"a": 0.9, "b": 0.8, "c": 0.7, "z": 0.1}
+    assert definitions_first(ranked, ["z", "b"], scores, k=3) == [("z", 0.1), ("b", 0.8), ("a", 0.9)]
+    assert definitions_first(ranked, [], scores, k=2) == [("a", 0.9), ("b", 0.8)]
