@@ -47,7 +47,7 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
-from regintel.retrieval.compound_search import searchable_parts, with_part_hits
+from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
@@ -294,7 +294,7 @@ class ComplianceEngine:
             if not parts or not fresh:
                 return fresh
             with trace.step("part_retrieval") as record:
-                hits = [self.search_index.search(part, k=1, filters=filters).sources for part in parts]
+                hits = [self.search_index.search(part, k=PART_HITS, filters=filters).sources for part in parts]
                 merged = with_part_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
                 before = {s.chunk_id for s in fresh}
                 record.update(parts=len(parts), added=[s.chunk_id for s in merged if s.chunk_id not in before])

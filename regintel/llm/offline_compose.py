@@ -691,14 +691,14 @@ class Composer:
         return self.scorer.coverage({t for s in unit.segments for t in s.terms} | passage.title_terms, weights)
 
     def _answered(self, ask: Ask, plan: QuestionPlan, units: list[Unit]) -> bool:
-        """Whether the units chosen for the earlier parts already answer this part."""
+        """Whether the units chosen for the earlier parts already answer this part: they hold most of its words (a
+        period asked for: in a sentence holding a period; "when must it be reported, and when must the individuals
+        be told?" asks two periods)."""
         if not units:
             return False
-        if ask.shape == "deadline":
-            return any(s.timed for u in units for s in u.segments)
         if ask.shape in ("list", "definition"):
             return False
-        quoted = [s for u in units for s in u.segments]
+        quoted = [s for u in units for s in u.segments if s.timed or ask.shape != "deadline"]
         for language in {s.language for s in quoted}:
             focus = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), language,
                              self.glossary, self.scorer.idf.keys())

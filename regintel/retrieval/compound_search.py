@@ -5,7 +5,8 @@ between impact materiality and financial materiality" ask about two units of the
 sections). Searched as one text, the question's words pull towards whichever unit matches more of them, and the
 other unit's passage can fall out of the handful that reach the answer. So each part
 (:func:`regintel.text.question_parts.split_question`) is searched too, and the best unit of each part that the
-whole question's leading hits lack is placed among them, right after the whole question's best hit. A simple
+whole question's leading hits lack is placed among them, right after the whole question's best hit (from the
+documents those hits come from). A simple
 question (one part) is searched once, as before.
 """
 
@@ -19,6 +20,7 @@ from regintel.text.question_parts import split_question
 
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
+PART_HITS = 3  # hits searched per part: its best one from a document of the whole question's hits is placed
 
 
 def searchable_parts(question: str, language: str) -> list[str]:
@@ -32,13 +34,16 @@ def searchable_parts(question: str, language: str) -> list[str]:
 def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]], unit_of: Callable[[Source], str],
                    k: int) -> list[Source]:
     """The whole question's top ``k`` hits, with the best hit of each part whose unit none of them holds placed
-    after the whole question's best hit (in part order); the whole question's last hits make room."""
+    after the whole question's best hit (in part order); the whole question's last hits make room. A part's hit
+    counts only from a document the whole question's hits come from: searched alone, a part ("and when must the
+    individuals be told?") has lost the words that said which act it is about."""
     merged = list(whole[:k])
+    documents = {source.document_id for source in merged}
     position = 1
     for hits in part_hits:
-        if not hits:
+        best = next((hit for hit in hits if hit.document_id in documents), None)
+        if best is None:
             continue
-        best = hits[0]
         if any(unit_of(source) == unit_of(best) for source in merged):
             continue
         merged.insert(min(position, len(merged)), best)
