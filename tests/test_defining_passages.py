@@ -48,3 +48,12 @@ def test_defining_passages_move_to_the_front_in_their_order():
     scores = {"a": 0.9, "b": 0.8, "c": 0.7, "z": 0.1}
     assert definitions_first(ranked, ["z", "b"], scores, k=3) == [("z", 0.1), ("b", 0.8), ("a", 0.9)]
     assert definitions_first(ranked, [], scores, k=2) == [("a", 0.9), ("b", 0.8)]
+
+
+def test_who_counts_as_and_is_considered_ask_about_a_term():
+    from regintel.text.asked_terms import asked_term
+
+    assert asked_term("Who counts as a taxable person for VAT purposes?") == "taxable person"
+    assert asked_term("What is considered a major ICT-related incident?") == "major ICT-related incident"
+    assert asked_term("Who is regarded as the recipient?") == "recipient"
+    assert asked_term("Who must notify the supervisory authority?") == ""
