@@ -631,16 +631,18 @@ class Composer:
         ask = plan.asks[side]
         other = [a for n, a in enumerate(plan.asks) if n != side]
         found: set[str] = set()
+        distinctive_by_language: dict[str, list[dict[str, float]]] = {}
         for passage in self.passages:
-            own = _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), passage.language, self.glossary,
-                           self.scorer.idf.keys())
-            for other_ask in other:
-                theirs = _weights(other_ask, QuestionPlan(other_ask.text, plan.language, [other_ask]), passage.language,
-                                  self.glossary, self.scorer.idf.keys())
-                distinctive = {t: w for t, w in theirs.items() if t not in own}
-                terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
-                if distinctive and self.scorer.coverage(terms, distinctive) >= 0.5:
-                    found.add(passage.article)
+            language = passage.language
+            if language not in distinctive_by_language:
+                own = _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), language, self.glossary,
+                               self.scorer.idf.keys())
+                distinctive_by_language[language] = [
+                    {t: w for t, w in _weights(o, QuestionPlan(o.text, plan.language, [o]), language, self.glossary,
+                                               self.scorer.idf.keys()).items() if t not in own} for o in other]
+            terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
+            if any(d and self.scorer.coverage(terms, d) >= 0.5 for d in distinctive_by_language[language]):
+                found.add(passage.article)
         return frozenset(found)
 
     def _leading_article_unmatched_across_languages(self, plan: QuestionPlan) -> bool:

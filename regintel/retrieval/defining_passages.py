@@ -58,4 +58,5 @@ def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[st
     if not defining:
         return list(ranked[:k])
     lead = [(chunk_id, score_of[chunk_id]) for chunk_id in defining]
-    return (lead + [item for item in ranked if item[0] not in set(defining)])[:k]
+    moved = set(defining)
+    return (lead + [item for item in ranked if item[0] not in moved])[:k]
