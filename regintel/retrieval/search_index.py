@@ -54,7 +54,6 @@ from regintel.retrieval.vector_store import ChunkVectorStore
 
 log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
-LEADING_FOR_LANGUAGE = 5  # first-stage passages read to tell whether a question is answered in another language
 DEFINITION_LIFT = 1.5  # a passage quoting the term a definition question asks about: x the best BM25 score of its run
 
 
@@ -278,7 +277,7 @@ class SearchIndex:
         timings = stage.timings_ms
         ranker_scores: dict[str, float] = {}
         tail: int | None = None
-        if mode == "hybrid" and self.ranker is not None and stage.fused and not self._led_across_languages(stage):
+        if mode == "hybrid" and self.ranker is not None and stage.fused:
             started = time.perf_counter()
             ranked = self.rerank(question, stage, k)
             timings["rerank"] = (time.perf_counter() - started) * 1000
@@ -319,19 +318,6 @@ class SearchIndex:
         if hidden:
             stage.fused = {cid: score for cid, score in stage.fused.items()
                            if self.chunks[cid].document_id not in hidden}
-
-    def _led_across_languages(self, stage: FirstStage) -> bool:
-        """The first stage is led by passages in another language than the question: its best one and most of its
-        ``LEADING_FOR_LANGUAGE`` best. The learned ranker was trained on questions asked in their passages' language
-        (ObliQA, the corpus's own pseudo-queries), so it cannot judge those passages and demotes what the
-        cross-lingual channels found; then the first stage's order stands. On the cross-lingual probes
-        (data/glossary/crosslingual_probe.jsonl, never trained on) article R@1 0.532 re-ranked, 0.638 so; a question
-        with one passage in another language on top of passages in its own is re-ranked as before."""
-        if stage.plan is None or not stage.fused or not stage.query_language:
-            return False
-        leading = [self.chunks[cid].language for cid, _ in stage.ordered(LEADING_FOR_LANGUAGE)]
-        return leading[0] not in ("", stage.query_language) and \
-            sum(language not in ("", stage.query_language) for language in leading) * 2 > len(leading)
 
     def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
         """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
