@@ -43,13 +43,18 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
 
 
 def asked_term_stems(term: str, question_language: str, language: str) -> list[frozenset[str]]:
-    """The asked term's stems in a passage's ``language``: as written, or carried over by the legal term list."""
+    """The asked term's stems in a passage's ``language``: as written, or carried over by the legal term list when
+    one of its entries is the whole term (a term the list covers only in part, "critical or important" with an
+    entry for "important", would be carried as another term)."""
     if not term:
         return []
     if question_language == language:
         return [frozenset(tokenize(term, language))]
     try:
-        carried = load_glossary().translate(term, question_language, language, 2)
+        glossary = load_glossary()
+        length = len(tokenize(term, question_language))
+        whole = [m for m in glossary.matches(term, question_language) if m.start == 0 and m.end == length]
+        carried = [phrase for m in whole for phrase in m.entry.phrases.get(language, ())[:2]]
     except Exception:  # noqa: BLE001 - no term list: the term is not matched across languages
         return []
     return [frozenset(tokenize(c, language)) for c in carried]
