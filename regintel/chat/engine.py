@@ -28,6 +28,7 @@ from regintel.chat.evidence import analyse_evidence, out_of_domain_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
 from regintel.chat.guardrails import classify_query, redact_personal_data
+from regintel.chat.part_similarity import part_aware
 from regintel.chat.messages import FAILED, abstention_text, not_held_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
 from regintel.chat.repository import ConversationRepository, Turn, since_hours
@@ -243,6 +244,8 @@ class ComplianceEngine:
             # the grade reads the passages the model is given: the fresh hits that made it into the context
             seen = [p.source for p in passages if p.origin == "current" and not p.widened_from]
             graded_sources = seen if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
+            if not decision.reuse_previous:
+                graded_sources = self._graded_by_parts(turn.question, graded_sources)
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
@@ -302,6 +305,17 @@ class ComplianceEngine:
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("part retrieval failed: %s", exc)
             return fresh
+
+    def _graded_by_parts(self, question: str, sources: list[Source]) -> list[Source]:
+        """The passages as the evidence grade reads them for a question of several parts
+        (:mod:`regintel.chat.part_similarity`); a side computation: when it fails, the whole question's cosines."""
+        try:
+            language = detect_question_language(question, load_glossary())
+            return part_aware(question, language, sources, self.search_index.embedder.embed,
+                              self.search_index.vectors.vectors)
+        except Exception as exc:  # noqa: BLE001 - the grade falls back on the whole question's similarities
+            log.warning("part similarity failed: %s", exc)
+            return sources
 
     def _unit_of(self, source: Source) -> str:
         """The article or section a passage belongs to (its parts and its definitions share it)."""
