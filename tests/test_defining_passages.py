@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
+from regintel.text.asked_terms import asked_term
 
 
 def chunk(chunk_id: str, text: str, ref: str, heading: str = "", language: str = "en") -> Chunk:
@@ -25,22 +26,24 @@ CHUNKS = {c.chunk_id: c for c in (
 )}
 
 
+def defining_among(question: str, language: str, candidates: list[str]) -> list[str]:
+    return DefiningPassages(CHUNKS).among(asked_term(question), language, candidates)
+
+
 def test_the_defining_passage_of_the_asked_term_is_found_among_candidates():
-    defining = DefiningPassages(CHUNKS)
-    assert defining.among("What is a carbon credit for ESRS purposes?", "en", list(CHUNKS)) == ["annex-ii"]
-    assert defining.among("Who is the 'controller' of a processing operation?", "en", list(CHUNKS)) == ["gdpr-4-7"]
-    assert defining.among("Qu'entend-on par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
+    assert defining_among("What is a carbon credit for ESRS purposes?", "en", list(CHUNKS)) == ["annex-ii"]
+    assert defining_among("Who is the 'controller' of a processing operation?", "en", list(CHUNKS)) == ["gdpr-4-7"]
+    assert defining_among("Qu'entend-on par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
 
 
 def test_across_languages_the_term_is_carried_by_the_legal_term_list():
-    assert DefiningPassages(CHUNKS).among("Who counts as a 'taxable person' for VAT?", "en", list(CHUNKS)) == ["vat-9"]
+    assert defining_among("Who counts as a 'taxable person' for VAT?", "en", list(CHUNKS)) == ["vat-9"]
 
 
 def test_a_question_asking_about_no_term_or_an_undefined_one_changes_nothing():
-    defining = DefiningPassages(CHUNKS)
-    assert defining.among("How must carbon credits be disclosed under E1-7?", "en", list(CHUNKS)) == []
-    assert defining.among("What is the deadline for notifying a breach?", "en", list(CHUNKS)) == []
-    assert defining.among("What is a carbon credit?", "en", ["e1-7", "gdpr-4-7"]) == [], "only candidates count"
+    assert defining_among("How must carbon credits be disclosed under E1-7?", "en", list(CHUNKS)) == []
+    assert defining_among("What is the deadline for notifying a breach?", "en", list(CHUNKS)) == []
+    assert defining_among("What is a carbon credit?", "en", ["e1-7", "gdpr-4-7"]) == [], "only candidates count"
 
 
 def test_defining_passages_move_to_the_front_in_their_order():

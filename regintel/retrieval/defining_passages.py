@@ -16,7 +16,6 @@ from typing import Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
-from regintel.text.asked_terms import asked_term
 
 MAX_DEFINING = 2
 
@@ -34,9 +33,9 @@ class DefiningPassages:
             self._defined[chunk_id] = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref)
         return self._defined[chunk_id]
 
-    def among(self, question: str, question_language: str, candidates: Sequence[str]) -> list[str]:
-        """The candidates (in their order) that define the asked term; empty when the question asks about none."""
-        term = asked_term(question)
+    def among(self, term: str, question_language: str, candidates: Sequence[str]) -> list[str]:
+        """The candidates (in their order) that define ``term``, the term a question asks about
+        (:func:`regintel.text.asked_terms.asked_term`); empty when it asks about none."""
         if not term:
             return []
         asked_by_language: dict[str, list[frozenset[str]]] = {}

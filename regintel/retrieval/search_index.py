@@ -51,6 +51,7 @@ from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
+from regintel.text.asked_terms import asked_term
 
 log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
@@ -287,10 +288,10 @@ class SearchIndex:
                 tail = kept_by_gap([score for _, score in ranked], self.ranker.tail_gap, most=k)
         else:
             best = top(stage.fused, k)
-        if mode == "hybrid":
+        term = asked_term(question) if mode == "hybrid" else ""
+        if term:  # a definition question: the candidates defining its term lead
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
-            defining = self.defining.among(question, stage.query_language, candidates)
-            best = definitions_first(best, defining, stage.fused, k)
+            best = definitions_first(best, self.defining.among(term, stage.query_language, candidates), stage.fused, k)
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)

@@ -34,7 +34,7 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
         labels = (ref or "").split("; ")
         if not all("›" in label for label in labels) or \
                 "; ".join(label.split("›")[-1].strip() for label in labels) != heading.strip():
-            return terms  # a section's reference, not the entry titles its heading repeats
+            return []  # a section's reference, not the entry titles its heading repeats
     for label in labels:
         title = label.split("›")[-1].strip()
         if "›" in label and title and len(title.split()) <= GLOSSARY_TITLE_WORDS:
