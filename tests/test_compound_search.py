@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from regintel.retrieval.compound_search import searchable_parts, with_part_hits
 from regintel.retrieval.sources import Source
+from regintel.text.question_parts import comparison_sides
 
 
 def hit(chunk_id: str) -> Source:
@@ -29,6 +32,25 @@ def test_coordinated_asks_and_comparison_sides_are_parts():
         "impact materiality", "financial materiality"]
     assert searchable_parts("Quelle TVA un assujetti peut-il déduire, et quelles conditions doit-il remplir ?", "fr") \
         == ["Quelle TVA un assujetti peut-il déduire", "quelles conditions doit-il remplir ?"]
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("How does the simplified ICT risk management framework differ from the full framework?",
+     ["the simplified ICT risk management framework", "the full framework"]),
+    ("How do the fines of national authorities compare with the penalties of the Lead Overseer?",
+     ["the fines of national authorities", "the penalties of the Lead Overseer"]),
+    ("En quoi le régime de l'Union diffère-t-il du régime non-Union ?", ["le régime de l'Union", "régime non-Union"]),
+    ("¿En qué se diferencia la notificación a la autoridad de la comunicación al interesado?",
+     ["la notificación a la autoridad", "la comunicación al interesado"]),
+    ("Wie unterscheidet sich die Meldung an die Behörde von der Benachrichtigung der Betroffenen?",
+     ["die Meldung an die Behörde", "der Benachrichtigung der Betroffenen"]),
+])
+def test_the_sides_of_x_differs_from_y_are_parts(question, sides):
+    assert comparison_sides(question) == sides
+
+
+def test_a_question_about_how_a_rule_applies_compares_nothing():
+    assert comparison_sides("How does Article 6 apply to small banks?") == []
 
 
 def test_a_part_without_content_words_is_not_searched_alone():

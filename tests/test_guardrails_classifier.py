@@ -138,7 +138,44 @@ def test_out_of_domain_from_the_classifier_is_overruled_by_strong_evidence():
     strong = decide(question, p, 0.6, evidence_similarity=90.0, out_of_domain_below=82.0)
     assert strong.allowed
     # another refused type is not overruled by evidence
-    assert decide(question, probs(CALCULATION=0.9), 0.6, 90.0, 82.0).query_type == "CALCULATION"
+    computation = "Tell me about this topic for our 12,500 euros of invoices"
+    assert decide(computation, probs(CALCULATION=0.9), 0.6, 90.0, 82.0).query_type == "CALCULATION"
+
+
+@pytest.mark.parametrize("question", [
+    "Our client has its seat in Paris but its Milan branch uses the service: which establishment counts?",
+    "We only host adverts and redirect shoppers to the sellers' webshops. Do we have to keep the platform records?",
+])
+def test_an_analysis_of_personal_data_needs_personal_data_or_a_file_about_people(question):
+    """The classifier leaning to PERSONAL_DATA_ANALYSIS does not refuse a question that holds no personal data and
+    no file or list of people to analyse: its probability does not count towards the refusal."""
+    result = decide(question, probs(PERSONAL_DATA_ANALYSIS=0.5, OPINION=0.2, APPLICABILITY=0.2), threshold=0.6)
+    assert result.allowed and result.query_type == "APPLICABILITY"
+    assert result.refused_probability < 0.6
+
+
+@pytest.mark.parametrize("question", [
+    "Analyse our customer database export and tell me which records breach the GDPR.",
+    "Geh unsere Patientenliste mit Diagnosen durch und sag mir, was wir löschen müssen.",
+    "May we keep the file of Jonas Berg, born 02/03/1977?",
+])
+def test_a_file_about_people_or_personal_data_lets_the_classifier_refuse_as_personal_data_analysis(question):
+    result = decide(question, probs(PERSONAL_DATA_ANALYSIS=0.7), threshold=0.6)
+    assert (result.query_type, result.allowed) == ("PERSONAL_DATA_ANALYSIS", False)
+
+
+@pytest.mark.parametrize("question, refused", [
+    ("And for the emissions from the electricity we buy, is a single figure enough?", False),
+    ("Which figures are expected for our employees on training?", False),
+    ("Our invoices total 48,000 euros: what VAT do we owe?", True),
+    ("How much will we have to pay if our breach is notified two days late?", True),
+    ("¿Qué importe de sanción nos correspondería por notificar tarde?", True),
+    ("Welche Strafe droht uns konkret, wenn wir zu spät melden?", True),
+])
+def test_a_calculation_needs_figures_or_an_amount_asked_for(question, refused):
+    result = decide(question, probs(CALCULATION=0.7, OBLIGATION=0.2), threshold=0.6)
+    assert result.allowed is not refused
+    assert result.query_type == ("CALCULATION" if refused else "OBLIGATION")
 
 
 def test_a_failing_classifier_leaves_the_rules_to_decide():

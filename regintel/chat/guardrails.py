@@ -136,6 +136,46 @@ STRONG_IDENTIFIERS = {"IBAN", "CARD", "ES_DNI", "ES_NIE", "IE_PPSN", "UK_NINO", 
 # A person's name alone is no data to analyse ("What did Max Schrems challenge?"): it counts with an identifier.
 NAME_TYPES = {"PERSON"}
 
+# What a refused type needs in the question before the classifier's leaning to it counts towards a refusal
+# (:func:`with_required_evidence`). An analysis of personal data needs personal data (the detectors) or a file or
+# list about people to analyse; a calculation needs figures or an amount asked for. Realistic questions that tell
+# the asker's situation ("our client has its seat in Paris but its Milan branch uses the service") lean to these
+# types by their words alone, and a wrong refusal leaves the analyst with nothing.
+DATASET_WORDS = _rx(
+    r"\b(csv|xlsx?|excel|spreadsheet|database|data ?base|export|extract|file|files|list|table|crm|records|dataset)\b",
+    r"\b(fichier|liste|tableau|base de donn[ée]es|extrait|dossiers)\b", r"\b(fichero|archivo|lista|tabla|base de datos|"
+    r"hoja de c[áa]lculo|registros)\b", r"(datei|liste|tabelle|datenbank|export|datens[äa]tze)\b",
+    r"(bestand|lijst|tabel)\b", r"\b(elenco|tabella|archivio)\b")
+PEOPLE_WORDS = _rx(
+    r"\b(customers?|clients?|users?|employees?|staff|workers?|patients?|members?|applicants?|candidates?|students?|"
+    r"subscribers?|tenants?|donors?|volunteers?|people|persons?|individuals?|hr)\b",
+    r"\b(clients?|clientes?|utilisateurs?|salariés?|employés?|personnel|patients?|membres?|candidats?|"
+    r"usuarios?|empleados?|pacientes?|miembros?|candidatos?)\b", r"(kunde\w*|nutzer\w*|mitarbeite\w*|beschäftigte\w*|"
+    r"patient\w*|mitglied\w*|bewerber\w*|personal\w*)", r"(klant\w*|gebruiker\w*|medewerker\w*|werknemer\w*|"
+    r"personeel\w*|pati[ëe]nt\w*)", r"\b(clienti|utenti|dipendenti|pazienti)\b")
+AMOUNT_WORDS = _rx(
+    r"\d", r"\b(how much|amount|sum|total|cost|costs|price|fine|fines|penalty|penalties|calculat\w*|comput\w*|"
+    r"work out|estimat\w*|quantif\w*)\b", r"\b(montant|somme|co[ûu]t|amende|p[ée]nalit[ée]|calcul\w*|estim\w*|"
+    r"combien (?:de tva|d['’]amende|devons|allons|dois|co[ûu]te))", r"\b(importe|cantidad|cu[áa]nto|coste|multa|"
+    r"sanci[óo]n|calcul\w*|estim\w*)\b", r"\b(betrag|summe|kosten|strafe|bu[ßs]geld|berechn\w*|sch[äa]tz\w*|"
+    r"wie ?viel)", r"\b(bedrag|kosten|boete|bereken\w*|schat)\b", r"\b(importo|costo|multa|sanzione|calcol\w*|stima)\b")
+
+
+def has_required_evidence(query_type: str, question: str) -> bool:
+    """Whether ``question`` holds what ``query_type`` needs to be refused on the classifier's word (always, for the
+    types that need nothing particular)."""
+    if query_type == "PERSONAL_DATA_ANALYSIS":
+        return contains_pii(question) or bool(DATASET_WORDS.search(question) and PEOPLE_WORDS.search(question))
+    if query_type == "CALCULATION":
+        return bool(AMOUNT_WORDS.search(question))
+    return True
+
+
+def with_required_evidence(probabilities: Mapping[str, float], question: str) -> dict[str, float]:
+    """The classifier's probabilities with those of refused types lacking their evidence in the question set to 0."""
+    return {t: (0.0 if t in FORBIDDEN and not has_required_evidence(t, question) else p)
+            for t, p in probabilities.items()}
+
 ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("COMPARISON", _rx(r"\b(compare|comparison|difference|differ|differs|versus|vs\.?|compared (to|with)|between .* and)\b",
                        r"\b(comparer|différence|par rapport à)\b", r"\b(comparar|diferencia|frente a)\b",
@@ -226,8 +266,9 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
     weak_evidence = known and evidence_similarity < out_of_domain_below
     refused_p = None
     if probabilities:  # before the retrieval rule: a prediction in words the corpus lacks is a prediction
-        refused_p = round(sum(probabilities.get(t, 0.0) for t in FORBIDDEN), 4)
-        query_type = max(FORBIDDEN, key=lambda t: probabilities.get(t, 0.0))
+        refusable = with_required_evidence(probabilities, question)
+        refused_p = round(sum(refusable.get(t, 0.0) for t in FORBIDDEN), 4)
+        query_type = max(FORBIDDEN, key=lambda t: refusable.get(t, 0.0))
         if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and known and not weak_evidence):
             return QueryClassification(query_type, False, REASONS[query_type],
                                        [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)

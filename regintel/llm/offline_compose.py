@@ -65,6 +65,8 @@ MAX_SENTENCES_PER_ASK = 3
 MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
+SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
+SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
@@ -274,6 +276,7 @@ class Passage:
     title_terms: set[str]
     article: str  # document + article/section, without the part suffix: passages of one article share it
     part: tuple[int, int] | None  # (k, n) of "(k/n)"
+    heading_terms: set[str] = field(default_factory=set)  # the words of the article's heading
 
     def block(self, start: int) -> list[Segment]:
         """The list starting at segment ``start`` (a lead-in): it and the points that follow, in order."""
@@ -426,8 +429,10 @@ def parse_passage(source: PromptSource) -> Passage:
                              and (before.text.rstrip()[-1:] not in set(".!?;:") or bool(re.match(r"[a-zà-ÿ]", segment.text))))
     part = _PART_RE.search(source.ref or "")
     return Passage(source, language, segments, set(tokenize(source.title or "", language))
-                   | set(tokenize(_PART_RE.sub("", source.ref or ""), language)), article_key(source),
-                   (int(part.group(1)), int(part.group(2))) if part else None)
+                   | set(tokenize(_PART_RE.sub("", source.ref or ""), language))
+                   | set(tokenize(source.heading, language)), article_key(source),
+                   (int(part.group(1)), int(part.group(2))) if part else None,
+                   set(tokenize(source.heading or _PART_RE.sub("", source.ref or ""), language)))
 
 
 # -- scoring ----------------------------------------------------------------------------------------------------------
@@ -600,17 +605,24 @@ class Composer:
             if units:
                 return Selection(units, "embedding")
         units: list[Unit] = []
+        side_articles = self._side_articles(plan) if plan.comparison else [None] * len(plan.asks)
         for number, ask in enumerate(plan.asks):
             if number and not plan.comparison and self._answered(ask, plan, units):
                 continue  # "does it also cover X?" when the quote for the first part already says X
             quoted_articles = {self.by_index[u.source.index].article for u in units}
             added = 0
-            answer = self.answer_ask(ask, plan, exclude=self._other_side_articles(plan, number) | quoted_articles) \
-                if plan.comparison else []
+            own = side_articles[number] if plan.comparison else None
+            answer = []
+            if own is not None:  # the article headed by this side
+                answer = self.answer_ask(ask, plan, exclude=frozenset(p.article for p in self.passages) - {own})
+            elif any(side_articles):  # the other side has its own article: answer this one from another
+                answer = self.answer_ask(ask, plan, exclude=frozenset(filter(None, side_articles)) | quoted_articles)
+            elif plan.comparison:
+                answer = self.answer_ask(ask, plan, exclude=self._other_side_articles(plan, number) | quoted_articles)
             for unit in answer or self.answer_ask(ask, plan):
                 if any(_overlaps(unit, u) for u in units):
                     continue
-                if quoted_articles and self.by_index[unit.source.index].article not in quoted_articles \
+                if quoted_articles and not plan.comparison and self.by_index[unit.source.index].article not in quoted_articles \
                         and self._unit_coverage(unit, ask, plan) < OTHER_ARTICLE_COVERAGE:
                     continue  # a later part quotes another article only when it squarely answers that part
                 units.append(unit)
@@ -624,6 +636,44 @@ class Composer:
             return Selection(units, "lexical")
         units = self.answer_by_embedding(plan, same_language=True)
         return Selection(units, "embedding" if units else "none")
+
+    def _side_articles(self, plan: QuestionPlan) -> list[str | None]:
+        """The article each side of a comparison is answered from, when one of retrieval's leading articles is
+        headed by that side: its heading holds at least ``SIDE_MIN_COVERAGE`` of the words that set this side apart
+        from the other ("Simplified ICT risk management framework" for "the simplified framework" against "the full
+        framework"; "Impact materiality" against "financial materiality") and fewer of the other side's. None
+        leaves the side to word matching over the passages."""
+        leading: list[Passage] = []
+        for passage in sorted(self.passages, key=self._rank_of):
+            if passage.article not in {p.article for p in leading}:
+                leading.append(passage)
+        leading = leading[:SIDE_ARTICLES]
+        chosen: list[str | None] = []
+        for side, ask in enumerate(plan.asks):
+            best, best_coverage = None, SIDE_MIN_COVERAGE
+            for passage in leading:
+                own, other = self._distinctive_weights(plan, side, passage.language)
+                if not own:
+                    continue
+                coverage = self.scorer.coverage(passage.heading_terms, own)
+                if coverage > best_coverage + 1e-9 and coverage > self.scorer.coverage(passage.heading_terms, other):
+                    best, best_coverage = passage.article, coverage
+            chosen.append(best)
+        return chosen
+
+    def _distinctive_weights(self, plan: QuestionPlan, side: int, language: str) \
+            -> tuple[dict[str, float], dict[str, float]]:
+        """The words of side ``side`` of a comparison that the other sides do not use, and the other sides' words
+        that this side does not use, in ``language``."""
+        def words(ask: Ask) -> dict[str, float]:
+            return {t: w for t, w in _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), language, self.glossary,
+                                              self.scorer.idf.keys()).items() if not t.startswith("~")}
+        own = words(plan.asks[side])
+        others: dict[str, float] = {}
+        for n, ask in enumerate(plan.asks):
+            if n != side:
+                others.update(words(ask))
+        return ({t: w for t, w in own.items() if t not in others}, {t: w for t, w in others.items() if t not in own})
 
     def _other_side_articles(self, plan: QuestionPlan, side: int) -> frozenset[str]:
         """The articles that speak of the other side of a comparison too: a passage holding the words that set the

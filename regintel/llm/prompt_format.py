@@ -31,12 +31,14 @@ class PromptSource:
     authority: str = ""
     similarity: float = 0.0
     earlier: bool = False  # retrieved for an earlier question of the conversation, not for this one
+    heading: str = ""  # the article's or section's heading ("Article 16 — Simplified ICT risk management framework")
 
     @classmethod
     def from_source(cls, index: int, source) -> "PromptSource":
         """Number ``index`` for a retrieved Source (anything with the Source fields)."""
         return cls(index, source.text, source.title, source.ref, source.document_id, source.jurisdiction,
-                   source.language, source.url, source.authority_level, source.similarity)
+                   source.language, source.url, source.authority_level, source.similarity,
+                   heading=getattr(source, "heading", "") or "")
 
 
 def _escape(text: str) -> str:
@@ -58,7 +60,8 @@ def render_sources(sources: list[PromptSource]) -> str:
         text = _escape(source.text)
         parts.append(
             f'<source id="{source.index}" title="{_attr(source.title)}" ref="{_attr(source.ref)}" '
-            f'document="{_attr(source.document_id)}" jurisdiction="{_attr(source.jurisdiction)}" '
+            + (f'heading="{_attr(source.heading)}" ' if source.heading else "")
+            + f'document="{_attr(source.document_id)}" jurisdiction="{_attr(source.jurisdiction)}" '
             f'language="{_attr(source.language)}" authority="{_attr(source.authority)}" '
             f'similarity="{source.similarity:.1f}" url="{_attr(source.url)}"'
             + (' earlier="true"' if source.earlier else "") + f'>\n{text}\n</source>'
@@ -93,6 +96,7 @@ def parse_sources(content: str) -> list[PromptSource]:
                 authority=attrs.get("authority", ""),
                 similarity=similarity,
                 earlier=attrs.get("earlier") == "true",
+                heading=attrs.get("heading", ""),
             )
         )
     return sources

@@ -13,6 +13,17 @@ COMPARISON_RE = re.compile(
     r"(?P<b>.+?)\s*\??$|\b(?:différences?|distinguer|comparer)\b.*?\bentre (?P<c>.+?) et (?P<d>.+?)\s*\??$|"
     r"\b(?:diferencias?|distinguir|comparar)\b.*?\bentre (?P<e>.+?) y (?P<f>.+?)\s*\??$|"
     r"\b(?:unterschied\w*|unterscheid\w*|vergleich\w*)\b.*?\bzwischen (?P<g>.+?) und (?P<h>.+?)\s*\??$", _I)
+# "How does X differ from Y?", "How do X compare with Y?", "En quoi X diffère-t-il de Y ?", "¿En qué se diferencia X
+# de Y?", "Wie unterscheidet sich X von Y?": the sides stand around the verb, not after "between"
+DIFFER_FROM_RES = [re.compile(p, _I) for p in (
+    r"\b(?:how|in what ways?|where|why)\s+(?:does|do|did|would|will)\s+(?P<a>.+?)\s+(?:differ|compare)\s+"
+    r"(?:from|with|to|against)\s+(?P<b>.+?)\s*\??$",
+    r"\ben quoi\s+(?P<a>.+?)\s+(?:diff[èe]re(?:nt)?|se distingue(?:nt)?)(?:-t-(?:il|elle)|-(?:ils|elles))?\s+"
+    r"(?:de la|de l['’]|des|du|de|d['’])\s*(?P<b>.+?)\s*\??$",
+    r"\b(?:en qué|cómo)\s+se\s+(?:diferencia|diferencian|distingue|distinguen|compara|comparan)\s+(?P<a>.+?)\s+"
+    r"(?:de|del|con|frente a)\s+(?P<b>.+?)\s*\??$",
+    r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<a>.+?)\s+von\s+(?P<b>.+?)\s*\??$",
+)]
 _ASK_WORDS = {
     "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
           r"shall|may|has|have|in which|in what|on which|under which|under what|for which|for how long|to whom)",
@@ -28,8 +39,10 @@ SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lan
 
 
 def comparison_sides(question: str) -> list[str]:
-    """The two sides of a comparison ("the difference between X and Y" -> X, Y); empty when it compares nothing."""
-    comparison = COMPARISON_RE.search(" ".join(question.split()))
+    """The two sides of a comparison ("the difference between X and Y", "how does X differ from Y" -> X, Y); empty
+    when it compares nothing."""
+    text = " ".join(question.split())
+    comparison = COMPARISON_RE.search(text) or next(filter(None, (p.search(text) for p in DIFFER_FROM_RES)), None)
     sides = [g for g in comparison.groups() if g] if comparison else []
     return sides if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides) else []
 
