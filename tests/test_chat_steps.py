@@ -84,6 +84,21 @@ def test_a_follow_up_that_leans_on_the_previous_question_is_searched_with_it(que
     assert not decision.reuse_previous and decision.continues, decision
 
 
+@pytest.mark.parametrize("question", [
+    "Et pour une PME de 60 salariés qui ne gère que la paie, cette obligation s'applique-t-elle aussi ?",
+    "And does the same apply to an SME with an HR team of two?",
+])
+def test_an_acronym_naming_no_act_does_not_cut_a_follow_up_from_the_previous_question(question):
+    decision = decide_context(question, "Do we have to keep a record of our processing activities?", "Yes [1].")
+    assert not decision.reuse_previous and decision.continues, decision
+
+
+def test_a_follow_up_naming_another_act_or_article_is_searched_afresh():
+    for question in ("And what does DORA say about it?", "And what about Article 34, then?"):
+        decision = decide_context(question, "When must a breach be notified under the GDPR (Article 33)?", "")
+        assert not decision.reuse_previous and not decision.continues and "new legal terms" in decision.reason
+
+
 def test_a_new_standalone_question_is_not_continued():
     decision = decide_context("Which information must a processor give the controller about sub-processors?",
                               "When must the data subjects be told about a breach?", "Without undue delay [1].")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -88,6 +89,11 @@ def decide_context(
     new_concepts = [label for label in known_concept_labels
                     if len(label) > 3 and re.search(rf"\b{re.escape(fold_for_comparison(label))}\b", folded_question)
                     and fold_for_comparison(label) not in folded_previous]
+    if new_terms and not new_concepts and leans_on_previous(folded_question) and not _names_new_act_or_article(
+            question, previous_text):
+        # "Et pour une PME de 60 salariés, cette obligation s'applique-t-elle aussi ?": an acronym that names no act
+        # (PME, SME, HR, IT) brings no new topic to a question that leans on the previous one
+        return ContextDecision(False, "follow-up: searched with the previous question", continues=True)
     if new_terms or new_concepts:
         return ContextDecision(False, "new legal terms: " + ", ".join((new_terms + new_concepts)[:5]))
     if any(re.search(rf"(^| ){re.escape(phrase)}( |$)", folded_question) for phrase in CLARIFICATION_PHRASES) and \
@@ -102,6 +108,26 @@ def decide_context(
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3))
         return _new_or_continued(folded_question, round(similarity, 3))
     return _new_or_continued(folded_question)
+
+
+def _names_new_act_or_article(question: str, previous_text: str) -> bool:
+    """Whether the question cites an article or names an act (the instrument list) that the previous turn did not."""
+    previous = fold_for_comparison(previous_text)
+    if any(" ".join(fold_for_comparison(question[m.start():m.start() + 24]).split()[:2]) not in previous
+           for m in LEGAL_REFERENCE_RE.finditer(question)):
+        return True
+    try:
+        mentions = _instrument_catalog().mentions(question)
+    except Exception:  # noqa: BLE001 - without the instrument list every new acronym counts as an act, as before
+        return True
+    return any(fold_for_comparison(m.label) not in previous.split() for m in mentions)
+
+
+@lru_cache(maxsize=1)
+def _instrument_catalog():
+    from regintel.retrieval.instruments import InstrumentCatalog
+
+    return InstrumentCatalog.load()
 
 
 def leans_on_previous(folded_question: str) -> bool:
