@@ -235,3 +235,27 @@ def test_demo_questions_share_a_fold_by_gold_article_and_are_scored_at_article_l
     assert dataset_metrics(pseudo, [[0, 1, 2]])["article_recall@1"] == 0.0
     assert dataset_metrics(pseudo, [[1, 0, 2]])["article_recall@1"] == 1.0
     assert dataset_metrics(pseudo, [[0, 1, 2]])["article_recall@3"] == 1.0
+
+
+def test_the_ranker_training_questions_are_labelled_on_the_corpus_and_apart_from_the_evaluation_set():
+    """data/ranker/questions: realistic questions written for training only. Every gold ref names a unit the chunker
+    makes of the demo corpus, and none is an evaluation item (ids and texts apart: the held-back split measures a
+    model trained on these)."""
+    from regintel.bench.answers import default_files, load_items, source_matches
+    from regintel.bench.ranker import TRAIN_QUESTIONS_DIR
+    from regintel.retrieval.chunking import chunk_document
+    from regintel.retrieval.corpus import read_document_text, scan_corpus
+    from tests.conftest import CORPUS
+
+    training = load_items(sorted(TRAIN_QUESTIONS_DIR.glob("*.jsonl")))
+    assert len(training) >= 150
+    assert all(i.split == "train" and i.kind == "answerable" and i.gold for i in training)
+    assert {i.lang for i in training} >= {"en", "fr", "es", "de"}
+    evaluation = load_items(default_files())
+    assert not {i.id for i in training} & {i.id for i in evaluation}
+    assert not {" ".join(i.question.lower().split()) for i in training} & {
+        " ".join(i.question.lower().split()) for i in evaluation}
+    refs = [(d.id, c.ref) for d in scan_corpus(CORPUS).documents for c in chunk_document(d, read_document_text(d.path))]
+    unmatched = [(i.id, g) for i in training for g in i.gold
+                 if not any(source_matches(document, ref, g) for document, ref in refs)]
+    assert not unmatched

@@ -223,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--seed", type=int, default=7)
     ranker.add_argument("--candidates", type=int, default=100, help="first-stage candidates per question")
     ranker.add_argument("--demo-weight", type=float, default=5.0, help="weight of a demo dev question in training")
+    ranker.add_argument("--train-weight", type=float, default=5.0,
+                        help="weight of a training question of data/ranker/questions in training")
     ranker.add_argument("--pseudo-weight", type=float, default=3.0,
                         help="weight of a demo-corpus pseudo-query (defined term, unit title) in training; 0: none")
     ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")

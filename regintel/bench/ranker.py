@@ -6,6 +6,10 @@ Training data, all labelled by others or held apart from the figures it produces
   with the published passage-to-passage cross-references as the graph (``crossrefs.jsonl``);
 - the demo-corpus set's **dev** split (``data/eval``, answerable items; a candidate is relevant when it belongs to
   a gold article). Its **test** split is never trained on: it measures the committed model;
+- realistic demo-corpus questions written for training only (``data/ranker/questions/*.jsonl``, the evaluation
+  set's schema with split "train"; written from the texts by writers who did not see the evaluation set, and any
+  question close to an evaluation question dropped): the dev split alone is few questions, and the pseudo-queries
+  below are not asked the way analysts ask;
 - pseudo-queries of the demo corpus itself (:func:`regintel.retrieval.calibration.all_pseudo_queries`: each
   defined term asked as "What does 'X' mean?", each unit's title), relevant = the unit it was made from. ObliQA's
   short rules teach the model little about long multi-part articles and definition lists (trained on ObliQA
@@ -40,6 +44,7 @@ from regintel.retrieval.ranker import LearnedRanker, choose_tail_gap, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
+TRAIN_QUESTIONS_DIR = REPO_ROOT / "data" / "ranker" / "questions"
 DEMO_RECALL_KS = (1, 3, 5, 10)
 PSEUDO_KINDS = ("terms", "titles")  # first sentences are near-quotes: they would teach copying, not asking
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -110,14 +115,17 @@ def gold_key(gold: Sequence[dict[str, str]]) -> str:
 
 def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None],
                  pseudo_kinds: Sequence[str] = ()) -> list[Group]:
-    """The demo corpus's answerable items of both splits (the split is the group's dataset name), and its
-    pseudo-queries of ``pseudo_kinds`` (dataset "demo-pseudo")."""
+    """The demo corpus's answerable items of both splits and the training questions (the split is the group's
+    dataset name: demo-dev, demo-test, demo-train), and its pseudo-queries of ``pseudo_kinds`` (dataset
+    "demo-pseudo")."""
     from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
     from regintel.retrieval.calibration import all_pseudo_queries, unit_of
     from regintel.runtime import RegIntel
 
     settings = bench_settings(data_dir, ranker_model=Path(""))
     items = [i for i in load_items(default_files()) if i.kind == "answerable" and i.split in ("dev", "test")]
+    items += [i for i in load_items(sorted(TRAIN_QUESTIONS_DIR.glob("*.jsonl"))) if i.kind == "answerable"
+              and i.split == "train"]
     groups = []
     with RegIntel(settings, graph=None) as app:
         if app.index_or_none() is None:
@@ -229,7 +237,7 @@ def main(args: Any) -> int:
 
     settings = load_settings()
     seed, folds, candidates = args.seed, args.folds, args.candidates
-    weights = {"demo-dev": args.demo_weight, "demo-pseudo": args.pseudo_weight}
+    weights = {"demo-dev": args.demo_weight, "demo-train": args.train_weight, "demo-pseudo": args.pseudo_weight}
     started = time.perf_counter()
     groups: list[Group] = []
     obliqa_dir = Path(args.obliqa_dir)
@@ -256,7 +264,7 @@ def main(args: Any) -> int:
                   weights=[weights.get(g.dataset, 1.0) for g in training])
     model = LearnedRanker(booster, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker", "seed": seed, "folds": folds,
-        "candidates": candidates, "demo_weight": args.demo_weight,
+        "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
         "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
