@@ -142,6 +142,27 @@ def test_out_of_domain_from_the_classifier_is_overruled_by_strong_evidence():
     assert decide(computation, probs(CALCULATION=0.9), 0.6, 90.0, 82.0).query_type == "CALCULATION"
 
 
+def test_an_out_of_domain_verdict_stands_unless_the_evidence_is_strong():
+    """Above the no-evidence floor but under the strong level: what an unrelated question finds too."""
+    question = "Escríbeme un plan de entrenamiento de 8 semanas para correr mi primera media maratón."
+    p = probs(OUT_OF_DOMAIN=0.9)
+    assert decide(question, p, 0.6, 84.3, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN"
+    assert decide(question, p, 0.6, 86.0, 78.2, strong_evidence_at=85.1).allowed
+
+
+def test_the_strong_evidence_level_follows_the_best_passages_language():
+    from regintel.chat.evidence import FALLBACK_THRESHOLDS, strong_evidence_level
+    from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
+    from regintel.retrieval.sources import Source
+
+    thresholds = EvidenceThresholds(same=ScoreLevels(82.1, 85.0, 86.0, 88.0), cross=ScoreLevels(78.2, 82.1, 83.1, 85.1),
+                                    out_of_domain_below=82.1, cross_out_of_domain_below=78.2)
+    french = Source("c1", "vat", "VAT", "Article 1", "", "texte", 84.0, "eu_law", 1.0, language="fr")
+    assert strong_evidence_level("¿Cómo preparo una paella valenciana?", [french], thresholds) == 85.1
+    assert strong_evidence_level("Comment préparer une paella valencienne ?", [french], thresholds) == 88.0
+    assert strong_evidence_level("Anything?", [], None) == FALLBACK_THRESHOLDS.same.strong_at
+
+
 @pytest.mark.parametrize("question", [
     "Our client has its seat in Paris but its Milan branch uses the service: which establishment counts?",
     "We only host adverts and redirect shoppers to the sellers' webshops. Do we have to keep the platform records?",

@@ -24,7 +24,7 @@ from regintel.chat.cache import ResponseCache, cache_key
 from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, passage_name, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
-from regintel.chat.evidence import analyse_evidence, out_of_domain_level
+from regintel.chat.evidence import analyse_evidence, out_of_domain_level, strong_evidence_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
 from regintel.chat.guardrails import classify_query, redact_personal_data
@@ -223,7 +223,8 @@ class ComplianceEngine:
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
             ood_level = out_of_domain_level(turn.question, fresh, self.thresholds)  # calibrated (issue 16 item 3)
-            classification = classify_query(turn.question, best, ood_level, self.guardrails)
+            classification = classify_query(turn.question, best, ood_level, self.guardrails,
+                                            strong_evidence_level(turn.question, fresh, self.thresholds))
             record.update(query_type=classification.query_type, allowed=classification.allowed,
                           matched=classification.matched[:3], signal=classification.method,
                           refused_probability=classification.refused_probability)

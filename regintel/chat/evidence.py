@@ -167,6 +167,16 @@ def out_of_domain_level(question: str, sources: Sequence[Source], thresholds: Ev
     return thresholds.cross_out_of_domain_below
 
 
+def strong_evidence_level(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds | None = None) -> float:
+    """The best-similarity level at which the evidence is strong (``strong_at``, in the question's language or across
+    languages as the best passage is): what it takes to overrule the guardrail classifier's out-of-domain verdict."""
+    thresholds = thresholds or FALLBACK_THRESHOLDS
+    if not sources:
+        return thresholds.same.strong_at
+    best = max(sources, key=lambda s: s.similarity)
+    return thresholds.levels(same_language(detect_language(question), best)).strong_at
+
+
 def lexical_support(question: str, source: Source) -> float:
     """Share of the question's content words found in the passage, its heading or its document title: stemmed in
     the passage's language when the question is in it, else carried into it by the legal term list

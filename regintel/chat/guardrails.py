@@ -236,7 +236,7 @@ class QueryClassification:
 
 
 def classify_query(question: str, evidence_similarity: float | None = None, out_of_domain_below: float | None = None,
-                   classifier: Any = None) -> QueryClassification:
+                   classifier: Any = None, strong_evidence_at: float | None = None) -> QueryClassification:
     """Type of the question. ``evidence_similarity`` (best passage similarity, 0-100) with its calibrated
     threshold lets the engine flag out-of-domain questions; ``classifier`` (a
     :class:`regintel.chat.guardrail_model.GuardrailClassifier`) adds the learned signal. A classifier that fails
@@ -248,12 +248,16 @@ def classify_query(question: str, evidence_similarity: float | None = None, out_
             threshold = classifier.threshold
         except Exception as exc:
             log.warning("guardrail classifier unavailable (%s): rules only", exc.__class__.__name__)
-    return decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below)
+    return decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below, strong_evidence_at)
 
 
 def decide(question: str, probabilities: Mapping[str, float] | None = None, threshold: float | None = None,
-           evidence_similarity: float | None = None, out_of_domain_below: float | None = None) -> QueryClassification:
-    """The decision from the question, the classifier's probabilities (or None) and the retrieval signal; pure."""
+           evidence_similarity: float | None = None, out_of_domain_below: float | None = None,
+           strong_evidence_at: float | None = None) -> QueryClassification:
+    """The decision from the question, the classifier's probabilities (or None) and the retrieval signal; pure.
+    The classifier's out-of-domain verdict stands unless the best passage reaches ``strong_evidence_at`` (the
+    corpus's strong level; without it, ``out_of_domain_below``): a passage merely above the no-evidence floor is
+    what an unrelated question finds too (a Spanish training plan scores 84 against German VAT articles)."""
     threshold = DEFAULT_THRESHOLD if threshold is None else threshold
     pii = personal_data_signal(question, probabilities)
     if pii:
@@ -269,7 +273,9 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         refusable = with_required_evidence(probabilities, question)
         refused_p = round(sum(refusable.get(t, 0.0) for t in FORBIDDEN), 4)
         query_type = max(FORBIDDEN, key=lambda t: refusable.get(t, 0.0))
-        if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and known and not weak_evidence):
+        overruled = known and evidence_similarity >= (out_of_domain_below if strong_evidence_at is None
+                                                      else max(strong_evidence_at, out_of_domain_below))
+        if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and overruled):
             return QueryClassification(query_type, False, REASONS[query_type],
                                        [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)
     if weak_evidence and not REGULATORY_VOCABULARY.search(question):
