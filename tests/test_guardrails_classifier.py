@@ -142,12 +142,16 @@ def test_out_of_domain_from_the_classifier_is_overruled_by_strong_evidence():
     assert decide(computation, probs(CALCULATION=0.9), 0.6, 90.0, 82.0).query_type == "CALCULATION"
 
 
-def test_an_out_of_domain_verdict_stands_unless_the_evidence_is_strong():
+def test_a_confident_out_of_domain_verdict_stands_unless_the_evidence_is_strong():
     """Above the no-evidence floor but under the strong level: what an unrelated question finds too."""
     question = "Escríbeme un plan de entrenamiento de 8 semanas para correr mi primera media maratón."
     p = probs(OUT_OF_DOMAIN=0.9)
     assert decide(question, p, 0.6, 84.3, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN"
     assert decide(question, p, 0.6, 86.0, 78.2, strong_evidence_at=85.1).allowed
+    # a verdict reached only by summing refused types still yields to evidence above the floor
+    mixed = probs(OUT_OF_DOMAIN=0.45, PERSONAL_DATA_ANALYSIS=0.15, OPINION=0.1)
+    assert decide(question, mixed, 0.6, 79.0, 78.2, strong_evidence_at=85.1).allowed
+    assert decide(question, mixed, 0.6, 77.0, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN"
 
 
 def test_the_strong_evidence_level_follows_the_best_passages_language():

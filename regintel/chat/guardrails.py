@@ -255,9 +255,11 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
            evidence_similarity: float | None = None, out_of_domain_below: float | None = None,
            strong_evidence_at: float | None = None) -> QueryClassification:
     """The decision from the question, the classifier's probabilities (or None) and the retrieval signal; pure.
-    The classifier's out-of-domain verdict stands unless the best passage reaches ``strong_evidence_at`` (the
-    corpus's strong level; without it, ``out_of_domain_below``): a passage merely above the no-evidence floor is
-    what an unrelated question finds too (a Spanish training plan scores 84 against German VAT articles)."""
+    A confident out-of-domain verdict (its own probability reaches the threshold) stands unless the best passage
+    reaches ``strong_evidence_at`` (the corpus's strong level): a passage merely above the no-evidence floor is what
+    an unrelated question finds too (a Spanish training plan scores 84 against French VAT articles). A verdict
+    reached only by summing refused types ("…, and write to her at x@example.it?" about the OSS) yields to evidence
+    above ``out_of_domain_below``, as does any verdict when no strong level is given."""
     threshold = DEFAULT_THRESHOLD if threshold is None else threshold
     pii = personal_data_signal(question, probabilities)
     if pii:
@@ -273,8 +275,10 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         refusable = with_required_evidence(probabilities, question)
         refused_p = round(sum(refusable.get(t, 0.0) for t in FORBIDDEN), 4)
         query_type = max(FORBIDDEN, key=lambda t: refusable.get(t, 0.0))
-        overruled = known and evidence_similarity >= (out_of_domain_below if strong_evidence_at is None
-                                                      else max(strong_evidence_at, out_of_domain_below))
+        confident = probabilities.get("OUT_OF_DOMAIN", 0.0) >= threshold  # on its own, not summed with others
+        overruled = known and evidence_similarity >= (
+            max(strong_evidence_at, out_of_domain_below) if confident and strong_evidence_at is not None
+            else out_of_domain_below)
         if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and overruled):
             return QueryClassification(query_type, False, REASONS[query_type],
                                        [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)
