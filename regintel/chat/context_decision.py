@@ -61,17 +61,21 @@ class ContextDecision:
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:
     previous = fold_for_comparison(previous_text)
-    terms = []
-    for match in ACRONYM_RE.finditer(question):
-        if fold_for_comparison(match.group(0)) not in previous.split():
-            terms.append(match.group(0))
+    acronyms = [m.group(0) for m in ACRONYM_RE.finditer(question)
+                if fold_for_comparison(m.group(0)) not in previous.split()]
+    return acronyms + _new_references(question, previous)
+
+
+def _new_references(question: str, folded_previous: str) -> list[str]:
+    """The legal references of the question ("article 6(1)", "2016/679", "Regulation") the previous turn lacks."""
+    references = []
     for match in LEGAL_REFERENCE_RE.finditer(question):
         start = match.start()
         window = fold_for_comparison(question[start:start + 24])  # "article 6(1)", "2016/679", "DORA"
         key = " ".join(window.split()[:2])
-        if key and key not in previous:
-            terms.append(match.group(0))
-    return terms
+        if key and key not in folded_previous:
+            references.append(match.group(0))
+    return references
 
 
 def decide_context(
@@ -113,8 +117,7 @@ def decide_context(
 def _names_new_act_or_article(question: str, previous_text: str) -> bool:
     """Whether the question cites an article or names an act (the instrument list) that the previous turn did not."""
     previous = fold_for_comparison(previous_text)
-    if any(" ".join(fold_for_comparison(question[m.start():m.start() + 24]).split()[:2]) not in previous
-           for m in LEGAL_REFERENCE_RE.finditer(question)):
+    if _new_references(question, previous):
         return True
     try:
         mentions = _instrument_catalog().mentions(question)

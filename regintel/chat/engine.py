@@ -207,6 +207,7 @@ class ComplianceEngine:
 
         decision = self._decide_context(turn, trace)
         fresh: list[Source] = []
+        parts_language: str | None = None  # read for a fresh retrieval: its parts are searched and graded
         coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if not decision.reuse_previous:
             search_text = self._search_text(turn, decision)
@@ -218,7 +219,8 @@ class ComplianceEngine:
                 in_named = self._retrieve(search_text, trace, {"document_id": documents})
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
-            fresh = self._with_part_hits(turn.question, fresh, trace, filters)
+            parts_language = self._parts_language(turn.question)
+            fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -246,7 +248,7 @@ class ComplianceEngine:
             seen = [p.source for p in passages if p.origin == "current" and not p.widened_from]
             graded_sources = seen if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             if not decision.reuse_previous:
-                graded_sources = self._graded_by_parts(turn.question, graded_sources)
+                graded_sources = self._graded_by_parts(turn.question, parts_language, graded_sources)
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
@@ -288,13 +290,25 @@ class ComplianceEngine:
                                  "bm25_score": s.bm25_score} for s in result.sources]
         return result.sources
 
-    def _with_part_hits(self, question: str, fresh: list[Source], trace: TraceRecorder,
+    @staticmethod
+    def _parts_language(question: str) -> str | None:
+        """The question's language as the legal term list reads it, for splitting it into parts (None when the list
+        cannot be read: the side steps that split it are then skipped)."""
+        try:
+            return detect_question_language(question, load_glossary())
+        except Exception as exc:  # noqa: BLE001 - the part steps are side steps
+            log.warning("question language for its parts unavailable: %s", exc)
+            return None
+
+    def _with_part_hits(self, question: str, language: str | None, fresh: list[Source], trace: TraceRecorder,
                         filters: dict[str, list[str]] | None) -> list[Source]:
         """A compound question ("what may be deducted, and under which conditions?"): each part is searched too and
         its best unit joins the hits (:mod:`regintel.retrieval.compound_search`). A side search: when it fails, the
         whole question's hits stand."""
+        if language is None:
+            return fresh
         try:
-            parts = searchable_parts(question, detect_question_language(question, load_glossary()))
+            parts = searchable_parts(question, language)
             if not parts or not fresh:
                 return fresh
             with trace.step("part_retrieval") as record:
@@ -307,11 +321,12 @@ class ComplianceEngine:
             log.warning("part retrieval failed: %s", exc)
             return fresh
 
-    def _graded_by_parts(self, question: str, sources: list[Source]) -> list[Source]:
+    def _graded_by_parts(self, question: str, language: str | None, sources: list[Source]) -> list[Source]:
         """The passages as the evidence grade reads them for a question of several parts
         (:mod:`regintel.chat.part_similarity`); a side computation: when it fails, the whole question's cosines."""
+        if language is None:
+            return sources
         try:
-            language = detect_question_language(question, load_glossary())
             return part_aware(question, language, sources, self.search_index.embedder.embed,
                               self.search_index.vectors.vectors)
         except Exception as exc:  # noqa: BLE001 - the grade falls back on the whole question's similarities

@@ -159,22 +159,25 @@ def out_of_domain_level(question: str, sources: Sequence[Source], thresholds: Ev
     """The best-similarity level under which the guardrail may call a question out of domain: the cross-language
     level when the best passage is in another language than the question."""
     thresholds = thresholds or FALLBACK_THRESHOLDS
-    if not sources:
-        return thresholds.out_of_domain_below
-    best = max(sources, key=lambda s: s.similarity)
-    if same_language(detect_language(question), best):
+    if _best_in_question_language(question, sources):
         return thresholds.out_of_domain_below
     return thresholds.cross_out_of_domain_below
 
 
-def strong_evidence_level(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds | None = None) -> float:
+def strong_evidence_level(question: str, sources: Sequence[Source],
+                          thresholds: EvidenceThresholds | None = None) -> float:
     """The best-similarity level at which the evidence is strong (``strong_at``, in the question's language or across
     languages as the best passage is): what it takes to overrule the guardrail classifier's out-of-domain verdict."""
     thresholds = thresholds or FALLBACK_THRESHOLDS
+    return thresholds.levels(_best_in_question_language(question, sources)).strong_at
+
+
+def _best_in_question_language(question: str, sources: Sequence[Source]) -> bool:
+    """Whether the most similar passage is in the question's language (True without passages: the same-language
+    levels apply)."""
     if not sources:
-        return thresholds.same.strong_at
-    best = max(sources, key=lambda s: s.similarity)
-    return thresholds.levels(same_language(detect_language(question), best)).strong_at
+        return True
+    return same_language(detect_language(question), max(sources, key=lambda s: s.similarity))
 
 
 def lexical_support(question: str, source: Source) -> float:

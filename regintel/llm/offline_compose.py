@@ -428,11 +428,11 @@ def parse_passage(source: PromptSource) -> Passage:
                              and segment.start >= before.end and "|" not in before.text + segment.text
                              and (before.text.rstrip()[-1:] not in set(".!?;:") or bool(re.match(r"[a-zà-ÿ]", segment.text))))
     part = _PART_RE.search(source.ref or "")
-    return Passage(source, language, segments, set(tokenize(source.title or "", language))
-                   | set(tokenize(_PART_RE.sub("", source.ref or ""), language))
-                   | set(tokenize(source.heading, language)), article_key(source),
-                   (int(part.group(1)), int(part.group(2))) if part else None,
-                   set(tokenize(source.heading or _PART_RE.sub("", source.ref or ""), language)))
+    ref_terms = set(tokenize(_PART_RE.sub("", source.ref or ""), language))
+    heading_terms = set(tokenize(source.heading, language))
+    return Passage(source, language, segments, set(tokenize(source.title or "", language)) | ref_terms | heading_terms,
+                   article_key(source), (int(part.group(1)), int(part.group(2))) if part else None,
+                   heading_terms if source.heading else ref_terms)
 
 
 # -- scoring ----------------------------------------------------------------------------------------------------------
@@ -637,6 +637,11 @@ class Composer:
         units = self.answer_by_embedding(plan, same_language=True)
         return Selection(units, "embedding" if units else "none")
 
+    def _ask_weights(self, ask: Ask, plan: QuestionPlan, language: str) -> dict[str, float]:
+        """The words of one ask read on its own (the rest of the question does not count), in ``language``."""
+        return _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), language, self.glossary,
+                        self.scorer.idf.keys())
+
     def _side_articles(self, plan: QuestionPlan) -> list[str | None]:
         """The article each side of a comparison is answered from, when one of retrieval's leading articles is
         headed by that side: its heading holds at least ``SIDE_MIN_COVERAGE`` of the words that set this side apart
@@ -666,8 +671,7 @@ class Composer:
         """The words of side ``side`` of a comparison that the other sides do not use, and the other sides' words
         that this side does not use, in ``language``."""
         def words(ask: Ask) -> dict[str, float]:
-            return {t: w for t, w in _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), language, self.glossary,
-                                              self.scorer.idf.keys()).items() if not t.startswith("~")}
+            return {t: w for t, w in self._ask_weights(ask, plan, language).items() if not t.startswith("~")}
         own = words(plan.asks[side])
         others: dict[str, float] = {}
         for n, ask in enumerate(plan.asks):
@@ -686,11 +690,9 @@ class Composer:
         for passage in self.passages:
             language = passage.language
             if language not in distinctive_by_language:
-                own = _weights(ask, QuestionPlan(ask.text, plan.language, [ask]), language, self.glossary,
-                               self.scorer.idf.keys())
+                own = self._ask_weights(ask, plan, language)
                 distinctive_by_language[language] = [
-                    {t: w for t, w in _weights(o, QuestionPlan(o.text, plan.language, [o]), language, self.glossary,
-                                               self.scorer.idf.keys()).items() if t not in own} for o in other]
+                    {t: w for t, w in self._ask_weights(o, plan, language).items() if t not in own} for o in other]
             terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
             if any(d and self.scorer.coverage(terms, d) >= 0.5 for d in distinctive_by_language[language]):
                 found.add(passage.article)
@@ -739,8 +741,7 @@ class Composer:
 
     def _unit_coverage(self, unit: Unit, ask: Ask, plan: QuestionPlan) -> float:
         passage = self.by_index[unit.source.index]
-        weights = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), passage.language,
-                           self.glossary, self.scorer.idf.keys())
+        weights = self._ask_weights(ask, plan, passage.language)
         return self.scorer.coverage({t for s in unit.segments for t in s.terms} | passage.title_terms, weights)
 
     def _answered(self, ask: Ask, plan: QuestionPlan, units: list[Unit]) -> bool:
@@ -753,8 +754,7 @@ class Composer:
             return False
         quoted = [s for u in units for s in u.segments if s.timed or ask.shape != "deadline"]
         for language in {s.language for s in quoted}:
-            focus = _weights(Ask(ask.text, ask.shape), QuestionPlan(ask.text, plan.language, [ask]), language,
-                             self.glossary, self.scorer.idf.keys())
+            focus = self._ask_weights(ask, plan, language)
             if len(focus) >= 2 and self.scorer.coverage({t for s in quoted if s.language == language for t in s.terms},
                                                         focus) >= 0.5:
                 return True
