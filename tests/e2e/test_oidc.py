@@ -101,6 +101,8 @@ def test_an_admin_of_alpha_signs_in_through_the_provider_and_sees_alpha(sso_app,
     screenshot(page, "oidc_admin")
     page.get_by_role("button", name="Sign out").click()
     page.get_by_role("button", name="Sign in with single sign-on").wait_for(timeout=60_000)
+    # the sign-in page is drawn while the signed-in page's last elements still fade out: they go when the run ends
+    page.get_by_text("Signed in as").wait_for(state="detached", timeout=30_000)
     assert "Signed in as" not in page.inner_text("body")
 
 
