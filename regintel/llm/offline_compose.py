@@ -630,7 +630,9 @@ class Composer:
             if not added and len(plan.asks) > 1:
                 # a part no sentence matches by its words (across languages, too few terms carried over): read by
                 # meaning the best-ranked article in another language that no earlier part quoted
-                units += [u for u in self.answer_by_embedding(plan, ask.text, frozenset(quoted_articles))
+                # (a side of a comparison, in the question's language too: the comparison needs its second article)
+                units += [u for u in self.answer_by_embedding(plan, ask.text, frozenset(quoted_articles),
+                                                              same_language=plan.comparison)
                           if not any(_overlaps(u, v) for v in units)]
         if units:
             return Selection(units, "lexical")

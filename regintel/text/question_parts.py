@@ -23,7 +23,15 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"\b(?:en qué|cómo)\s+se\s+(?:diferencia|diferencian|distingue|distinguen|compara|comparan)\s+(?P<a>.+?)\s+"
     r"(?:de|del|con|frente a)\s+(?P<b>.+?)\s*\??$",
     r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<a>.+?)\s+von\s+(?P<b>.+?)\s*\??$",
+    # "How does the ESRS tell apart X from Y?", "distinguer X de Y", "distinguir X de Y"
+    r"\b(?:tells?|telling)\s+apart\s+(?P<a>.+?)\s+from\s+(?P<b>.+?)\s*\??$",
+    r"\bdistinguish(?:es|ing)?\s+(?!between\b)(?P<a>.+?)\s+from\s+(?P<b>.+?)\s*\??$",
+    r"\bdistingu(?:er|e-t-on|e)\s+(?!entre\b)(?P<a>.+?)\s+(?:de la|de l['’]|des|du|de|d['’])\s*(?P<b>.+?)\s*\??$",
+    r"\bdistinguir\s+(?!entre\b)(?P<a>.+?)\s+(?:de la|del|de)\s+(?P<b>.+?)\s*\??$",
 )]
+SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
+# a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
+SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
 _ASK_WORDS = {
     "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
           r"shall|may|has|have|in which|in what|on which|under which|under what|for which|for how long|to whom)",
@@ -39,12 +47,19 @@ SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lan
 
 
 def comparison_sides(question: str) -> list[str]:
-    """The two sides of a comparison ("the difference between X and Y", "how does X differ from Y" -> X, Y); empty
-    when it compares nothing."""
+    """The two sides of a comparison ("the difference between X and Y", "how does X differ from Y" -> X, Y), in the
+    question or in one of its sentences (a case told first, then "how do our duties differ between X and Y? ..."); a
+    further ask coordinated after the second side is left out of it. Empty when it compares nothing."""
     text = " ".join(question.split())
-    comparison = COMPARISON_RE.search(text) or next(filter(None, (p.search(text) for p in DIFFER_FROM_RES)), None)
-    sides = [g for g in comparison.groups() if g] if comparison else []
-    return sides if len(sides) == 2 and all(len(s.split()) <= 12 for s in sides) else []
+    for sentence in [*SENTENCE_END_RE.split(text), text]:  # each of its sentences, then the whole question
+        comparison = COMPARISON_RE.search(sentence) or next(filter(None, (p.search(sentence) for p in DIFFER_FROM_RES)),
+                                                            None)
+        sides = [g for g in comparison.groups() if g] if comparison else []
+        if len(sides) == 2:
+            sides = [sides[0], SIDE_TAIL_RE.sub("", sides[1]).strip()]
+            if all(1 <= len(s.split()) <= 12 and "?" not in s for s in sides):
+                return sides
+    return []
 
 
 def split_question(question: str, language: str) -> list[str]:
