@@ -114,6 +114,24 @@ def test_a_question_naming_a_held_act_is_answered_from_that_act_when_retrieval_l
     assert "be-guidance-oss-fr" in {s.document_id for s in unnamed.sources}, "no act named: no filter"
 
 
+def test_a_question_whether_a_named_act_applies_is_answered_from_its_scope_article(engine, world):
+    """"Does the GDPR apply to a hobby photographer's list of friends?": the case's words lead retrieval to other
+    articles; the GDPR's scope units lead the passages and Article 2 (material scope: "purely personal or household
+    activity") is quoted."""
+    question = "Does the GDPR apply to a hobby photographer who keeps his friends' phone numbers and birthdays on his laptop?"
+    assert world["index"].search(question, k=1).sources[0].ref.split(" (")[0] not in {"Article 2", "Article 3"}
+    _, response = ask(engine, new_conversation(engine, "scope"), question)
+    assert response.response_mode in {"DIRECT", "QUALIFIED"}
+    assert ("eu-gdpr", "Article 2") in {(s.document_id, s.ref.split(" (")[0]) for s in response.cited}, response.answer
+    with world["db"].session() as session:
+        steps = session.get(RagTrace, response.trace_id).steps
+    scope = next(s for s in steps if s["step"] == "scope_retrieval")
+    assert scope["scope_passages"] >= 2 and all(c.startswith("eu-gdpr") for c in scope["leading"])
+    plain = ask(engine, new_conversation(engine, "scope"), "What must a controller do when a personal data breach occurs?")[1]
+    with world["db"].session() as session:
+        assert not any(s["step"] == "scope_retrieval" for s in session.get(RagTrace, plain.trace_id).steps)
+
+
 def test_a_question_nothing_in_the_corpus_addresses_abstains_with_the_closest_passages(engine):
     _, response = ask(engine, new_conversation(engine), "Which vaccines must a cat receive before it travels abroad?")
     assert response.response_mode == "ABSTAIN"

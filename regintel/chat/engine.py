@@ -49,6 +49,7 @@ from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
+from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, scope_chunk_ids, with_scope_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
@@ -221,6 +222,7 @@ class ComplianceEngine:
                     fresh, filters = in_named, {"document_id": documents}
             parts_language = self._parts_language(turn.question)
             fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
+            fresh = self._with_scope_hits(turn.question, named, fresh, trace)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -320,6 +322,34 @@ class ComplianceEngine:
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("part retrieval failed: %s", exc)
             return fresh
+
+    def _with_scope_hits(self, question: str, named: set[str], fresh: list[Source], trace: TraceRecorder) -> list[Source]:
+        """"Does the GDPR apply to ...?": the best passage of the named act's scope units joins the hits
+        (:mod:`regintel.retrieval.scope_search`). A side search: when it fails, the hits stand."""
+        if not named or not fresh or not asks_applicability(question):
+            return fresh
+        try:
+            scope = self._scope_chunks(frozenset(named))
+            if not scope:
+                return fresh
+            with trace.step("scope_retrieval") as record:
+                hits = self.search_index.search(question, k=SCOPE_HITS, filters={"chunk_id": scope}).sources
+                merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
+                record.update(scope_passages=len(scope), leading=[s.chunk_id for s in merged[:2]])
+            return merged
+        except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
+            log.warning("scope retrieval failed: %s", exc)
+            return fresh
+
+    def _scope_chunks(self, titles: frozenset[str]) -> list[str]:
+        """The passages of the scope units of the documents titled ``titles`` (cached per index)."""
+        chunks = self.search_index.chunks
+        if getattr(self, "_scope_for", None) is not chunks:
+            self._scope_cache: dict[frozenset[str], list[str]] = {}
+            self._scope_for = chunks
+        if titles not in self._scope_cache:
+            self._scope_cache[titles] = scope_chunk_ids(chunks.values(), set(titles))
+        return self._scope_cache[titles]
 
     def _graded_by_parts(self, question: str, language: str | None, sources: list[Source]) -> list[Source]:
         """The passages as the evidence grade reads them for a question of several parts

@@ -1,0 +1,69 @@
+"""Retrieval for applicability questions: "Does the GDPR apply to a private person's address book?", "Which
+financial entities are covered by DORA?", "¿Se aplica DORA a los intermediarios de seguros?".
+
+Such a question is answered by the scope provisions of the act it names ("Article 2 — Material scope", "Article 3 —
+Territorial scope", "Article 2 — Scope"), but it is told with the asker's case ("a private person", "a US online
+shop"), and the case's words pull retrieval towards articles that share them (public access to official documents
+for "a private person"). So when a question asks whether a named act applies, that act's scope units are searched
+too and the best passage of each leads the hits (moved up when the hits hold it lower), where the answer composer
+reads its leading articles; the answer still comes from whichever of them addresses the question by its words.
+Measured on the dev split of data/eval (docs/benchmarks.md, session 14): of the six questions that name an act and
+ask whether it applies, one more answered with a gold article, none lost; questions naming no act, or an act
+without a scope unit (the VAT texts), are searched as before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Sequence
+
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.sources import Source
+
+_I = re.IGNORECASE
+# "does X apply / is X applicable / are we covered by / subject to / in scope / fall under", in EN, FR, ES, DE
+APPLICABILITY_RE = re.compile(
+    r"\b(?:apply|applies|applicable|cover|covers|covered|subject to|in scope|within (?:the |its )?scope|"
+    r"falls? (?:under|within)|"
+    r"s['’]appliqu\w*|relève(?:nt)? d[ue]s?|soumis\w* à|"
+    r"champ d['’]application|concerné\w* par|"
+    r"se aplica\w*|aplicable|sujet[oa]s? a|ámbito de aplicación|cubiert[oa]s? por|"
+    r"gilt|gelten|anwendbar|anzuwenden|f[äa]llt\b[^?.]{0,60}\bunter|fallen\b[^?.]{0,60}\bunter|unterliegt|unterliegen|"
+    r"Anwendungsbereich)\b", _I)
+# a unit headed by the act's scope ("Material scope", "Champ d'application"), not "Scope 3 GHG emissions"
+SCOPE_HEADING_RE = re.compile(
+    r"\b(?:scope|champ d['’]application|ámbito de aplicación|anwendungsbereich)\b(?!\s*\d)", _I)
+SCOPE_HITS = 4  # passages searched among the scope units: the best one of each unit leads the hits
+
+
+def asks_applicability(question: str) -> bool:
+    """Whether the question asks if (or to whom) an act applies."""
+    return bool(APPLICABILITY_RE.search(" ".join(question.split())))
+
+
+def scope_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
+    """The passages of the documents titled ``titles`` that belong to a unit headed by the act's scope."""
+    return sorted(c.chunk_id for c in chunks
+                  if c.title in titles and SCOPE_HEADING_RE.search(_unit_heading(c.heading or c.ref)))
+
+
+def _unit_heading(heading: str) -> str:
+    """The unit's own heading ("Article 2 — Material scope" -> "Material scope"; a path keeps its last step)."""
+    return heading.split(" — ", 1)[-1].split("›")[-1]
+
+
+def with_scope_hits(whole: Sequence[Source], scope_hits: Sequence[Source], unit_of: Callable[[Source], str],
+                    k: int) -> list[Source]:
+    """The whole question's top ``k`` hits led by the best passage of each scope unit (in the scope search's order;
+    a passage of that unit already among the hits is moved up instead; the whole question's last hits make room)."""
+    merged = list(whole[:k])
+    leading: list[Source] = []
+    for hit in scope_hits:
+        unit = unit_of(hit)
+        if any(unit_of(s) == unit for s in leading):
+            continue
+        held = next((s for s in merged if unit_of(s) == unit), None)
+        if held is not None:
+            merged.remove(held)
+        leading.append(held or hit)
+    return (leading + merged)[:k]

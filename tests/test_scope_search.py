@@ -1,0 +1,65 @@
+"""Applicability questions lead with the named act's scope provisions (regintel/retrieval/scope_search.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.scope_search import asks_applicability, scope_chunk_ids, with_scope_hits
+from regintel.retrieval.sources import Source
+
+
+def hit(chunk_id: str) -> Source:
+    return Source(chunk_id, "doc", "Act", chunk_id.split("~")[0], "", "text", 85.0, "eu_law", 1.0)
+
+
+def unit(source: Source) -> str:
+    return source.chunk_id.split("~")[0]
+
+
+def chunk(chunk_id: str, title: str, heading: str) -> Chunk:
+    return Chunk(chunk_id, "doc", title, heading.split(" — ")[0], heading, "", "text", "EU", "en", "eu_law", "", 0)
+
+
+@pytest.mark.parametrize("question", [
+    "Does the GDPR apply to a private person keeping an address book?",
+    "Which types of financial entities are covered by DORA?",
+    "Is our small insurance broker subject to DORA?",
+    "Le RGPD s'applique-t-il à une association de quartier ?",
+    "¿Se aplica DORA a los intermediarios de seguros que son pymes?",
+    "Fällt ein Verein mit Mitgliederliste unter die DSGVO?",
+])
+def test_questions_asking_whether_an_act_applies(question):
+    assert asks_applicability(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Within how many hours must a personal data breach be notified?",
+    "Which details must appear on a VAT invoice?",
+    "Quelles conditions l'assujetti doit-il remplir pour déduire la TVA ?",
+])
+def test_other_questions_do_not_ask_about_applicability(question):
+    assert not asks_applicability(question)
+
+
+def test_scope_units_are_those_headed_by_the_acts_scope_in_the_named_documents():
+    chunks = [chunk("g2", "GDPR", "Article 2 — Material scope"), chunk("g3", "GDPR", "Article 3 — Territorial scope"),
+              chunk("g6", "GDPR", "Article 6 — Lawfulness of processing"),
+              chunk("d2", "DORA", "Article 2 — Scope"),
+              chunk("e1", "ESRS", "ANNEX II › Scope 3 GHG emissions"),  # an emissions scope, not the act's
+              chunk("v1", "TVA", "Chapitre II. CHAMP D’APPLICATION")]
+    assert scope_chunk_ids(chunks, {"GDPR"}) == ["g2", "g3"]
+    assert scope_chunk_ids(chunks, {"ESRS", "TVA"}) == ["v1"]
+    assert scope_chunk_ids(chunks, {"DORA"}) == ["d2"]
+
+
+def test_the_best_passage_of_each_scope_unit_leads_the_hits():
+    whole = [hit("A86"), hit("A9~p3"), hit("A35"), hit("A2~p1"), hit("A13")]
+    merged = with_scope_hits(whole, [hit("A2~p2"), hit("A3"), hit("A2~p1")], unit, k=5)
+    # A2 is among the hits already: that passage moves up; A3 is new and the last hit makes room
+    assert [s.chunk_id for s in merged] == ["A2~p1", "A3", "A86", "A9~p3", "A35"]
+
+
+def test_without_scope_hits_the_hits_stand():
+    whole = [hit("A86"), hit("A9")]
+    assert [s.chunk_id for s in with_scope_hits(whole, [], unit, k=5)] == ["A86", "A9"]
