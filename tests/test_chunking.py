@@ -64,6 +64,29 @@ def test_esrs_application_requirements_keep_their_standard_in_the_path():
     assert ar[0].ref.startswith(ar[0].section_path.split(" › ")[-1])
 
 
+def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():
+    """The converted ESRS text writes some requirement labels as plain lines ("Disclosure Requirement S1-8 –
+    Collective bargaining coverage and social dialogue", then paragraph 58): each is a unit of its own, so its
+    paragraphs are cited under its label, not under the requirement before it (S1-7)."""
+    chunks = corpus_chunks("eu-esrs")
+    s18 = [c for c in chunks if "Disclosure Requirement S1-8 – Collective bargaining" in c.ref]
+    assert s18 and "collective bargaining agreements" in s18[0].text
+    s17 = [c for c in chunks if "Disclosure Requirement S1-7 – Characteristics of non-employees" in c.ref]
+    assert s17 and not any("Collective bargaining" in c.text for c in s17)
+    payment = [c for c in chunks if c.ref.startswith("ESRS G1 - BUSINESS CONDUCT › Disclosure Requirement G1-6")]
+    assert payment, "a label keeps its standard as parent, like its sibling requirements"
+
+
+def test_a_list_of_requirement_labels_stays_text():
+    """A table of contents (labels one after another, no numbered paragraph after the last) makes no units."""
+    text = ("# Standard\n\n## Disclosure Requirements\n\nDisclosure Requirement E1-1 – Transition plan\n"
+            "Disclosure Requirement E1-2 – Policies\n\n## Objective\n\n1. The objective is to report.\n\n"
+            "Disclosure Requirement E1-3 – Actions and resources\n\n2. The undertaking shall disclose its actions.\n")
+    refs = [c.ref for c in chunk_document(doc("esrs"), text)]
+    assert not any("E1-1" in r or "E1-2" in r for r in refs if "Disclosure Requirements" not in r)
+    assert any(r.endswith("Disclosure Requirement E1-3 – Actions and resources") for r in refs), refs
+
+
 def test_guidance_question_headings_become_refs():
     chunks = corpus_chunks("be-guidance-asbl-tva-fr")
     assert any("Une ASBL est-elle assujettie à la TVA ?" in c.ref for c in chunks)

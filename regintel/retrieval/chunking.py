@@ -38,6 +38,10 @@ from regintel.retrieval.corpus import CorpusDocument
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
 PAGE_MARKER_RE = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$")
+# A requirement's label written as a plain line in a converted PDF ("Disclosure Requirement S1-8 – Collective
+# bargaining coverage and social dialogue", the ESRS), where its siblings are markdown headings
+LABEL_HEADING_RE = re.compile(r"^Disclosure Requirements?\s+[A-Z0-9]{1,4}\s*[-–]\s*\d{1,2}\b.{0,200}$")
+NUMBERED_START_RE = re.compile(r"^(?:\d{1,3}[a-z]?\.|AR\s+\d{1,3}[a-z]?\.?)\s+\S")
 EURLEX_URL_RE = re.compile(r"^https?://(?:www\.)?eur-lex\.europa\.eu/", re.IGNORECASE)
 PAGE_MARKERS_RE = re.compile(r"^\s*<!--\s*page\s+\d+\s*-->\s*$", re.MULTILINE)
 ARTICLE_RE = re.compile(
@@ -181,6 +185,39 @@ class DocumentUnit:
         return sum(len(p) for p in self.paragraphs) + 2 * max(len(self.paragraphs) - 1, 0)
 
 
+def promote_label_headings(lines: list[str]) -> list[str]:
+    """Lines that label a requirement without markdown ("Disclosure Requirement S1-8 – …" standing alone, its
+    numbered paragraphs after it) become headings: at the level of the requirement heading before them, else one
+    level below the current heading. A list of labels (a table of contents: lines one after another, no numbered
+    paragraph after the last) stays text."""
+    out: list[str] = []
+    level, label_level = 1, None
+    for number, line in enumerate(lines):
+        heading = HEADING_RE.match(line)
+        if heading:
+            level = len(heading.group(1))
+            label_level = level if LABEL_HEADING_RE.match(clean_heading(heading.group(2))) else None
+            out.append(line)
+            continue
+        stripped = line.strip()
+        alone = (number == 0 or not lines[number - 1].strip()) and (number + 1 == len(lines) or not lines[number + 1].strip())
+        if alone and LABEL_HEADING_RE.match(stripped) and NUMBERED_START_RE.match(_next_text(lines, number + 1)):
+            promoted = label_level or max(level, 2)
+            out.append(f"{'#' * promoted} {stripped}")
+            label_level = level = promoted
+            continue
+        out.append(line)
+    return out
+
+
+def _next_text(lines: list[str], start: int) -> str:
+    """The first non-blank line from ``start`` (page markers skipped), stripped; "" at the end."""
+    for line in lines[start:]:
+        if line.strip() and not PAGE_MARKER_RE.match(line):
+            return line.strip()
+    return ""
+
+
 def parse_units(text: str) -> list[DocumentUnit]:
     """Split markdown into heading units, tracking the path of structural ancestors."""
     units: list[DocumentUnit] = []
@@ -194,7 +231,7 @@ def parse_units(text: str) -> list[DocumentUnit]:
         if paragraph:
             current.paragraphs.append(paragraph)
 
-    for line in text.splitlines():
+    for line in promote_label_headings(text.splitlines()):
         match = HEADING_RE.match(line)
         if not match:
             if PAGE_MARKER_RE.match(line):
