@@ -49,10 +49,10 @@ from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
-from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, scope_chunk_ids, with_scope_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
+from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, scope_chunk_ids, with_scope_hits
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
@@ -324,7 +324,7 @@ class ComplianceEngine:
             return fresh
 
     def _with_scope_hits(self, question: str, named: set[str], fresh: list[Source], trace: TraceRecorder) -> list[Source]:
-        """"Does the GDPR apply to ...?": the best passage of the named act's scope units joins the hits
+        """"Does the GDPR apply to ...?": the best passage of each of the named act's scope units leads the hits
         (:mod:`regintel.retrieval.scope_search`). A side search: when it fails, the hits stand."""
         if not named or not fresh or not asks_applicability(question):
             return fresh

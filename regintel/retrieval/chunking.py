@@ -187,9 +187,10 @@ class DocumentUnit:
 
 def promote_label_headings(lines: list[str]) -> list[str]:
     """Lines that label a requirement without markdown ("Disclosure Requirement S1-8 – …" standing alone, its
-    numbered paragraphs after it) become headings: at the level of the requirement heading before them, else one
-    level below the current heading. A list of labels (a table of contents: lines one after another, no numbered
-    paragraph after the last) stays text."""
+    numbered paragraphs after it) become headings: at the level of the requirement heading before them, else at the
+    level of the current heading (its sibling: a converted PDF's stray headings such as "45." are no parent of a
+    requirement). A list of labels (a table of contents: lines one after another, no numbered paragraph after the
+    last) stays text."""
     out: list[str] = []
     level, label_level = 1, None
     for number, line in enumerate(lines):
