@@ -67,10 +67,17 @@ def words(text: str) -> list[str]:
     return TOKEN_RE.findall(fold(text))
 
 
+# An acronym that is a stop word once lower-cased ("an IT outage", "our IT provider", "IT-Vorfall") would vanish from
+# the tokens; the regulations call it ICT ("ICT-related incident", "ICT third-party service provider").
+STOPWORD_ACRONYMS = {"IT": "ICT"}
+_STOPWORD_ACRONYM_RE = re.compile(r"\b(" + "|".join(STOPWORD_ACRONYMS) + r")\b")
+
+
 def tokenize(text: str, language: str | None = None) -> list[str]:
     """BM25 tokens of a text: folded words minus stop words, stemmed in the text's language (detected when
-    ``language`` is None or not supported)."""
+    ``language`` is None or not supported); an acronym that would be a stop word reads as its regulatory name."""
     language = language if language in SUPPORTED_LANGUAGES else detect_language(text)
     stop = _folded_stopwords(language)
+    text = _STOPWORD_ACRONYM_RE.sub(lambda m: STOPWORD_ACRONYMS[m.group(1)], text)
     words = [w for w in TOKEN_RE.findall(fold(text)) if w not in stop]
     return _stemmer(language).stemWords(words)

@@ -1,0 +1,20 @@
+"""BM25 tokens (regintel/text/analysis.py): an acronym that is a stop word once lower-cased is kept."""
+
+from __future__ import annotations
+
+from regintel.retrieval.bm25_index import BM25Index
+from regintel.text.analysis import tokenize
+
+
+def test_it_as_an_acronym_reads_as_the_regulations_ict_and_the_pronoun_stays_a_stop_word():
+    assert tokenize("A major IT outage hit our IT provider", "en") == ["major", "ict", "outag", "hit", "ict", "provid"]
+    assert tokenize("ein IT-Vorfall", "de") == ["ict", "vorfall"]
+    assert tokenize("it is what it is", "en") == []
+
+
+def test_a_question_about_an_it_provider_finds_the_ict_passage():
+    index = BM25Index()
+    index.build(["services", "ict"], ["A provider of services, the provider.",
+                                      "Financial entities shall monitor each ICT provider and their ICT systems."],
+                ["en", "en"])
+    assert index.search("Who counts as an IT provider?", 2)[0][0] == "ict"  # without the acronym: "services"
