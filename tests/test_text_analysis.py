@@ -18,3 +18,10 @@ def test_a_question_about_an_it_provider_finds_the_ict_passage():
                                       "Financial entities shall monitor each ICT provider and their ICT systems."],
                 ["en", "en"])
     assert index.search("Who counts as an IT provider?", 2)[0][0] == "ict"  # without the acronym: "services"
+
+
+def test_lawful_is_not_folded_into_law():
+    """Snowball stems "lawful" to "law": a question on the lawfulness of processing then matched "Member State law"."""
+    assert tokenize("Processing shall be lawful; Member State law", "en") == ["process", "shall", "lawful", "member",
+                                                                             "state", "law"]
+    assert tokenize("lawfulness, lawfully, unlawfully", "en") == ["lawful", "lawful", "unlawful"]

@@ -67,6 +67,11 @@ def words(text: str) -> list[str]:
     return TOKEN_RE.findall(fold(text))
 
 
+# Words the Snowball stemmer folds into another legal concept: "lawful", "lawfulness" and "lawfully" become "law", so
+# a question on the lawfulness of processing matched "Union or Member State law" as well as "processing shall be
+# lawful"
+STEM_EXCEPTIONS = {"en": {w: "lawful" for w in ("lawful", "lawfully", "lawfulness")}
+                   | {w: "unlawful" for w in ("unlawful", "unlawfully", "unlawfulness")}}
 # An acronym that is a stop word once lower-cased ("an IT outage", "our IT provider", "IT-Vorfall") would vanish from
 # the tokens; the regulations call it ICT ("ICT-related incident", "ICT third-party service provider").
 STOPWORD_ACRONYMS = {"IT": "ICT"}
@@ -80,4 +85,8 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
     stop = _folded_stopwords(language)
     text = _STOPWORD_ACRONYM_RE.sub(lambda m: STOPWORD_ACRONYMS[m.group(1)], text)
     words = [w for w in TOKEN_RE.findall(fold(text)) if w not in stop]
-    return _stemmer(language).stemWords(words)
+    stems = _stemmer(language).stemWords(words)
+    exceptions = STEM_EXCEPTIONS.get(language)
+    if exceptions:
+        stems = [exceptions.get(w, s) for w, s in zip(words, stems)]
+    return stems
