@@ -650,16 +650,14 @@ class Composer:
         from the other ("Simplified ICT risk management framework" for "the simplified framework" against "the full
         framework"; "Impact materiality" against "financial materiality") and fewer of the other side's. None
         leaves the side to word matching over the passages."""
-        leading: list[Passage] = []
-        for passage in sorted(self.passages, key=self._rank_of):
-            if passage.article not in {p.article for p in leading}:
-                leading.append(passage)
-        leading = leading[:SIDE_ARTICLES]
+        leading = self._first_passage_of_each_article()[:SIDE_ARTICLES]
         chosen: list[str | None] = []
-        for side, ask in enumerate(plan.asks):
+        for side in range(len(plan.asks)):
+            distinctive = {language: self._distinctive_weights(plan, side, language)
+                           for language in {p.language for p in leading}}
             best, best_coverage = None, SIDE_MIN_COVERAGE
             for passage in leading:
-                own, other = self._distinctive_weights(plan, side, passage.language)
+                own, other = distinctive[passage.language]
                 if not own:
                     continue
                 coverage = self.scorer.coverage(passage.heading_terms, own)
@@ -667,6 +665,13 @@ class Composer:
                     best, best_coverage = passage.article, coverage
             chosen.append(best)
         return chosen
+
+    def _first_passage_of_each_article(self) -> list[Passage]:
+        """Retrieval's articles in its order, each by its best-ranked passage."""
+        first: dict[str, Passage] = {}
+        for passage in sorted(self.passages, key=self._rank_of):
+            first.setdefault(passage.article, passage)
+        return list(first.values())
 
     def _distinctive_weights(self, plan: QuestionPlan, side: int, language: str) \
             -> tuple[dict[str, float], dict[str, float]]:
@@ -824,12 +829,8 @@ class Composer:
         language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85)."""
         if LEADING_ARTICLES <= 0:
             return
-        ordered = sorted(self.passages, key=self._rank_of)
-        leading: list[str] = []
-        for passage in ordered:
-            if passage.article not in leading:
-                leading.append(passage.article)
-        first = ordered[0]
+        leading = [p.article for p in self._first_passage_of_each_article()]
+        first = min(self.passages, key=self._rank_of)
         if first.language != question_language and any(
                 passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
             leading = leading[:1]  # across languages word matching cannot rank articles: retrieval's first answers

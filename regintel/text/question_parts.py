@@ -51,7 +51,7 @@ def comparison_sides(question: str) -> list[str]:
     question or in one of its sentences (a case told first, then "how do our duties differ between X and Y? ..."); a
     further ask coordinated after the second side is left out of it. Empty when it compares nothing."""
     text = " ".join(question.split())
-    for sentence in [*SENTENCE_END_RE.split(text), text]:  # each of its sentences, then the whole question
+    for sentence in dict.fromkeys([*SENTENCE_END_RE.split(text), text]):  # each sentence, then the whole question
         comparison = COMPARISON_RE.search(sentence) or next(filter(None, (p.search(sentence) for p in DIFFER_FROM_RES)),
                                                             None)
         sides = [g for g in comparison.groups() if g] if comparison else []
