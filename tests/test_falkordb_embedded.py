@@ -121,3 +121,42 @@ def test_a_server_alive_but_not_answering_is_reported_and_never_killed(tmp_path)
         os.kill(pid, signal.SIGCONT)
     assert rules(FalkorDBStore("g", server=EmbeddedFalkorDB(tmp_path))) == {"kept"}
     server.shutdown(save=False)
+
+
+def test_a_query_to_a_server_that_stops_answering_fails_in_time_instead_of_hanging(tmp_path):
+    """A connection already open to a server that then stops answering (stopped, wedged) ends in GraphUnavailable
+    after the store's timeout; before, the read waited forever and held the page or the worker with it."""
+    import threading
+
+    server = EmbeddedFalkorDB(tmp_path)
+    store = FalkorDBStore("g", server=server, timeout=1)
+    connected, stopped = threading.Event(), threading.Event()
+    outcome: list[BaseException | None] = []
+
+    def write_then_read() -> None:  # connections are per thread: the read goes through the connection the write opened
+        GraphWriteService(store).upsert_nodes("Rule", [{"key": "kept", "title": "x"}])
+        connected.set()
+        stopped.wait(30)
+        try:
+            rules(store)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            outcome.append(exc)
+
+    reader = threading.Thread(target=write_then_read, daemon=True)
+    reader.start()
+    assert connected.wait(30)
+    pid = server.pid()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        stopped.set()
+        reader.join(timeout=30)
+        assert not reader.is_alive(), "the query still waits for the stopped server"
+        assert isinstance(outcome[0], GraphUnavailable) and "did not answer within 1 s" in str(outcome[0]), outcome
+        assert time.monotonic() - started < 10
+        assert server.running_pid() == pid, "a slow server is reported, never killed"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert rules(store) == {"kept"}  # the next query reconnects
+    server.shutdown(save=False)

@@ -17,6 +17,10 @@ from regintel.graph.store import GraphQueryError, GraphStore, GraphUnavailable, 
 # for the worker), not as a bad query whose concepts would be dropped
 UNAVAILABLE_REPLIES = ("MISCONF", "LOADING")
 
+# a server that accepted a query and never answers (stopped, wedged) must not hold a page or a worker forever;
+# generous, since one atomic write of a large ingestion batch takes seconds on a small machine
+QUERY_TIMEOUT_SECONDS = 120.0
+
 
 def _plain(value: Any) -> Any:
     """FalkorDB Node/Edge objects become property dicts; lists are converted element by element."""
@@ -54,10 +58,12 @@ class FalkorDBStore(GraphStore):
     dialect = "falkordb"
 
     def __init__(self, graph_name: str = "regintel", server: EmbeddedFalkorDB | None = None,
-                 host: str = "", port: int = 6379, password: str = "") -> None:
+                 host: str = "", port: int = 6379, password: str = "",
+                 timeout: float = QUERY_TIMEOUT_SECONDS) -> None:
         self.graph_name = graph_name
         self.server = server
         self.host, self.port, self.password = host, port, password
+        self.timeout = timeout
         self._local = threading.local()
         self._schema_ready = False
 
@@ -69,9 +75,10 @@ class FalkorDBStore(GraphStore):
         if db is None:
             if self.server is not None:
                 socket = self.server.ensure_running()
-                db = FalkorDB(unix_socket_path=str(socket))
+                db = FalkorDB(unix_socket_path=str(socket), socket_timeout=self.timeout, socket_connect_timeout=5)
             else:
-                db = FalkorDB(host=self.host, port=self.port, password=self.password or None)
+                db = FalkorDB(host=self.host, port=self.port, password=self.password or None,
+                              socket_timeout=self.timeout, socket_connect_timeout=5)
             self._local.db = db
         return db
 
@@ -79,13 +86,18 @@ class FalkorDBStore(GraphStore):
         self._local.db = None
 
     def _call(self, fn):
-        """Run fn(graph) once; on a connection failure, restart/reconnect and try exactly once more."""
+        """Run fn(graph) once; on a connection failure, restart/reconnect and try exactly once more. A query
+        the server took and did not answer in time is not retried: it may still run (a write would apply twice),
+        and a wedged server would hold the caller for a second timeout."""
         import redis
 
         for attempt in (1, 2):
             try:
                 return fn(self._db().select_graph(self.graph_name))
-            except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError, ConnectionRefusedError) as exc:
+            except redis.TimeoutError as exc:
+                self._reset()
+                raise GraphUnavailable(f"The graph server did not answer within {self.timeout:g} s: {exc}") from exc
+            except (redis.ConnectionError, FileNotFoundError, ConnectionRefusedError) as exc:
                 self._reset()
                 if attempt == 2 or self.server is None:
                     raise GraphUnavailable(f"The graph server is not reachable: {exc}") from exc

@@ -174,6 +174,24 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
+def pick_option(page, box_name: str, typed: str, option_name: str, attempts: int = 3) -> None:
+    """Choose an option of a Streamlit select box by typing part of it (the dropdown draws only the options in view)
+    and clicking it; a rerun of the page that closes the open dropdown (live pages redraw) is retried."""
+    box = page.get_by_role("combobox", name=box_name)
+    option = page.get_by_role("option", name=option_name, exact=False).first
+    for attempt in range(attempts):
+        box.click()
+        box.fill(typed)
+        try:
+            option.wait_for(timeout=15_000)
+            option.click(timeout=15_000)
+            return
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 GRADE = re.compile(r"^(DIRECT|QUALIFIED|ABSTAIN)$")
 
 

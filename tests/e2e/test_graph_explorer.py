@@ -14,7 +14,7 @@ from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.runtime import RegIntel
-from tests.e2e.conftest import StreamlitApp, app_env, screenshot, wait_until_drawn
+from tests.e2e.conftest import StreamlitApp, app_env, pick_option, screenshot, wait_until_drawn
 
 HOSTILE = ['<img src=x onerror=alert(1)>', '"; MATCH (n) DETACH DELETE n //']
 
@@ -138,8 +138,7 @@ def test_a_curator_merges_a_duplicate_and_the_next_chat_turn_links_the_survivor(
     page.goto(f"{app.url}/Graph_Explorer?focus={quote(LOSER, safe='')}")
     page.get_by_text("Curate this concept (curators)").click()
     page.get_by_text("Merge into another concept").click()
-    page.get_by_role("combobox", name="Surviving concept").click()
-    page.get_by_role("option", name="Intra-Community distance sales", exact=False).first.click()
+    pick_option(page, "Surviving concept", "Intra-Community distance", "Intra-Community distance sales")
     page.get_by_role("textbox", name="Why (kept in the audit trail)").fill("duplicate of the English label")
     page.get_by_role("button", name="Apply").click()
     page.get_by_text("Done: the change is in the graph and in the audit trail.").wait_for(timeout=30_000)
