@@ -130,6 +130,22 @@ def test_index_text_carries_document_and_section_context():
     assert chunk.index_text.startswith("GDPR — Article 33 — Notification of a personal data breach")
 
 
+def test_an_untitled_article_is_labelled_with_its_chapter_and_section_for_the_answer_step():
+    directive = corpus_chunks("eu-vat-directive-fr")
+    article132 = by_ref(directive, "Article 132")
+    assert article132 and all(c.label == "Article 132 (TITRE IX - EXONÉRATIONS › CHAPITRE 2 - Exonérations en faveur "
+                                          "de certaines activités d'intérêt général)" for c in article132)
+    assert by_ref(directive, "Article 44")[0].label == ("Article 44 (CHAPITRE 3 - Lieu des prestations de services › "
+                                                        "Section 2 - Règles générales)")  # the chapter and section
+    bis = [c for c in directive if c.heading == "Article 14 bis"]
+    assert bis and bis[0].label.startswith("Article 14 bis (")
+    assert article132[0].embed_text.startswith("Article 132\n") and "Exonérations" not in article132[0].index_text.split("\n")[0]
+    gdpr = by_ref(corpus_chunks("eu-gdpr"), "Article 6")[0]
+    assert gdpr.label == gdpr.heading == "Article 6 — Lawfulness of processing"  # a titled article keeps its title
+    pathless = Chunk("d#art-9", "d", "T", "Article 9", "Article 9", "", "text", "EU", "fr", "eu_law", "", 0)
+    assert pathless.label == "Article 9"
+
+
 # -- definitions: one unit per defined term --------------------------------------------------------------------
 def definitions_of(chunks: list[Chunk], article: str) -> list[Chunk]:
     return [c for c in chunks if is_definition(c) and c.ref.startswith(article + "(")]

@@ -413,3 +413,14 @@ def test_every_passage_is_persisted_with_full_text_and_the_trace_has_every_step(
     json.dumps(trace.steps)  # the trace is plain JSON
     restored = engine.repo.turns(ids[0], ids[2])[-1].response
     assert restored.response_mode == response.response_mode and [s.used for s in restored.sources] == [s.used for s in response.sources]
+
+
+def test_an_untitled_french_article_reaches_the_answer_step_with_its_chapter_and_section(world):
+    """The French VAT articles have no titles ("Article 132"): the passage handed to the answer step carries the
+    headings of its chapter and section, its only topical words; searching did not change."""
+    sources = world["index"].search("Les États membres exonèrent l'hospitalisation et les soins médicaux", k=8,
+                                    filters={"document_id": ["eu-vat-directive-fr"]}).sources
+    directive = [s for s in sources if s.document_id == "eu-vat-directive-fr" and s.ref.startswith("Article 132")]
+    assert directive, [s.ref for s in sources]
+    assert directive[0].heading == ("Article 132 (TITRE IX - EXONÉRATIONS › CHAPITRE 2 - Exonérations en faveur de "
+                                    "certaines activités d'intérêt général)")

@@ -80,7 +80,7 @@ class ArticleSiblings:
         return Source(chunk_id=chunk.chunk_id, document_id=chunk.document_id, title=chunk.title, ref=chunk.ref,
                       url=chunk.source_url, text=chunk.text, similarity=hit.similarity,
                       authority_level=chunk.authority_level, authority_score=authority_score(chunk.authority_level),
-                      jurisdiction=chunk.jurisdiction, language=chunk.language, heading=chunk.heading,
+                      jurisdiction=chunk.jurisdiction, language=chunk.language, heading=chunk.label,
                       fused_score=hit.fused_score, extra={"widened_from": hit.chunk_id},
                       page=chunk.page or None, version=hit.version, last_verified=hit.last_verified,  # same document
                       deprecated=hit.deprecated, currency_warning=hit.currency_warning)

@@ -80,6 +80,12 @@ DEFINING_RE = re.compile(r"^\s*(?:[,:]|means\b|shall mean\b|désigne\b|s['’]en
 INLINE_DEFINITION_SPLIT_RE = re.compile(r"(?<=[:;.])\s+(?=(?:\(\d{1,3}[a-z]?\)|\d{1,3}[a-z]?\))\s*[‘“«„\"])")
 
 
+# "Article 132", "Article 6 bis", "Art. 44": a heading that is only an article's number (no title after it)
+UNTITLED_ARTICLE_RE = re.compile(r"(?:article|artikel|artículo|art\.)\s+\S+(?:\s+(?:bis|ter|quater|quinquies|sexies|"
+                                 r"septies|octies|nonies|decies))?", re.IGNORECASE)
+CONTEXT_HEADINGS = 2  # the chapter and section of an untitled article (the title above them is too broad)
+
+
 def is_definition(chunk: "Chunk") -> bool:
     """Whether a chunk is one definition (or a few tiny ones) of a definitions article."""
     return "~def-" in chunk.chunk_id
@@ -125,6 +131,18 @@ class Chunk:
     def parent_id(self) -> str:
         """The unit this chunk is a part of; records written before ``parent`` existed fall back on the id."""
         return self.parent or self.chunk_id.split("~", 1)[0]
+
+    @property
+    def label(self) -> str:
+        """The heading the answer step reads (a model's prompt, the offline composer, the evidence check). An
+        untitled article ("Article 132": most articles of the French VAT Directive and Implementing Regulation)
+        takes the headings of the chapter and section it sits in ("Article 132 (TITRE IX - EXONÉRATIONS › CHAPITRE 2 -
+        Exonérations en faveur de certaines activités d'intérêt général)"), its only topical words; a titled one
+        ("Article 6 — Lawfulness of processing") keeps its own. Search does not read it: in what is indexed and
+        embedded the chapter's words made every article of a chapter alike (dev answers -3 / -2, docs/benchmarks.md)."""
+        if self.section_path and self.heading and UNTITLED_ARTICLE_RE.fullmatch(self.heading):
+            return f"{self.heading} ({' › '.join(self.section_path.split(' › ')[-CONTEXT_HEADINGS:])})"
+        return self.heading
 
     @property
     def index_text(self) -> str:

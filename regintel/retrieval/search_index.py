@@ -463,7 +463,7 @@ class SearchIndex:
                     authority_score=authority_score(chunk.authority_level),
                     jurisdiction=chunk.jurisdiction,
                     language=chunk.language,
-                    heading=chunk.heading,
+                    heading=chunk.label,
                     fused_score=round(fused_score, 6),
                     dense_rank=dense_rank.get(chunk_id),
                     bm25_rank=bm25_rank.get(chunk_id),
