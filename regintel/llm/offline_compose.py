@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
 from regintel.text.asked_terms import asked_term
+from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
 from regintel.text.question_parts import comparison_sides, split_question
@@ -788,7 +789,7 @@ class Composer:
             eligible = passage.language in usable and (named is None or passage.source.index in named) \
                 and passage.article not in exclude
             passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
-        self._keep_leading_articles(passage_coverage, plan.language)
+        self._keep_leading_articles(passage_coverage, plan)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
         scored = [s for s in scored if s.score > 0]
@@ -817,7 +818,7 @@ class Composer:
                                   limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
-    def _keep_leading_articles(self, passage_coverage: dict[int, float], question_language: str) -> None:
+    def _keep_leading_articles(self, passage_coverage: dict[int, float], plan: QuestionPlan) -> None:
         """Answer from retrieval's leading articles when they address the question: the first ``LEADING_ARTICLES``
         articles in context order (retrieval's order, which weighs meaning where sentence matching only sees
         words) keep their passages' coverage, and the others drop out, provided one leading passage reaches
@@ -826,9 +827,19 @@ class Composer:
         When retrieval's first passage is in another language than the question and addresses it, its article alone
         is kept: a passage in the question's language matches on all of its words, one in another language only on
         the terms the legal term list carries over, so word matching would prefer any article in the question's
-        language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85)."""
+        language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85).
+        An applicability question ("Does the GDPR apply to a private person's address book?") led by the act's scope
+        articles is answered from them alone, whatever its words match: they say to what the act applies, and the
+        question's own words ("address book", "friends") are found, if anywhere, in articles on other matters."""
         if LEADING_ARTICLES <= 0:
             return
+        scope = self._leading_scope_articles(plan)
+        if scope:
+            for passage in self.passages:
+                if passage.article not in scope:
+                    passage_coverage[passage.source.index] = 0.0
+            return
+        question_language = plan.language
         leading = [p.article for p in self._first_passage_of_each_article()]
         first = min(self.passages, key=self._rank_of)
         if first.language != question_language and any(
@@ -840,6 +851,18 @@ class Composer:
         for passage in self.passages:
             if passage.article not in leading:
                 passage_coverage[passage.source.index] = 0.0
+
+    def _leading_scope_articles(self, plan: QuestionPlan) -> set[str]:
+        """The scope articles ("Material scope", "Territorial scope", "Champ d'application") at the head of the
+        context of a question asking whether or to whom an act applies; empty otherwise."""
+        if not asks_applicability(plan.question):
+            return set()
+        scope: set[str] = set()
+        for passage in self._first_passage_of_each_article():
+            if not is_scope_heading(passage.source.heading or passage.source.ref):
+                break
+            scope.add(passage.article)
+        return scope
 
     def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:
         """A point of a list is worth as much as its lead-in addresses the question (a point of another list is not

@@ -44,7 +44,12 @@ def asks_applicability(question: str) -> bool:
 def scope_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
     """The passages of the documents titled ``titles`` that belong to a unit headed by the act's scope."""
     return sorted(c.chunk_id for c in chunks
-                  if c.title in titles and SCOPE_HEADING_RE.search(_unit_heading(c.heading or c.ref)))
+                  if c.title in titles and is_scope_heading(c.heading or c.ref))
+
+
+def is_scope_heading(heading: str) -> bool:
+    """Whether a unit's heading says it is an act's scope ("Article 2 — Material scope"; not "Scope 3 emissions")."""
+    return bool(SCOPE_HEADING_RE.search(_unit_heading(heading)))
 
 
 def _unit_heading(heading: str) -> str:
