@@ -225,6 +225,17 @@ def test_the_calibrated_levels_decide_instead_of_the_constants():
     assert not analyse_evidence(QUESTION, [source(88.8), source(80.0), source(79.0)], thresholds=CALIBRATED).sufficient
 
 
+def test_an_applicability_question_led_by_the_acts_scope_article_is_answered_however_weak_the_similarity():
+    """"Which financial entities are covered by DORA?": the scope article, a long list of entity types, is far by
+    similarity from the question's few words. Led by it (the engine's scope step), the question is answered with the
+    weak evidence said; without it, it abstains as before."""
+    question = "Which financial entities are covered by DORA?"
+    scope = [source(79.1, heading="Article 2 — Scope", document_id="eu-dora", title="DORA"), source(79.4), source(80.3)]
+    led = analyse_evidence(question, scope, thresholds=CALIBRATED, scope_led=True)
+    assert led.sufficient and "LOW_SIMILARITY" in led.concerns and led.concerns.count("LOW_SIMILARITY") == 1
+    assert analyse_evidence(question, scope, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
+
+
 def test_a_passage_in_another_language_is_judged_with_the_cross_language_levels():
     spanish = "¿Cuándo debe el responsable notificar una violación de la seguridad de los datos personales?"
     english_passages = [source(80.5), source(79.0), source(78.5), source(78.0), source(77.0)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.scope_search import asks_applicability, scope_chunk_ids, with_scope_hits
+from regintel.retrieval.scope_search import asks_applicability, led_by_scope, scope_chunk_ids, with_scope_hits
 from regintel.retrieval.sources import Source
 
 
@@ -28,6 +28,7 @@ def chunk(chunk_id: str, title: str, heading: str) -> Chunk:
     "Le RGPD s'applique-t-il à une association de quartier ?",
     "¿Se aplica DORA a los intermediarios de seguros que son pymes?",
     "Fällt ein Verein mit Mitgliederliste unter die DSGVO?",
+    "Which entities does DORA cover?",
 ])
 def test_questions_asking_whether_an_act_applies(question):
     assert asks_applicability(question)
@@ -37,6 +38,7 @@ def test_questions_asking_whether_an_act_applies(question):
     "Within how many hours must a personal data breach be notified?",
     "Which details must appear on a VAT invoice?",
     "Quelles conditions l'assujetti doit-il remplir pour déduire la TVA ?",
+    "What must a threat-led penetration test under DORA cover?",  # content, not applicability
 ])
 def test_other_questions_do_not_ask_about_applicability(question):
     assert not asks_applicability(question)
@@ -63,3 +65,16 @@ def test_the_best_passage_of_each_scope_unit_leads_the_hits():
 def test_without_scope_hits_the_hits_stand():
     whole = [hit("A86"), hit("A9")]
     assert [s.chunk_id for s in with_scope_hits(whole, [], unit, k=5)] == ["A86", "A9"]
+
+
+def test_led_by_scope_needs_an_applicability_question_and_a_scope_article_first():
+    from dataclasses import replace
+
+    scope = replace(hit("eu-dora#art-2~p1"), heading="Article 2 — Scope")
+    other = replace(hit("eu-dora#art-26"), heading="Article 26 — Advanced testing of ICT tools")
+    scope3 = replace(hit("eu-esrs#e1-6"), heading="Disclosure Requirement E1-6 › Scope 3 GHG emissions")
+    assert led_by_scope("Which financial entities are covered by DORA?", [scope, other])
+    assert not led_by_scope("Which financial entities are covered by DORA?", [other, scope])
+    assert not led_by_scope("What must a threat-led penetration test cover?", [scope, other])
+    assert not led_by_scope("Does the ESRS apply to Scope 3 emissions?", [scope3])
+    assert not led_by_scope("Which financial entities are covered by DORA?", [])

@@ -52,7 +52,7 @@ from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
-from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, scope_chunk_ids, with_scope_hits
+from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, led_by_scope, scope_chunk_ids, with_scope_hits
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
@@ -254,7 +254,9 @@ class ComplianceEngine:
             analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
-                                        or self._continues_answered_topic(turn, decision))
+                                        or self._continues_answered_topic(turn, decision),
+                                        scope_led=not decision.reuse_previous and bool(self._named_titles(coverage))
+                                        and led_by_scope(turn.question, graded_sources))
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())

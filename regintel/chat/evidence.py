@@ -112,11 +112,15 @@ def is_ambiguous(question: str) -> bool:
 
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
-                     thresholds: EvidenceThresholds | None = None, on_corpus: bool = False) -> EvidenceAnalysis:
+                     thresholds: EvidenceThresholds | None = None, on_corpus: bool = False,
+                     scope_led: bool = False) -> EvidenceAnalysis:
     """Grade the retrieved passages of a turn against the corpus's calibrated ``thresholds`` (the ObliQA constants
     when None). Each passage is judged with the levels of its language pair (in the question's language or not).
     A follow-up is judged on the context it reuses, not on its own words. ``on_corpus``: the question names an
-    act the corpus holds (weak evidence then qualifies the answer instead of stopping it); a follow-up is."""
+    act the corpus holds (weak evidence then qualifies the answer instead of stopping it); a follow-up is.
+    ``scope_led``: the question asks whether (or to whom) an act the corpus holds applies and that act's scope
+    article leads the passages: it answers, however far a long list of covered entities is from the question's
+    few words by similarity ("Which financial entities are covered by DORA?"), with the weak evidence said."""
     on_corpus = on_corpus or follow_up
     levels_of = _levels_by_passage(question, sources, thresholds or FALLBACK_THRESHOLDS)
     similarities = sorted((s.similarity for s in sources), reverse=True)
@@ -130,15 +134,17 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     if not follow_up and is_ambiguous(question):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
-        return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
+        if not scope_led:
+            return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
+        analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED, from the act's scope article
     # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
     anchored = strong or (not follow_up and (_corroborated(question, sources[0], levels_of[0])
                                              or defines_asked_term(question, sources[0])))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
-    if low_mean and not anchored:
-        if not on_corpus:
+    if low_mean and not anchored and "LOW_SIMILARITY" not in analysis.concerns:
+        if not (on_corpus or scope_led):
             return _insufficient(analysis, "LOW_SIMILARITY")
         analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED: the passages are shown to be checked
     if len(high_quality) < MIN_HIGH_QUALITY:

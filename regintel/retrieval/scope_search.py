@@ -21,9 +21,11 @@ from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.sources import Source
 
 _I = re.IGNORECASE
-# "does X apply / is X applicable / are we covered by / subject to / in scope / fall under", in EN, FR, ES, DE
+# "does X apply / is X applicable / are we covered by / does X cover / subject to / in scope / fall under", in EN,
+# FR, ES, DE ("what must the contract cover?" asks about content, not applicability)
 APPLICABILITY_RE = re.compile(
-    r"\b(?:apply|applies|applicable|cover|covers|covered|subject to|in scope|within (?:the |its )?scope|"
+    r"\b(?:apply|applies|applicable|covered|(?:does|do|would|will)\s[^?.]{1,40}?\scover|subject to|in scope|"
+    r"within (?:the |its )?scope|"
     r"falls? (?:under|within)|"
     r"s['’]appliqu\w*|relève(?:nt)? d[ue]s?|soumis\w* à|"
     r"champ d['’]application|concerné\w* par|"
@@ -45,6 +47,11 @@ def scope_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
     """The passages of the documents titled ``titles`` that belong to a unit headed by the act's scope."""
     return sorted(c.chunk_id for c in chunks
                   if c.title in titles and is_scope_heading(c.heading or c.ref))
+
+
+def led_by_scope(question: str, sources: Sequence[Source]) -> bool:
+    """An applicability question whose first passage is a scope article (put there by :func:`with_scope_hits`)."""
+    return bool(sources) and asks_applicability(question) and is_scope_heading(sources[0].heading or sources[0].ref)
 
 
 def is_scope_heading(heading: str) -> bool:
