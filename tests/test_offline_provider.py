@@ -133,6 +133,22 @@ def test_list_question_gets_the_lead_in_and_every_point_in_order():
     assert_grounded(answer, sources)
 
 
+def test_a_lead_in_glued_to_its_first_point_is_judged_on_its_own_words():
+    """Article 5(1) reads "Personal data shall be: (a) processed lawfully, fairly …" on one line: its lead-in counted
+    the first point's words ("processed lawfully") as its own and outscored the lawful grounds of Article 6(1) for
+    "under which conditions is processing lawful?". Judged on its own words (the glued point as a point), the
+    lead-in no longer wins that question, and the principles question still gets Article 5."""
+    lawful = passage("eu-gdpr", "Article 6", "Processing shall be lawful only if")
+    principles = passage("eu-gdpr", "Article 5", "Personal data shall be")
+    sources = numbered(lawful, principles)
+    grounds, _, _ = run(OfflineProvider(), "Under which conditions is the processing of personal data lawful according "
+                                           "to the GDPR?", sources)
+    assert cited(grounds) == {1} and "the data subject has given consent" in grounds, grounds[:300]
+    asked_principles, _, _ = run(OfflineProvider(), "Which principles must the processing of personal data respect?",
+                                 sources)
+    assert cited(asked_principles) == {2}, asked_principles[:300]
+
+
 def test_list_runs_on_into_the_next_part_of_the_article():
     first = passage("eu-vat-directive-fr", "Article 226", "1) la date d'émission")
     second = passage("eu-vat-directive-fr", "Article 226", "le montant de TVA à payer")

@@ -36,7 +36,7 @@ import logging
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
@@ -1052,6 +1052,17 @@ class Composer:
                 lead_coverage = lead.coverage if lead else 0.0
                 point_score = max((by_segment[(passage.source.index, s.position)].score for s in block[1:]
                                    if (passage.source.index, s.position) in by_segment), default=0.0)
+                if lead and not segment.text.rstrip().endswith(":") and segment.lead_text:
+                    # "Personal data shall be: (a) processed lawfully, …": the lead-in is judged on its own words,
+                    # its glued first point as a point
+                    whole = self.scorer.score(segment, w, passage.title_terms).score
+                    factor = lead.score / whole if whole > 0 else 0.0  # the passage and list weights it carries
+                    own = self.scorer.score(replace(segment, terms=tokenize(segment.lead_text, passage.language)),
+                                            w, passage.title_terms)
+                    glued = self.scorer.score(replace(segment, terms=tokenize(segment.text.split(":", 1)[1],
+                                                                              passage.language)), w, passage.title_terms)
+                    lead_score, lead_coverage = own.score * factor, own.coverage
+                    point_score = max(point_score, glued.score * factor)
                 # (the sentence scores carry the retrieval prior and the passage's coverage already)
                 value = (0.5 + block_coverage) * (0.5 + lead_coverage) * (lead_score + POINT_WEIGHT * point_score)
                 if block_coverage >= LIST_MIN_COVERAGE and (lead_coverage >= MIN_COVERAGE / 2 or block_coverage >= 0.6) \

@@ -11,15 +11,11 @@ import pytest
 
 from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn
 
-NOT_YET = "known gap of issue 16, open: {}; strict, so this fails once it is fixed and the mark must go"
 ANSWERED = [  # (question, chip pattern of the article that must be cited, words the answer must quote from it)
     pytest.param("How does the GDPR define pseudonymisation?", r"GDPR · Art\. 4\b",
                  "means the processing of personal data in such a manner", id="definition"),
     pytest.param("Under which conditions is the processing of personal data lawful according to the GDPR?",
-                 r"GDPR · Art\. 6\b", "the data subject has given consent", id="list", marks=pytest.mark.xfail(
-                     strict=True, reason=NOT_YET.format("retrieval ranks Article 6(1) first, but the list question quotes "
-                                                        "the principles of Article 5(1) ('processed lawfully, fairly …'), "
-                                                        "not the lawful grounds of Article 6(1)"))),
+                 r"GDPR · Art\. 6\b", "the data subject has given consent", id="list"),
     pytest.param("Which details must appear on a VAT invoice?", r"VAT Directive \(FR\) · Art\. 226\b",
                  "la date d'émission de la facture", id="crosslingual"),
     pytest.param("What does a controller have to do when a personal data breach happens, and within what time?",
