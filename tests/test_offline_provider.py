@@ -348,6 +348,14 @@ def test_an_applicability_question_led_by_the_acts_scope_articles_is_answered_fr
     other = Composer(sources, embedder=embedder).select(
         plan_question("What does the GDPR say about a family's private photo album of its holidays?"))
     assert {u.source.index for u in other.units} == {3}
+    # whether one of its provisions applies: that provision's article holds most of the question's words
+    provision = numbered(passage("eu-gdpr", "Article 2"), passage("eu-gdpr", "Article 3"), passage("eu-gdpr", "Article 20"))
+    composer = Composer(provision, embedder=embedder)
+    assert composer._leading_scope_articles(plan_question(
+        "Does the right to data portability apply to data processed on the basis of legitimate interests under the "
+        "GDPR?")) == set()
+    assert len(composer._leading_scope_articles(plan_question("Does the GDPR apply to a neighbourhood association's "
+                                                              "member list?"))) == 2
     # not led by its scope articles (retrieval put Article 86 first): the usual choice
     reordered = numbered(passage("eu-gdpr", "Article 86"), passage("eu-gdpr", "Article 2"), passage("eu-gdpr", "Article 3"))
     led_elsewhere = Composer(reordered, embedder=embedder).select(

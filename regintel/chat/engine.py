@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -52,7 +52,8 @@ from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.index_io import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
-from regintel.retrieval.scope_search import SCOPE_HITS, asks_applicability, led_by_scope, scope_chunk_ids, with_scope_hits
+from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, is_scope_heading, led_by_scope,
+                                             scope_chunk_ids, with_scope_hits)
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
@@ -64,6 +65,9 @@ log = logging.getLogger(__name__)
 
 NO_ANSWER_AFTER_TOOLS = "The language model only called its tools and wrote no answer (REGINTEL_LLM_TOOL_ROUNDS)."
 MIN_ANSWER_CHARS = 40  # a reply shorter than this and citing nothing ("Let me note the concepts.") is no answer
+# an applicability question this much of whose words a passage other than the act's scope holds asks about that
+# provision, not the act as a whole (the offline composer's PROVISION_COVERAGE, on the evidence's word measure)
+PROVISION_SUPPORT = 0.5
 
 
 def is_answer(text: str) -> bool:
@@ -255,8 +259,8 @@ class ComplianceEngine:
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
                                         or self._continues_answered_topic(turn, decision),
-                                        scope_led=not decision.reuse_previous and bool(self._named_titles(coverage))
-                                        and led_by_scope(turn.question, graded_sources))
+                                        scope_led=not decision.reuse_previous
+                                        and self._asks_about_the_acts_scope(turn.question, coverage, graded_sources))
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())
@@ -342,6 +346,15 @@ class ComplianceEngine:
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("scope retrieval failed: %s", exc)
             return fresh
+
+    def _asks_about_the_acts_scope(self, question: str, coverage: Coverage | None, sources: Sequence[Source]) -> bool:
+        """Whether an act the question names is asked about as a whole ("Which financial entities are covered by
+        DORA?") and its scope article leads the passages; not when another passage holds most of the question's
+        words: the question then asks about that provision ("Is a bank covered by DORA's register of information?")."""
+        if not self._named_titles(coverage) or not led_by_scope(question, sources):
+            return False
+        return not any(evidence_rules.lexical_support(question, s) >= PROVISION_SUPPORT
+                       for s in sources if not is_scope_heading(s.heading or s.ref))
 
     def _scope_chunks(self, titles: frozenset[str]) -> list[str]:
         """The passages of the scope units of the documents titled ``titles`` (cached per index)."""

@@ -67,6 +67,7 @@ MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
+PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
@@ -862,7 +863,10 @@ class Composer:
 
     def _leading_scope_articles(self, plan: QuestionPlan) -> set[str]:
         """The scope articles ("Material scope", "Territorial scope", "Champ d'application") at the head of the
-        context of a question asking whether or to whom an act applies; empty otherwise."""
+        context of a question asking whether or to whom an act applies as a whole; empty otherwise. A question on
+        whether one of its provisions applies ("Does threat-led penetration testing under DORA apply to every
+        financial entity?", "Does the right to data portability apply to ...?") names that provision's subject: a
+        passage of another article holding ``PROVISION_COVERAGE`` of its words answers it, not the act's scope."""
         if not asks_applicability(plan.question):
             return set()
         scope: set[str] = set()
@@ -870,6 +874,12 @@ class Composer:
             if not is_scope_heading(passage.source.heading or passage.source.ref):
                 break
             scope.add(passage.article)
+        if scope:
+            weights = _weights(plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general"), plan,
+                               plan.language, self.glossary, self.scorer.idf.keys())
+            if any(self.scorer.coverage({t for s in p.segments for t in s.terms} | p.title_terms, weights)
+                   >= PROVISION_COVERAGE for p in self.passages if p.article not in scope and p.language == plan.language):
+                return set()
         return scope
 
     def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:
