@@ -41,8 +41,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
-from regintel.text.asked_terms import asked_term
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
+from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
 from regintel.text.question_parts import comparison_sides, split_question
@@ -67,8 +67,8 @@ MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
-PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
+PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
@@ -838,8 +838,9 @@ class Composer:
         the terms the legal term list carries over, so word matching would prefer any article in the question's
         language (dev split: cross-lingual answers with a gold article 0.80 -> 0.85).
         An applicability question ("Does the GDPR apply to a private person's address book?") led by the act's scope
-        articles is answered from them alone, whatever its words match: they say to what the act applies, and the
-        question's own words ("address book", "friends") are found, if anywhere, in articles on other matters."""
+        articles is answered from them alone: they say to what the act applies, and the question's own words
+        ("address book", "friends") are found, if anywhere, in articles on other matters (unless it asks whether one
+        provision applies: :meth:`_leading_scope_articles`)."""
         if LEADING_ARTICLES <= 0:
             return
         scope = self._leading_scope_articles(plan)
