@@ -47,3 +47,17 @@ def test_every_setting_is_documented_in_readme():
     documented = set(re.findall(r"`(REGINTEL_[A-Z0-9_]+)`", readme))
     declared = {f"REGINTEL_{name.upper()}" for name in Settings.model_fields}
     assert declared - documented == set(), "undocumented settings"
+
+
+def test_the_graph_query_timeout_reaches_the_falkordb_store(monkeypatch, tmp_path):
+    from regintel.graph.factory import open_graph_store
+
+    monkeypatch.setenv("REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS", "7.5")
+    embedded = open_graph_store(load_settings(data_dir=tmp_path))  # nothing connects until the first query
+    assert embedded.timeout == 7.5
+    monkeypatch.setenv("REGINTEL_GRAPH_BACKEND", "falkordb")
+    monkeypatch.setenv("REGINTEL_GRAPH_URL", "redis://127.0.0.1:6390")
+    assert open_graph_store(load_settings(data_dir=tmp_path)).timeout == 7.5
+    monkeypatch.setenv("REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS", "0")
+    with pytest.raises(SettingsError, match="REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS"):
+        load_settings(data_dir=tmp_path)

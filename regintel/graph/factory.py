@@ -15,13 +15,14 @@ def open_graph_store(settings: Settings) -> GraphStore:
         from regintel.graph.falkordb_store import FalkorDBStore
 
         server = EmbeddedFalkorDB(settings.graph_dir, settings.graph_snapshot_seconds)
-        return FalkorDBStore(settings.graph_name, server=server)
+        return FalkorDBStore(settings.graph_name, server=server, timeout=settings.graph_query_timeout_seconds)
     if backend == "falkordb":
         from regintel.graph.falkordb_store import FalkorDBStore
 
         url = urlparse(settings.graph_url or "redis://127.0.0.1:6379")
         return FalkorDBStore(settings.graph_name, host=url.hostname or "127.0.0.1", port=url.port or 6379,
-                             password=settings.graph_password.get_secret_value())
+                             password=settings.graph_password.get_secret_value(),
+                             timeout=settings.graph_query_timeout_seconds)
     from regintel.graph.neo4j_store import Neo4jStore
 
     return Neo4jStore(settings.graph_url or "bolt://127.0.0.1:7687", settings.graph_user,
