@@ -280,6 +280,11 @@ class Passage:
     part: tuple[int, int] | None  # (k, n) of "(k/n)"
     heading_terms: set[str] = field(default_factory=set)  # the words of the article's heading
 
+    @property
+    def terms(self) -> set[str]:
+        """The words of its sentences and of its title: what a passage's coverage of a question is measured on."""
+        return {t for s in self.segments for t in s.terms} | self.title_terms
+
     def block(self, start: int) -> list[Segment]:
         """The list starting at segment ``start`` (a lead-in): it and the points that follow, in order."""
         block = [self.segments[start]]
@@ -710,8 +715,7 @@ class Composer:
                 own = self._ask_weights(ask, plan, language)
                 distinctive_by_language[language] = [
                     {t: w for t, w in self._ask_weights(o, plan, language).items() if t not in own} for o in other]
-            terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
-            if any(d and self.scorer.coverage(terms, d) >= 0.5 for d in distinctive_by_language[language]):
+            if any(d and self.scorer.coverage(passage.terms, d) >= 0.5 for d in distinctive_by_language[language]):
                 found.add(passage.article)
         return frozenset(found)
 
@@ -794,10 +798,9 @@ class Composer:
         self._passage_coverage = passage_coverage
         for passage in self.passages:
             w = weights[passage.language]
-            terms = {t for s in passage.segments for t in s.terms} | passage.title_terms
             eligible = passage.language in usable and (named is None or passage.source.index in named) \
                 and passage.article not in exclude
-            passage_coverage[passage.source.index] = self.scorer.coverage(terms, w) if eligible else 0.0
+            passage_coverage[passage.source.index] = self.scorer.coverage(passage.terms, w) if eligible else 0.0
         self._keep_leading_articles(passage_coverage, plan)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
@@ -878,8 +881,8 @@ class Composer:
         if scope:
             weights = _weights(plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general"), plan,
                                plan.language, self.glossary, self.scorer.idf.keys())
-            if any(self.scorer.coverage({t for s in p.segments for t in s.terms} | p.title_terms, weights)
-                   >= PROVISION_COVERAGE for p in self.passages if p.article not in scope and p.language == plan.language):
+            if any(self.scorer.coverage(p.terms, weights) >= PROVISION_COVERAGE
+                   for p in self.passages if p.article not in scope and p.language == plan.language):
                 return set()
         return scope
 

@@ -80,9 +80,6 @@ DEFINING_RE = re.compile(r"^\s*(?:[,:]|means\b|shall mean\b|désigne\b|s['’]en
 INLINE_DEFINITION_SPLIT_RE = re.compile(r"(?<=[:;.])\s+(?=(?:\(\d{1,3}[a-z]?\)|\d{1,3}[a-z]?\))\s*[‘“«„\"])")
 
 
-# "Article 132", "Article 6 bis", "Art. 44": a heading that is only an article's number (no title after it)
-UNTITLED_ARTICLE_RE = re.compile(r"(?:article|artikel|artículo|art\.)\s+\S+(?:\s+(?:bis|ter|quater|quinquies|sexies|"
-                                 r"septies|octies|nonies|decies))?", re.IGNORECASE)
 CONTEXT_HEADINGS = 2  # the chapter and section of an untitled article (the title above them is too broad)
 
 
@@ -99,6 +96,12 @@ def clean_heading(text: str) -> str:
 
 def is_structural(heading: str) -> bool:
     return bool(STRUCTURE_RE.match(heading))
+
+
+def is_untitled_article(heading: str) -> bool:
+    """A heading that is only an article's number ("Article 132", "Article 6 bis", "Art. 44"), no title after it."""
+    match = ARTICLE_RE.match(heading)
+    return bool(match) and not match.group(2)
 
 
 def article_number(heading: str) -> str | None:
@@ -140,7 +143,7 @@ class Chunk:
         Exonérations en faveur de certaines activités d'intérêt général)"), its only topical words; a titled one
         ("Article 6 — Lawfulness of processing") keeps its own. Search does not read it: in what is indexed and
         embedded the chapter's words made every article of a chapter alike (dev answers -3 / -2, docs/benchmarks.md)."""
-        if self.section_path and self.heading and UNTITLED_ARTICLE_RE.fullmatch(self.heading):
+        if self.section_path and is_untitled_article(self.heading):
             return f"{self.heading} ({' › '.join(self.section_path.split(' › ')[-CONTEXT_HEADINGS:])})"
         return self.heading
 

@@ -5,11 +5,12 @@ Such a question is answered by the scope provisions of the act it names ("Articl
 Territorial scope", "Article 2 — Scope"), but it is told with the asker's case ("a private person", "a US online
 shop"), and the case's words pull retrieval towards articles that share them (public access to official documents
 for "a private person"). So when a question asks whether a named act applies, that act's scope units are searched
-too and the best passage of each leads the hits (moved up when the hits hold it lower), where the answer composer
-reads its leading articles; the answer still comes from whichever of them addresses the question by its words.
-Measured on the dev split of data/eval (docs/benchmarks.md, session 14): of the six questions that name an act and
-ask whether it applies, one more answered with a gold article, none lost; questions naming no act, or an act
-without a scope unit (the VAT texts), are searched as before.
+too and the best passage of each leads the hits (moved up when the hits hold it lower). Led by them
+(:func:`led_by_scope`), a question about the act as a whole is answered from the scope article closest to it in
+meaning by the offline composer and is not stopped by weak similarity (the engine); a question on whether one
+provision applies, whose words another passage holds, is answered from that passage as before. Measured on the dev
+split of data/eval (docs/benchmarks.md, sessions 14 and 15); questions naming no act, or an act without a scope unit
+(the VAT Directive), are searched as before.
 """
 
 from __future__ import annotations
