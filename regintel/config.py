@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     graph_password: SecretStr = Field(SecretStr(""), description="Graph server password. Never logged.")
     graph_name: str = Field("regintel", description="Graph (FalkorDB) or database (Neo4j) name.")
     graph_snapshot_seconds: int = Field(2, ge=1, le=3600, description="Embedded FalkorDB snapshot interval: a killed graph server loses at most this window of writes.")
-    graph_query_timeout_seconds: float = Field(120.0, gt=0, le=3600, description="FalkorDB (embedded or server): a query the server took and has not answered after this long fails as an outage instead of holding the page or worker.")
+    graph_query_timeout_seconds: float = Field(120.0, gt=0, le=3600, description="A graph query the server took and has not answered after this long fails as an outage instead of holding the page or worker (FalkorDB, embedded or server: the socket; Neo4j / Memgraph: the transaction, ended by the server).")
     chat_top_k: int = Field(8, ge=1, le=50, description="Passages retrieved afresh for a chat turn.")
     chat_context_limit: int = Field(20, ge=2, le=100, description="Most passages in a turn's unified context (previous turn's, older turns' cited, fresh).")
     chat_fresh_passages: int = Field(8, ge=0, le=100, description="Places in the unified context kept for the current question's own hits, however long the conversation; earlier turns' passages share the rest, the most relevant to the question first.")

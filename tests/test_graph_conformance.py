@@ -211,3 +211,18 @@ def test_polling_fallback_sees_the_same_changes_and_deletions(store):
     store.write("MATCH (r:Rule {key: 'r1'}) DETACH DELETE r")
     patch = detector.poll()
     assert [n["key"] for n in patch.removed] == ["r1"]
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_a_query_running_past_the_timeout_is_ended_by_the_server_and_fails_as_an_outage(backend, tmp_path):
+    """Neo4j ends a transaction that runs past the store's timeout (the driver's ``unit_of_work``): the caller gets
+    GraphUnavailable in about that time instead of waiting on a runaway query; the next query works."""
+    from regintel.graph.store import GraphUnavailable
+
+    with backend_store(backend, tmp_path) as store:
+        store.timeout = 1.0
+        started = time.monotonic()
+        with pytest.raises(GraphUnavailable, match="within 1 s"):
+            store.query("UNWIND range(1, 2000000000) AS x WITH x WHERE x % 7 = 3 RETURN count(x) AS n")
+        assert time.monotonic() - started < 30
+        assert store.query("RETURN 1 AS n") == [{"n": 1}]

@@ -49,7 +49,7 @@ def test_every_setting_is_documented_in_readme():
     assert declared - documented == set(), "undocumented settings"
 
 
-def test_the_graph_query_timeout_reaches_the_falkordb_store(monkeypatch, tmp_path):
+def test_the_graph_query_timeout_reaches_every_graph_store(monkeypatch, tmp_path):
     from regintel.graph.factory import open_graph_store
 
     monkeypatch.setenv("REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS", "7.5")
@@ -58,6 +58,11 @@ def test_the_graph_query_timeout_reaches_the_falkordb_store(monkeypatch, tmp_pat
     monkeypatch.setenv("REGINTEL_GRAPH_BACKEND", "falkordb")
     monkeypatch.setenv("REGINTEL_GRAPH_URL", "redis://127.0.0.1:6390")
     assert open_graph_store(load_settings(data_dir=tmp_path)).timeout == 7.5
+    monkeypatch.setenv("REGINTEL_GRAPH_BACKEND", "neo4j")  # the driver connects on first use, not here
+    monkeypatch.setenv("REGINTEL_GRAPH_URL", "bolt://127.0.0.1:7699")
+    neo4j_store = open_graph_store(load_settings(data_dir=tmp_path))
+    assert neo4j_store.timeout == 7.5
+    neo4j_store.close()
     monkeypatch.setenv("REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS", "0")
     with pytest.raises(SettingsError, match="REGINTEL_GRAPH_QUERY_TIMEOUT_SECONDS"):
         load_settings(data_dir=tmp_path)

@@ -27,4 +27,4 @@ def open_graph_store(settings: Settings) -> GraphStore:
 
     return Neo4jStore(settings.graph_url or "bolt://127.0.0.1:7687", settings.graph_user,
                       settings.graph_password.get_secret_value(), database=settings.graph_name if backend == "neo4j" else None,
-                      dialect=backend)
+                      dialect=backend, timeout=settings.graph_query_timeout_seconds)
