@@ -12,7 +12,9 @@ what the question asks (:func:`plan_question`):
   holds the period (hours, days, months, "without undue delay", a date);
 - anything else with the sentences that match the question best;
 - a **compound** question ("what must X do, and by when?", "the difference between X and Y") is split on its
-  coordinated asks and each part is answered in its own shape.
+  coordinated asks and each part is answered in its own shape; when every quote comes from one article, the part
+  that one of retrieval's next articles addresses more closely by meaning is answered from that article too
+  (:meth:`Composer._second_article`: a two-part question often needs two articles).
 
 Sentences are scored with BM25 over the sentences of the passages, stemmed per language, weighted towards the words
 of the part being answered. A passage must address the question: its sentences together must cover a good share
