@@ -1,5 +1,6 @@
 """The questions an analyst asks on day one, in a real browser on the demo corpus (offline provider): a definition,
-a list, a cross-lingual and a compound question are each answered with a chip of the right article; an opinion and
+a list, a cross-lingual and a compound question are each answered with a chip of the right article (a question in two
+parts with a chip of each part's article); an opinion and
 a question that pastes customers' personal data are refused with suggestions. Questions written for this test,
 not taken from the evaluation set (data/eval)."""
 
@@ -57,6 +58,18 @@ def test_day_one_questions_are_answered_with_the_right_article(answers_app, page
     assert any(re.search(r"^\[\d+\] " + chip, name) for name in chips), chips
     assert quote in answer.inner_text(), "the right paragraph of the article is quoted"
     screenshot(page, f"chat_{question.split()[0].lower()}")
+
+
+def test_a_two_part_question_is_answered_from_both_articles(answers_app, page):
+    """Each part has its own article (reporting to the authority: Article 33; telling the people: Article 34): the
+    answer quotes both, one chip each."""
+    answer = ask(page, f"{answers_app.url}/Chat", "When does a breach of personal data have to be reported to the "
+                 "regulator, and when must the people affected be told as well?")
+    assert answer.get_by_text("ABSTAIN", exact=True).count() == 0, answer.inner_text()[:600]
+    wait_until_drawn(answer)
+    chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
+    for article in ("33", "34"):
+        assert any(re.search(rf"^\[\d+\] GDPR · Art\. {article}\b", name) for name in chips), chips
 
 
 @pytest.mark.parametrize("question", REFUSED, ids=["opinion", "pasted_customer_data"])
