@@ -607,6 +607,7 @@ class Composer:
         self._embedder = embedder
         self.glossary = _glossary() if glossary == "default" else glossary
         self._passage_coverage: dict[int, float] = {}
+        self._vectors: dict[tuple[str, str], Any] = {}  # (kind, text) -> vector, see :meth:`_embedded`
 
     def _rank_of(self, passage: Passage) -> int:
         return self.rank[passage.source.index]
@@ -1204,17 +1205,27 @@ class Composer:
         if not candidates or self._embedder is None:
             return None
         try:
-            embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
             import numpy as np
 
-            query = np.asarray(embedder.embed([text], kind="query"), dtype=float)[0]
-            vectors = np.asarray(embedder.embed([self._embedding_text(s) for s in candidates], kind="passage"),
-                                 dtype=float)
+            query = self._embedded([text], "query")[0]
+            vectors = self._embedded([self._embedding_text(s) for s in candidates], "passage")
         except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
             log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
             return None
         norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
         return candidates, (vectors @ query) / np.where(norms == 0, 1.0, norms)
+
+    def _embedded(self, texts: Sequence[str], kind: str) -> Any:
+        """The vectors of ``texts``, each embedded once per composer: a several-part question reads each part against
+        the same articles, then the chosen article again (:meth:`_second_article`)."""
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._vectors]
+        if missing:
+            embedder = self._embedder() if callable(self._embedder) and not hasattr(self._embedder, "embed") else self._embedder
+            for text, vector in zip(missing, embedder.embed(missing, kind=kind)):
+                self._vectors[(kind, text)] = np.asarray(vector, dtype=float)
+        return np.stack([self._vectors[(kind, t)] for t in texts])
 
     def _embedding_text(self, segment: Segment) -> str:
         if segment.lead_in:
