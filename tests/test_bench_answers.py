@@ -51,9 +51,11 @@ def test_article_level_reduction_of_chunk_refs() -> None:
     ("Article 287 bis", "Article 287 bis", True),
     ("Article 40", "Article 4", False),
     ("Article 4", "Article 40", False),
-    ("ESRS 2 › 37. (1/2)", "ESRS 2 › 37.", True),
-    ("ESRS E1 › Disclosure Requirement E1-1", "ESRS E1", True),  # one is a prefix path of the other
-    ("ESRS E1", "ESRS E1 › Disclosure Requirement E1-1", True),
+    ("ESRS 2 › 3.3 Double materiality (1/2)", "ESRS 2 › 3.3 Double materiality", True),
+    ("ESRS E1 › Disclosure Requirement E1-1", "ESRS E1", True),  # a section inside the gold one
+    ("ESRS E1", "ESRS E1 › Disclosure Requirement E1-1", False),  # the standard's introduction is not E1-1
+    ("Mon ASBL est-elle une grande entreprise?; Mon ASBL est-elle une grande entreprise? › Critère « Taille »",
+     "Mon ASBL est-elle une grande entreprise? › Critère « Groupe d’entreprises »", False),
     ("ESRS E1 › Disclosure Requirement E1-2", "ESRS E1 › Disclosure Requirement E1-1", False),
     ("ESRS E10", "ESRS E1", False),  # a path prefix, not a string prefix
     ("Article 4", "Article 4 › x", False),

@@ -9,7 +9,7 @@ import pytest
 
 from regintel.bench.answers import article_of, ref_units
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
-from regintel.retrieval.chunking import Chunk, chunk_document, is_definition
+from regintel.retrieval.chunking import Chunk, chunk_document, demote_stray_headings, is_definition, parse_units
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 from regintel.retrieval.sources import Source
 
@@ -57,11 +57,41 @@ def test_french_articles_bis_and_premier():
 
 
 def test_esrs_application_requirements_keep_their_standard_in_the_path():
+    """The converted ESRS gives some application requirements a heading of their own ("#### AR 12") and not their
+    neighbours ("AR 11. …" inline): every one is read as a paragraph of its requirement, cited under it."""
     chunks = corpus_chunks("eu-esrs")
-    ar = [c for c in chunks if "› AR 12" in c.ref]
-    assert ar, "#### AR N headings become refs"
-    assert all(c.section_path.startswith("ESRS") for c in ar)
-    assert ar[0].ref.startswith(ar[0].section_path.split(" › ")[-1])
+    ar12 = [c for c in chunks if "AR 12. When disclosing the alignment of its policies" in c.text]
+    assert ar12 and all("Disclosure Requirement S1-1 – Policies related to own workforce" in c.ref for c in ar12)
+    assert all(c.section_path.startswith("ESRS") for c in ar12)
+    assert not any(re.search(r"› (?:AR )?\d+\.?(?: \(\d+/\d+\))?$", c.ref) for c in chunks), "no bare-number refs"
+
+
+def test_a_heading_that_only_numbers_a_paragraph_is_that_paragraph_of_its_section():
+    """A converted PDF's "#### 37." is paragraph 37 of the section above it (cited as "3.3 Double materiality", not
+    "ESRS 2 › 37."); "#### (b)" is point (b) of the list above it; a bare number before a real heading is dropped."""
+    text = ("# Standard\n\n## ESRS 1\n\n#### 3.3 Double materiality\n\n#### 37.\n\nDouble materiality has two "
+            "dimensions: impact materiality and financial materiality.\n\n#### 38.\n\nThe two assessments are "
+            "inter-related and their interdependencies shall be considered.\n\nThe undertaking shall disclose:\n\n"
+            "- (a) its impacts;\n#### (b)\n\nits risks.\n\n#### ii. chronic risks\n\n#### 41.\n\n"
+            "#### 3.4 Impact materiality\n\n43. A sustainability matter is material from an impact perspective "
+            "when it pertains to the undertaking’s material actual or potential impacts on people or the environment.\n")
+    units = parse_units(text)
+    assert [u.ref for u in units] == ["ESRS 1 › 3.3 Double materiality", "ESRS 1 › 3.4 Impact materiality"]
+    assert units[0].paragraphs[:2] == [
+        "37. Double materiality has two dimensions: impact materiality and financial materiality.",
+        "38. The two assessments are inter-related and their interdependencies shall be considered."]
+    assert units[0].paragraphs[2:] == ["The undertaking shall disclose:", "- (a) its impacts;", "- (b) its risks.",
+                                       "- ii. chronic risks"]
+    assert demote_stray_headings(["#### Article 12", "", "text"]) == ["#### Article 12", "", "text"]
+
+
+def test_a_section_ref_shared_by_several_standards_names_its_standard():
+    text = ("# Set\n\n## ESRS E1\n\n### Appendix A\n\n#### Application Requirements\n\nAR 1. Climate text.\n\n"
+            "## ESRS S1\n\n### Appendix A\n\n#### Application Requirements\n\nAR 1. Workforce text.\n\n"
+            "#### Objective\n\nAR 2. Only once.\n")
+    refs = [u.ref for u in parse_units(text)]
+    assert refs == ["ESRS E1 › Appendix A › Application Requirements", "ESRS S1 › Appendix A › Application Requirements",
+                    "Appendix A › Objective"]
 
 
 def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():

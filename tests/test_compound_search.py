@@ -91,3 +91,13 @@ def test_two_missing_parts_keep_their_order():
     whole = [hit("A1"), hit("A2"), hit("A3")]
     merged = with_part_hits(whole, [[hit("B1")], [hit("C1")]], unit, k=5)
     assert ids(merged) == ["A1", "B1", "C1", "A2", "A3"]
+
+
+def test_a_part_hit_from_a_document_only_at_the_tail_of_the_whole_questions_hits_is_left_out():
+    """"…reported to the regulator, and when must the affected individuals be told?": searched alone, the second
+    part finds another act (ESRS, "affected communities") that the whole question reached only at its last hit."""
+    def in_doc(chunk_id: str, document_id: str) -> Source:
+        return Source(chunk_id, document_id, "Act", chunk_id.split("~")[0], "", "text", 85.0, "eu_law", 1.0)
+    whole = [in_doc("A33", "gdpr"), in_doc("A34", "gdpr"), in_doc("A70", "gdpr"), in_doc("S3", "esrs")]
+    merged = with_part_hits(whole, [[in_doc("S3-2", "esrs")], [in_doc("A12", "gdpr")]], unit, k=4)
+    assert ids(merged) == ["A33", "A12", "A34", "A70"]

@@ -522,7 +522,7 @@ def test_a_follow_up_with_nothing_of_its_own_answers_the_previous_question_again
 def test_each_side_of_a_comparison_is_answered_from_its_own_article():
     """A passage naming both sides ("impact materiality and financial materiality assessments are inter-related")
     does not answer for both: each side is quoted from the section on it."""
-    sources = numbered(passage("eu-esrs", "ESRS 2 › 38."), passage("eu-esrs", "ESRS 2 › 3.4 Impact materiality"),
+    sources = numbered(passage("eu-esrs", "ESRS 2 › 3.3 Double materiality", "assessments are inter-related"), passage("eu-esrs", "ESRS 2 › 3.4 Impact materiality"),
                        passage("eu-esrs", "ESRS 2 › 3.5 Financial materiality", "material from a financial perspective"))
     question = "What is the difference between impact materiality and financial materiality?"
     assert plan_question(question).comparison

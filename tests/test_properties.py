@@ -26,7 +26,7 @@ from regintel.extraction.proposal import (
 )
 from regintel.graph.crossrefs import act_id, parse_cross_references
 from regintel.graph.resolver import CanonicalConceptInput
-from regintel.retrieval.chunking import HEADING_RE, chunk_document
+from regintel.retrieval.chunking import HEADING_RE, chunk_document, demote_stray_headings
 from regintel.retrieval.corpus import CorpusDocument
 from tests.lanes import examples
 
@@ -206,8 +206,9 @@ sizes = st.tuples(st.integers(1, 600), st.one_of(st.just(0), st.integers(0, 600)
 
 
 def body_characters(text: str) -> str:
-    """The non-whitespace characters of every line that is not a heading, in reading order."""
-    lines = [line for line in text.splitlines() if not HEADING_RE.match(line)]
+    """The non-whitespace characters of every line that is not a heading, in reading order (a heading that only
+    numbers a paragraph, "#### 37.", is that paragraph's number: ``demote_stray_headings``)."""
+    lines = [line for line in demote_stray_headings(text.splitlines()) if not HEADING_RE.match(line)]
     return "".join(c for line in lines for c in line if not c.isspace())
 
 

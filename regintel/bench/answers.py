@@ -87,18 +87,21 @@ def ref_units(ref: str) -> list[str]:
     return units
 
 
-def _unit_match(a: str, b: str) -> bool:
-    if a == b:
+def _unit_match(cited: str, gold: str) -> bool:
+    """A cited unit matches a gold unit when it is that unit or a section inside it ("ESRS E1 › Disclosure
+    Requirement E1-1 › Objective" for gold "ESRS E1 › Disclosure Requirement E1-1"), never when it is an ancestor:
+    a standard's or a guidance question's own introduction ("Mon ASBL est-elle une grande entreprise?") is not the
+    criterion under it that the gold names."""
+    if cited == gold:
         return True
-    if a.startswith("Article ") or b.startswith("Article "):
+    if cited.startswith("Article ") or gold.startswith("Article "):
         return False  # articles match only when equal (after reduction to "Article N")
-    pa, pb = a.split(_PATH_SEP), b.split(_PATH_SEP)
-    shorter, longer = (pa, pb) if len(pa) <= len(pb) else (pb, pa)
-    return longer[: len(shorter)] == shorter
+    cited_path, gold_path = cited.split(_PATH_SEP), gold.split(_PATH_SEP)
+    return cited_path[: len(gold_path)] == gold_path
 
 
 def refs_match(cited_ref: str, gold_ref: str) -> bool:
-    """Whether a cited chunk ref and a gold ref name the same article (or section path) at article level."""
+    """Whether a cited chunk ref names the gold ref's article (or its section, or a section inside it)."""
     gold_units = ref_units(gold_ref)
     return any(_unit_match(c, g) for c in ref_units(cited_ref) for g in gold_units)
 

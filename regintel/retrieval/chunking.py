@@ -2,8 +2,10 @@
 
 The demo corpus uses several heading styles: ``### Article 6 — Lawfulness of processing`` (EUR-Lex English),
 ``##### Article 2 bis`` (French consolidated texts), ``## CHAPTER I — ...`` / ``### CHAPITRE 2 - ...`` /
-``#### Section 1 - ...`` / ``## TITRE ...`` (structure), ``### Appendix A`` / ``#### AR 12`` (ESRS), and plain
-question headings in Belgian guidance. Every heading opens a unit; structural headings only add to the path.
+``#### Section 1 - ...`` / ``## TITRE ...`` (structure), ``### Appendix A`` (ESRS), and plain question headings
+in Belgian guidance. Every heading opens a unit; structural headings only add to the path. A converted PDF's
+headings that only number a paragraph (``#### 37.``, ``#### AR 12``) or mark a list point (``#### (b)``) are read as
+that paragraph or point of the section above them (``demote_stray_headings``).
 A unit shorter than ``min_chars`` is merged with its neighbour in the same document.
 
 Structure kept by the chunker (issue 16 item 4):
@@ -206,6 +208,46 @@ class DocumentUnit:
         return sum(len(p) for p in self.paragraphs) + 2 * max(len(self.paragraphs) - 1, 0)
 
 
+# A converted PDF's heading that is only a paragraph's number ("#### 37.", "#### AR 12") or a list point's marker
+# ("#### (b)", "#### ii. chronic risks"): the numbered paragraph or point of the section above it, not a section.
+STRAY_NUMBER_HEADING_RE = re.compile(r"^(?P<label>(?:AR\s+)?\d{1,3}[a-z]?)\.?$")
+STRAY_POINT_HEADING_RE = re.compile(r"^(?P<label>\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,3})\)|[ivx]{1,5}\.)(?:\s+(?P<text>[a-z‘“\"«].*))?$")
+
+
+def demote_stray_headings(lines: list[str]) -> list[str]:
+    """Headings that only number a paragraph or mark a list point become that paragraph or point again:
+    "#### 37." + "Double materiality has two dimensions …" -> "37. Double materiality has two dimensions …", and
+    "#### (b)" + "In the case of …" -> "- (b) In the case of …". Left as headings, each paragraph of a section was a
+    unit of its own with a meaningless ref ("ESRS 2 › 38.") cut off from its section's title; "Appendix A › AR 24"
+    named five paragraphs of five standards. A bare number followed by a real heading (nothing to number) is
+    dropped."""
+    out: list[str] = []
+    pending: str | None = None  # the label waiting for the text it numbers
+    for number, line in enumerate(lines):
+        heading = HEADING_RE.match(line)
+        if pending is not None and line.strip() and not PAGE_MARKER_RE.match(line):
+            if not heading:
+                out.append(f"{pending} {line.strip()}")
+                pending = None
+                continue
+            pending = None  # a bare number before a real heading numbers nothing
+        if heading:
+            text = clean_heading(heading.group(2))
+            stray_number = STRAY_NUMBER_HEADING_RE.match(text)
+            stray_point = STRAY_POINT_HEADING_RE.match(text)
+            if stray_number:
+                pending = f"{stray_number.group('label')}."
+                continue
+            if stray_point and stray_point.group("text"):
+                out.append(f"- {text}")
+                continue
+            if stray_point:
+                pending = f"- {stray_point.group('label')}"
+                continue
+        out.append(line)
+    return out
+
+
 def promote_label_headings(lines: list[str]) -> list[str]:
     """Lines that label a requirement without markdown ("Disclosure Requirement S1-8 – …" standing alone, its
     numbered paragraphs after it) become headings: at the level of the requirement heading before them, else at the
@@ -223,7 +265,7 @@ def promote_label_headings(lines: list[str]) -> list[str]:
             continue
         stripped = line.strip()
         alone = (number == 0 or not lines[number - 1].strip()) and (number + 1 == len(lines) or not lines[number + 1].strip())
-        if alone and LABEL_HEADING_RE.match(stripped) and NUMBERED_START_RE.match(_next_text(lines, number + 1)):
+        if alone and LABEL_HEADING_RE.match(stripped) and _numbered_text_follows(lines, number + 1):
             promoted = label_level or max(level, 2)
             out.append(f"{'#' * promoted} {stripped}")
             label_level = level = promoted
@@ -232,12 +274,14 @@ def promote_label_headings(lines: list[str]) -> list[str]:
     return out
 
 
-def _next_text(lines: list[str], start: int) -> str:
-    """The first non-blank line from ``start`` (page markers skipped), stripped; "" at the end."""
-    for line in lines[start:]:
-        if line.strip() and not PAGE_MARKER_RE.match(line):
-            return line.strip()
-    return ""
+def _numbered_text_follows(lines: list[str], start: int) -> bool:
+    """Whether a numbered paragraph ("58. …", "AR 66. …") comes next, directly or after one short subtitle line
+    ("Collective bargaining coverage")."""
+    texts = [line.strip() for line in lines[start:start + 12] if line.strip() and not PAGE_MARKER_RE.match(line)]
+    if texts and NUMBERED_START_RE.match(texts[0]):
+        return True
+    subtitle = len(texts) > 1 and len(texts[0]) <= 80 and not HEADING_RE.match(texts[0]) and texts[0][-1].isalnum()
+    return bool(subtitle and NUMBERED_START_RE.match(texts[1]))
 
 
 def parse_units(text: str) -> list[DocumentUnit]:
@@ -253,7 +297,7 @@ def parse_units(text: str) -> list[DocumentUnit]:
         if paragraph:
             current.paragraphs.append(paragraph)
 
-    for line in promote_label_headings(text.splitlines()):
+    for line in promote_label_headings(demote_stray_headings(text.splitlines())):
         match = HEADING_RE.match(line)
         if not match:
             if PAGE_MARKER_RE.match(line):
@@ -282,7 +326,21 @@ def parse_units(text: str) -> list[DocumentUnit]:
         stack.append((level, heading))
     flush_paragraph()
     units.append(current)
-    return [u for u in units if u.paragraphs]
+    return _qualify_repeated_refs([u for u in units if u.paragraphs])
+
+
+def _qualify_repeated_refs(units: list[DocumentUnit]) -> list[DocumentUnit]:
+    """A section ref that several units share ("Appendix A › Application Requirements", once per standard of the
+    ESRS) is prefixed with the unit's top-level heading ("ESRS E1 › Appendix A › Application Requirements"), so that
+    a citation says which one it is. Article refs are left alone (an article's number is its name)."""
+    counts: dict[str, int] = {}
+    for unit in units:
+        counts[unit.ref] = counts.get(unit.ref, 0) + 1
+    for unit in units:
+        top = unit.path[0] if unit.path else ""
+        if counts[unit.ref] > 1 and top and not unit.ref.startswith(("Article ", top)):
+            unit.ref = f"{top} › {unit.ref}"
+    return units
 
 
 def split_long_paragraph(paragraph: str, max_chars: int) -> list[str]:

@@ -21,6 +21,7 @@ from regintel.text.question_parts import split_question
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
 PART_HITS = 3  # hits searched per part: its best one from a document of the whole question's hits is placed
+LEADING_HITS = 3  # a part's hit must come from the document of one of the whole question's first hits
 
 
 def searchable_parts(question: str, language: str) -> list[str]:
@@ -35,10 +36,12 @@ def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]
                    k: int) -> list[Source]:
     """The whole question's top ``k`` hits, with the best hit of each part whose unit none of them holds placed
     after the whole question's best hit (in part order); the whole question's last hits make room. A part's hit
-    counts only from a document the whole question's hits come from: searched alone, a part ("and when must the
-    individuals be told?") has lost the words that said which act it is about."""
+    counts only from a document of the whole question's leading hits: searched alone, a part ("and when must the
+    individuals be told?") has lost the words that said which act it is about, and a document that only reached the
+    tail of the whole question's hits (an ESRS requirement on "affected communities" under a GDPR breach question)
+    is not the act it asks about."""
     merged = list(whole[:k])
-    documents = {source.document_id for source in merged}
+    documents = {source.document_id for source in merged[:LEADING_HITS]}
     position = 1
     for hits in part_hits:
         best = next((hit for hit in hits if hit.document_id in documents), None)
