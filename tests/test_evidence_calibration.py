@@ -236,6 +236,23 @@ def test_an_applicability_question_led_by_the_acts_scope_article_is_answered_how
     assert analyse_evidence(question, scope, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
 
 
+def test_a_passage_of_the_named_act_holding_the_questions_words_is_evidence_however_weak_the_similarity():
+    """"What is the register of information under DORA?": every part of the long Article 28 scores under the
+    corpus-wide floor, but the question names an act the corpus holds and a passage of it holds its words: the
+    answer is given, QUALIFIED. Without the act named, or without its words, it abstains as before."""
+    question = "What is the register of information under DORA?"
+    register = ("As part of their ICT risk management framework, financial entities shall maintain and update at "
+                "entity level a register of information in relation to all contractual arrangements.")
+    passages = [source(79.7, text=register, heading="Article 28 — General principles", title="DORA"),
+                source(79.3, text="Financial entities shall report.", title="DORA")]
+    named = analyse_evidence(question, passages, thresholds=CALIBRATED, on_corpus=True)
+    assert named.sufficient and named.concerns.count("LOW_SIMILARITY") == 1
+    assert analyse_evidence(question, passages, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
+    unrelated = [source(79.7, text="Competent authorities shall cooperate.", title="DORA")]
+    crypto = "What does DORA say about staking rewards on crypto assets?"
+    assert analyse_evidence(crypto, unrelated, thresholds=CALIBRATED, on_corpus=True).reason == "NO_RELEVANT_EVIDENCE"
+
+
 def test_a_passage_in_another_language_is_judged_with_the_cross_language_levels():
     spanish = "¿Cuándo debe el responsable notificar una violación de la seguridad de los datos personales?"
     english_passages = [source(80.5), source(79.0), source(78.5), source(78.0), source(77.0)]

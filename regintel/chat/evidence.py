@@ -134,9 +134,12 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     if not follow_up and is_ambiguous(question):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
-        if not scope_led:
+        if not (scope_led or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
             return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
-        analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED, from the act's scope article
+        # answered, QUALIFIED: from the act's scope article, or from a passage of the act the question names that
+        # holds most of its words ("What is the register of information under DORA?": a long article's parts score
+        # under the corpus-wide floor although they are the provision asked about)
+        analysis.concerns.append("LOW_SIMILARITY")
     # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
     anchored = strong or (not follow_up and (_corroborated(question, sources[0], levels_of[0])
@@ -233,6 +236,11 @@ def defines_asked_term(question: str, source: Source) -> bool:
     language = source.language or question_language
     asked = asked_term_stems(asked_term(question), question_language, language)
     return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
+
+
+def _held_words(question: str, sources: Sequence[Source]) -> bool:
+    """Whether one of ``sources`` holds most of the question's content words (``LEXICAL_SUPPORT_AT``)."""
+    return any(lexical_support(question, s) >= LEXICAL_SUPPORT_AT for s in sources)
 
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:
