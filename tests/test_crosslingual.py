@@ -264,3 +264,18 @@ def test_probe_set_recall_at_3(demo_index):
         sources = [{"document_id": s.document_id, "ref": s.ref} for s in demo_index.search(probe["question"], k=3).sources]
         hits += gold_covered(sources, probe["gold"], probe.get("gold_mode", "any"))
     assert hits / len(probes) >= 0.65
+
+
+@pytest.mark.slow
+def test_a_definition_asked_in_another_language_leads_with_the_defining_passage(demo_index):
+    """Neither term's definition was among the first stage's candidates ("taxable person": Article 9 of the French
+    VAT Directive, «assujetti», not in the first 200; "Auftragsverarbeiter": GDPR Article 4(8), 101st): it is looked
+    up in the corpus by the term the legal term list carries."""
+    from regintel.config import load_settings
+    from regintel.retrieval.ranker import LearnedRanker
+
+    demo_index.ranker = LearnedRanker.load(load_settings().ranker_model)  # as the app searches
+    assert _rank(demo_index, "What is a taxable person for VAT purposes?", "eu-vat-directive-fr", "Article 9") == 1
+    first = demo_index.search("Was ist ein Auftragsverarbeiter nach der DSGVO?", k=8).sources[0]
+    assert (first.document_id, first.ref) == ("eu-gdpr", "Article 4(8)")
+    demo_index.ranker = None

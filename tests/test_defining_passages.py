@@ -60,3 +60,18 @@ def test_who_counts_as_and_is_considered_ask_about_a_term():
     assert asked_term("What is considered a major ICT-related incident?") == "major ICT-related incident"
     assert asked_term("Who is regarded as the recipient?") == "recipient"
     assert asked_term("Who must notify the supervisory authority?") == ""
+
+
+def test_a_term_no_candidate_defines_is_looked_up_in_the_whole_corpus():
+    """"What is a taxable person for VAT purposes?" did not bring Article 9 («assujetti») among its candidates: the
+    corpus's definition of the term is found directly, within what the search admits, the closest first."""
+    passages = DefiningPassages(CHUNKS)
+    assert passages.anywhere(asked_term("What is a taxable person for VAT purposes?"), "en") == ["vat-9"]
+    assert passages.anywhere(asked_term("What is a taxable person for VAT purposes?"), "en",
+                             allowed=lambda chunk_id: chunk_id != "vat-9") == [], "a filtered-out document stays out"
+    assert passages.anywhere(asked_term("What is the deadline for notifying a breach?"), "en") == []
+    twice = dict(CHUNKS, **{"dora-3": chunk("dora-3", "(7) ‘controller’ means the entity that controls.",
+                                            "Article 3(7)", "Article 3 — Definitions — ‘controller’")})
+    closer_dora = {"gdpr-4-7": 0.2, "dora-3": 0.9, "gdpr-x": 0.1}
+    found = DefiningPassages(twice).anywhere("controller", "en", closeness=lambda ids: [closer_dora[i] for i in ids])
+    assert found == ["dora-3", "gdpr-4-7"]

@@ -645,3 +645,15 @@ def test_an_elliptical_part_is_not_read_against_other_articles(monkeypatch):
     assert [a.text for a in plan.asks][1].startswith("for how long")
     composer._second_article(plan, composer.select(plan).units or [])
     assert read and not any(text.startswith("for how long") for text in read)
+
+
+def test_a_definition_asked_in_another_language_quotes_the_defining_sentence():
+    """"Was ist ein Auftragsverarbeiter nach der DSGVO?": the term list carries "Auftragsverarbeiter" into English
+    ("processor") but little else of the question, so the word-coverage gate found no passage; the defining sentence
+    is found by its term first."""
+    sources = numbered(passage("eu-gdpr", "Article 4(8)"), passage("eu-gdpr", "Article 38"),
+                       passage("eu-gdpr", "Article 39"))
+    answer, _, _ = run(OfflineProvider(), "Was ist ein Auftragsverarbeiter nach der DSGVO?", sources)
+    assert cited(answer) == {1}, answer
+    assert "‘processor’ means" in answer
+    assert_grounded(answer, sources)

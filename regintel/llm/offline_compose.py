@@ -844,6 +844,14 @@ class Composer:
         cited = self._cited_references(plan)
         if cited is not None:
             named = cited if named is None else (named & cited or named)
+        if ask.shape == "definition":
+            # the defining sentence is found by its term, carried by the term list into the passage's language:
+            # across languages too few of the question's other words are carried for the coverage gate below
+            # ("Was ist ein Auftragsverarbeiter nach der DSGVO?" carries "processor" alone)
+            units = self._definition(ask, plan, lambda passage: passage.article not in exclude and (
+                named is None or passage.source.index in named))
+            if units:
+                return units
         passage_coverage: dict[int, float] = {}
         self._passage_coverage = passage_coverage
         for passage in self.passages:
@@ -865,10 +873,6 @@ class Composer:
                     and passage_coverage[s.segment.source.index] >= PASSAGE_MIN_COVERAGE]
         if not relevant:
             return []
-        if ask.shape == "definition":
-            units = self._definition(ask, plan)
-            if units:
-                return units
         if ask.shape == "list":
             units = self._list(weights, relevant, passage_coverage)
             if units:
@@ -1053,11 +1057,15 @@ class Composer:
             kept.append(segment)
         return Unit(kept, "list")
 
-    def _definition(self, ask: Ask, plan: QuestionPlan) -> list[Unit]:
+    def _definition(self, ask: Ask, plan: QuestionPlan,
+                    eligible: Callable[[Passage], bool] = lambda passage: True) -> list[Unit]:
         """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X),
-        best-ranked passage first; the same term defined as exactly in another act is quoted too."""
+        best-ranked passage first (among the ``eligible`` ones); the same term defined as exactly in another act is
+        quoted too."""
         candidates: list[tuple[float, int, Segment]] = []
         for passage in self.passages:
+            if not eligible(passage):
+                continue
             term = self._term_in(ask.term, plan, passage.language)
             if not term:
                 continue

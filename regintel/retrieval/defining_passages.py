@@ -6,13 +6,16 @@ Carbon credit"). Similarity and word matching rank it among passages that use th
 requirement on carbon credits scores higher than its two-line definition), so a definition question's candidates
 that define the asked term (:mod:`regintel.retrieval.term_definitions`: the quoted term before "means" / "on
 entend par", or the glossary entry's title; across languages through the legal term list) are placed first, in
-retrieval's order, at most ``MAX_DEFINING`` of them (a term several acts define). Nothing changes for a question
-that asks about no term, or whose term no candidate defines.
+retrieval's order, at most ``MAX_DEFINING`` of them (a term several acts define). When no candidate defines it, the
+corpus's definitions of it are looked up directly (:meth:`DefiningPassages.anywhere`): "What is a taxable person
+for VAT purposes?" did not bring Article 9 of the French VAT Directive («assujetti») among its 200 first
+candidates, nor "Was ist ein Auftragsverarbeiter?" Article 4(8) GDPR among the first 100, although the term list
+carries both terms. Nothing changes for a question that asks about no term, or whose term nothing defines.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
@@ -51,11 +54,28 @@ class DefiningPassages:
         return found
 
 
+    def anywhere(self, term: str, question_language: str, allowed: Callable[[str], bool] = lambda chunk_id: True,
+                 closeness: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[str]:
+        """The passages of the whole corpus that define ``term`` (those ``allowed``), the ``closeness`` to the question
+        (a score per chunk id, higher first) deciding between several, at most ``MAX_DEFINING``."""
+        if not term:
+            return []
+        asked_by_language = {language: asked_term_stems(term, question_language, language)
+                             for language in {c.language or question_language for c in self.chunks.values()}}
+        found = [chunk_id for chunk_id, chunk in self.chunks.items()
+                 if allowed(chunk_id) and asked_by_language.get(chunk.language or question_language)
+                 and defines(asked_by_language[chunk.language or question_language], self.defined_by(chunk_id))]
+        if closeness is not None and len(found) > 1:
+            scores = closeness(found)
+            found = [chunk_id for _, chunk_id in sorted(zip(scores, found), key=lambda pair: -pair[0])]
+        return found[:MAX_DEFINING]
+
+
 def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[str],
                       score_of: Mapping[str, float], k: int) -> list[tuple[str, float]]:
     """``ranked`` (chunk id, score) with the ``defining`` passages moved to the front, truncated to ``k``."""
     if not defining:
         return list(ranked[:k])
-    lead = [(chunk_id, score_of[chunk_id]) for chunk_id in defining]
+    lead = [(chunk_id, score_of.get(chunk_id, 0.0)) for chunk_id in defining]
     moved = set(defining)
     return (lead + [item for item in ranked if item[0] not in moved])[:k]

@@ -289,9 +289,12 @@ class SearchIndex:
         else:
             best = top(stage.fused, k)
         term = asked_term(question) if mode == "hybrid" else ""
-        if term:  # a definition question: the candidates defining its term lead
+        if term:  # a definition question: the candidates defining its term lead, else the corpus's definitions of it
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
-            best = definitions_first(best, self.defining.among(term, stage.query_language, candidates), stage.fused, k)
+            defining = self.defining.among(term, stage.query_language, candidates) or self.defining.anywhere(
+                term, stage.query_language, self._admits(filters, currency, question),
+                lambda chunk_ids: self._cosines(chunk_ids, stage.query_vector))
+            best = definitions_first(best, defining, stage.fused, k)
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)
@@ -311,6 +314,24 @@ class SearchIndex:
         except Exception as exc:  # noqa: BLE001 - a failing registry never breaks the chat answer
             log.warning("source currency not available (%s): citations carry no version", exc)
             return {}
+
+    def _admits(self, filters: Mapping[str, Sequence[str]] | None, currency: Mapping[str, DocumentCurrency],
+                question: str) -> Callable[[str], bool]:
+        """Whether a chunk is one the search may return: within ``filters``, and not of a superseded version (unless
+        the question names a date or version), as in the first stage."""
+        allowed = {name: {str(v) for v in values} for name, values in (filters or {}).items() if values}
+        hidden = set() if names_version_or_date(question) else {
+            document for document, note in currency.items() if note.superseded_by}
+
+        def admits(chunk_id: str) -> bool:
+            chunk = self.chunks[chunk_id]
+            return chunk.document_id not in hidden and all(
+                getattr(chunk, name, "") in values for name, values in allowed.items())
+        return admits
+
+    def _cosines(self, chunk_ids: Sequence[str], query_vector: np.ndarray) -> list[float]:
+        stored = self.vectors.vectors(list(chunk_ids))
+        return [float(np.dot(stored[cid], query_vector)) if cid in stored else 0.0 for cid in chunk_ids]
 
     def _hide_superseded(self, stage: FirstStage, currency: Mapping[str, DocumentCurrency]) -> None:
         """A newer version of an act supersedes the older one in retrieval (unless the question names a date or a
