@@ -657,3 +657,17 @@ def test_a_definition_asked_in_another_language_quotes_the_defining_sentence():
     assert cited(answer) == {1}, answer
     assert "‘processor’ means" in answer
     assert_grounded(answer, sources)
+
+
+def test_a_question_that_is_a_guidance_heading_is_answered_under_that_heading():
+    """Guidance written as questions and answers: asked "Une ASBL est-elle assujettie à la TVA ?", the answer quotes
+    the section of that heading, not the short lead-in of the next one ("L'ASBL est, en tant qu'assujettie à la
+    TVA, obligée de :"), which holds the same three words in fewer."""
+    sources = numbered(passage("be-guidance-asbl-tva-fr", "Une ASBL est-elle assujettie à la TVA ?"),
+                       passage("be-guidance-asbl-tva-fr", "Que doit faire l’ASBL si elle est assujettie à la TVA ?"))
+    answer, _, _ = run(OfflineProvider(), "Une ASBL est-elle assujettie à la TVA ?", sources)
+    assert cited(answer) == {1}, answer
+    assert_grounded(answer, sources)
+    # the other heading holds the question's words and more: a question asking it is answered there
+    answer, _, _ = run(OfflineProvider(), "Que doit faire l’ASBL si elle est assujettie à la TVA ?", sources)
+    assert 2 in cited(answer), answer

@@ -70,6 +70,7 @@ MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
+HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
@@ -906,6 +907,12 @@ class Composer:
                 if passage.article not in scope:
                     passage_coverage[passage.source.index] = 0.0
             return
+        asked_by_heading = self._article_headed_by_the_question(plan)
+        if asked_by_heading:
+            for passage in self.passages:
+                if passage.article != asked_by_heading:
+                    passage_coverage[passage.source.index] = 0.0
+            return
         question_language = plan.language
         leading = [p.article for p in self._first_passage_of_each_article()]
         first = min(self.passages, key=self._rank_of)
@@ -918,6 +925,25 @@ class Composer:
         for passage in self.passages:
             if passage.article not in leading:
                 passage_coverage[passage.source.index] = 0.0
+
+    def _article_headed_by_the_question(self, plan: QuestionPlan) -> str | None:
+        """The article or section whose heading asks the question itself (all of the question's words, and at least
+        ``HEADING_AS_QUESTION`` of the heading's): guidance written as questions and answers ("Une ASBL est-elle
+        assujettie à la TVA ?") answers it there, where a short sentence of a neighbouring answer ("L'ASBL est, en
+        tant qu'assujettie à la TVA, obligée de :") would outscore the answer's own sentences on the same words.
+        For a question of one part, in the passages' language; None when no heading does."""
+        if len(plan.asks) != 1:
+            return None
+        noise = {t for t in tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language)}
+        asked = set(tokenize(plan.question, plan.language)) - noise
+        if len(asked) < 2:
+            return None
+        for passage in sorted(self.passages, key=self._rank_of):
+            heading = passage.heading_terms - noise
+            if passage.language == plan.language and heading and asked <= heading \
+                    and len(asked) >= HEADING_AS_QUESTION * len(heading):
+                return passage.article
+        return None
 
     def _leading_scope_articles(self, plan: QuestionPlan) -> set[str]:
         """The scope articles ("Material scope", "Territorial scope", "Champ d'application") at the head of the
