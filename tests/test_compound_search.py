@@ -101,3 +101,16 @@ def test_a_part_hit_from_a_document_only_at_the_tail_of_the_whole_questions_hits
     whole = [in_doc("A33", "gdpr"), in_doc("A34", "gdpr"), in_doc("A70", "gdpr"), in_doc("S3", "esrs")]
     merged = with_part_hits(whole, [[in_doc("S3-2", "esrs")], [in_doc("A12", "gdpr")]], unit, k=4)
     assert ids(merged) == ["A33", "A12", "A34", "A70"]
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("Compare the GDPR breach notification deadline with the DORA incident reporting deadlines.",
+     ["the GDPR breach notification deadline", "the DORA incident reporting deadlines"]),
+    ("Compare impact materiality and financial materiality.", ["impact materiality", "financial materiality"]),
+    ("Comparez le régime OSS avec le régime IOSS.", ["le régime OSS", "le régime IOSS"]),
+    ("Compara el plazo del RGPD con el de DORA.", ["el plazo del RGPD", "el de DORA"]),
+    ("Vergleichen Sie die Meldefrist der DSGVO mit der von DORA.", ["die Meldefrist der DSGVO", "der von DORA"]),
+    ("Which companies must compare prices?", []),  # not an instruction to compare
+])
+def test_an_instruction_to_compare_has_its_two_sides(question, sides):
+    assert comparison_sides(question) == sides

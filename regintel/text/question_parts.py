@@ -28,6 +28,12 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"\bdistinguish(?:es|ing)?\s+(?!between\b)(?P<a>.+?)\s+from\s+(?P<b>.+?)\s*\??$",
     r"\bdistingu(?:er|e-t-on|e)\s+(?!entre\b)(?P<a>.+?)\s+(?:de la|de l['’]|des|du|de|d['’])\s*(?P<b>.+?)\s*\??$",
     r"\bdistinguir\s+(?!entre\b)(?P<a>.+?)\s+(?:de la|del|de)\s+(?P<b>.+?)\s*\??$",
+    # an instruction: "Compare X with Y.", "Comparez X avec Y", "Compara X con Y", "Vergleiche X mit Y"
+    r"^(?:please\s+|can you\s+|could you\s+)?compare\s+(?P<a>.+?)\s+(?:with|to|against)\s+(?P<b>.+?)\s*[?.!]?$",
+    r"^(?:please\s+|can you\s+|could you\s+)?compare\s+(?!.*\b(?:with|to|against)\b)(?P<a>.+?)\s+and\s+(?P<b>.+?)\s*[?.!]?$",
+    r"^(?:pouvez-vous\s+)?compar(?:ez|er|e)\s+(?P<a>.+?)\s+(?:avec|et)\s+(?P<b>.+?)\s*[?.!]?$",
+    r"^(?:¿?puedes\s+)?compar(?:a|e|ar)\s+(?P<a>.+?)\s+(?:con|y)\s+(?P<b>.+?)\s*[?.!]?$",
+    r"^vergleiche[n]?\s+(?:Sie\s+)?(?P<a>.+?)\s+(?:mit|und)\s+(?P<b>.+?)\s*[?.!]?$",
 )]
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
