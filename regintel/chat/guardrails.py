@@ -236,9 +236,8 @@ SUBJECT_DOMAINS = frozenset({"vat", "be", "gdpr", "dora", "esrs"})
 def has_regulatory_vocabulary(question: str) -> bool:
     """Whether the question uses a regulatory word: the stems of ``REGULATORY_VOCABULARY``, or a term of the corpus's
     legal term list of two words or more ("reverse charge", "call-off stock"; one word such as "goods" is everyday
-    English), in any of its languages. Without it,
-    "What is the reverse charge mechanism?" was refused as out of domain when its best passage (in French) scored
-    under the cross-language floor."""
+    English), in any of its languages. Without it, "What is the reverse charge mechanism?" was refused as out of
+    domain when its best passage (in French) scored under the cross-language floor."""
     if REGULATORY_VOCABULARY.search(question):
         return True
     try:

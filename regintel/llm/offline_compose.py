@@ -348,8 +348,8 @@ def article_key(source: PromptSource) -> str:
 
 
 def passage_name(source: PromptSource) -> str:
-    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 3.3 Double materiality", "Article 226 VAT Directive (FR)", a
-    guidance section by its own heading and the guide's short title."""
+    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 3.3 Double materiality", "Article 226 VAT
+    Directive (FR)", a guidance section by its own heading and the guide's short title."""
     ref = _PART_RE.sub("", source.ref or "").strip()
     title = (source.title or "").strip()
     if not ref:
@@ -934,7 +934,7 @@ class Composer:
         For a question of one part, in the passages' language; None when no heading does."""
         if len(plan.asks) != 1:
             return None
-        noise = {t for t in tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language)}
+        noise = set(tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language))
         asked = set(tokenize(plan.question, plan.language)) - noise
         if len(asked) < 2:
             return None

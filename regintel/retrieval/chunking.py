@@ -211,7 +211,8 @@ class DocumentUnit:
 # A converted PDF's heading that is only a paragraph's number ("#### 37.", "#### AR 12") or a list point's marker
 # ("#### (b)", "#### ii. chronic risks"): the numbered paragraph or point of the section above it, not a section.
 STRAY_NUMBER_HEADING_RE = re.compile(r"^(?P<label>(?:AR\s+)?\d{1,3}[a-z]?)\.?$")
-STRAY_POINT_HEADING_RE = re.compile(r"^(?P<label>\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,3})\)|[ivx]{1,5}\.)(?:\s+(?P<text>[a-z‘“\"«].*))?$")
+STRAY_POINT_HEADING_RE = re.compile(
+    r"^(?P<label>\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,3})\)|[ivx]{1,5}\.)(?:\s+(?P<text>[a-z‘“\"«].*))?$")
 
 
 def demote_stray_headings(lines: list[str]) -> list[str]:
@@ -223,7 +224,7 @@ def demote_stray_headings(lines: list[str]) -> list[str]:
     dropped."""
     out: list[str] = []
     pending: str | None = None  # the label waiting for the text it numbers
-    for number, line in enumerate(lines):
+    for line in lines:
         heading = HEADING_RE.match(line)
         if pending is not None and line.strip() and not PAGE_MARKER_RE.match(line):
             if not heading:

@@ -53,7 +53,6 @@ class DefiningPassages:
                     break
         return found
 
-
     def anywhere(self, term: str, question_language: str, allowed: Callable[[str], bool] = lambda chunk_id: True,
                  closeness: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[str]:
         """The passages of the whole corpus that define ``term`` (those ``allowed``), the ``closeness`` to the question
