@@ -253,6 +253,14 @@ def test_a_passage_of_the_named_act_holding_the_questions_words_is_evidence_howe
     assert analyse_evidence(crypto, unrelated, thresholds=CALIBRATED, on_corpus=True).reason == "NO_RELEVANT_EVIDENCE"
 
 
+def test_a_word_the_passage_holds_in_the_term_lists_other_wording_supports_it():
+    article_37 = source(82.8, text="The controller and the processor shall designate a data protection officer in any "
+                                   "case where the processing is carried out by a public authority or body.",
+                        heading="Article 37 — Designation of the data protection officer")
+    assert lexical_support("Who must appoint a DPO?", article_37) >= evidence.LEXICAL_SUPPORT_AT
+    assert lexical_support("Who must appoint a tax adviser?", article_37) < evidence.LEXICAL_SUPPORT_AT
+
+
 def test_a_passage_in_another_language_is_judged_with_the_cross_language_levels():
     spanish = "¿Cuándo debe el responsable notificar una violación de la seguridad de los datos personales?"
     english_passages = [source(80.5), source(79.0), source(78.5), source(78.0), source(77.0)]

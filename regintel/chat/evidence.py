@@ -201,7 +201,25 @@ def lexical_support(question: str, source: Source) -> float:
     if not words:
         return 0.0
     passage = set(tokenize(f"{source.title}\n{source.heading}\n{source.text}", language))
-    return len(words & passage) / len(words)
+    return len((words & passage) | _said_otherwise(question, language, passage)) / len(words)
+
+
+def _said_otherwise(question: str, language: str, passage: set[str]) -> set[str]:
+    """The question's words that belong to a subject term the passage holds in another wording of the legal term list
+    ("DPO" for a passage saying "data protection officer", "cloud provider" for "ICT third-party service provider")."""
+    try:
+        glossary = load_glossary()
+    except Exception:  # noqa: BLE001 - without the term list, words count as written
+        return set()
+    tokens = terms(question, language)
+    said: set[str] = set()
+    for match in glossary.matches(question, language):
+        if match.entry.domain in ("general", "cue"):
+            continue
+        wordings = (terms(phrase, language) for phrase in match.entry.phrases.get(language, ()))
+        if any(stems and set(stems) <= passage for stems in wordings):
+            said.update(tokens[match.start:match.end])
+    return said
 
 
 def carried_support(question: str, question_language: str, source: Source) -> float:

@@ -151,6 +151,23 @@ class Glossary:
         return " ".join(parts)
 
 
+    def corpus_wording(self, text: str, language: str) -> list[str]:
+        """The corpus's own wording (an entry's first phrase) of each subject term ``text`` says otherwise in the same
+        language: "DPO" -> "data protection officer", "cloud provider" -> "ICT third-party service provider". The
+        texts rarely use the asker's short or everyday form, so BM25 in the question's own language found nothing
+        for it ("Who must appoint a DPO?" abstained where "a data protection officer" was answered)."""
+        phrases: list[str] = []
+        tokens = terms(text, language)
+        for match in sorted(self.matches(text, language), key=lambda m: m.start):
+            if match.entry.domain in ("general", *NON_TERM_DOMAINS) or language not in match.entry.phrases:
+                continue
+            preferred = match.entry.phrases[language][0]
+            said_otherwise = tuple(terms(preferred, language)) != tuple(tokens[match.start:match.end])
+            if said_otherwise and preferred not in phrases:
+                phrases.append(preferred)
+        return phrases
+
+
 @lru_cache(maxsize=4)
 def load_glossary(path: str = str(GLOSSARY_PATH)) -> Glossary:
     return Glossary.load(Path(path))
@@ -210,7 +227,8 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
     lexical: dict[str, str] = {}
     for target in corpus_languages:
         if target == language:
-            lexical[target] = ""
+            wording = glossary.corpus_wording(question, language)
+            lexical[target] = f"{question} {' '.join(wording)}" if wording else ""
         else:
             extra = glossary.query_for(question, language, target, general_variants=0)
             lexical[target] = f"{question} {extra}".strip()

@@ -175,8 +175,8 @@ class SearchIndex:
             mask = self._allowed_mask(language_filters)
             if plan.translated(language):
                 scores = self.bm25.scores(plan.lexical[language], language)
-            else:
-                scores = self.bm25.scores(question)
+            else:  # the question as it is, with the corpus's wording of the terms it says otherwise
+                scores = self.bm25.scores(plan.lexical.get(language) or question)
             if scores.size == 0:
                 continue
             scores = np.where(mask, scores, 0.0) if mask is not None else scores
