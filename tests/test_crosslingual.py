@@ -86,6 +86,8 @@ def test_a_term_said_otherwise_brings_the_corpus_wording_in_its_own_language(glo
     assert plan.lexical["en"].startswith("Who must appoint a DPO?") and "data protection officer" in plan.lexical["en"]
     assert plan_query("When must a personal data breach be notified?", ["en", "fr"], glossary).lexical["en"] == "", \
         "a question in the texts' own wording is searched as it is"
+    assert plan_query("Who must appoint a DPO?", ["en", "fr"], glossary,
+                      written=lambda phrase, language: False).lexical["en"] == "", "only a wording the texts write"
 
 
 def test_same_language_translates_to_nothing(glossary):
@@ -303,3 +305,6 @@ def test_an_acronym_the_texts_never_write_finds_its_article(demo_index):
     assert _rank(demo_index, "Who must appoint a DPO?", "eu-gdpr", "Article 37") == 1
     assert _rank(demo_index, "When is a DPIA required?", "eu-gdpr", "Article 35") == 1
     demo_index.ranker = None
+    # the English side of a VAT term is the wording of no English text of this corpus: it is not added
+    assert demo_index.writes("data protection officer", "en") and not demo_index.writes("content of invoices", "en")
+    assert demo_index.plan("What must an invoice contain?").lexical["en"] == ""

@@ -200,13 +200,15 @@ def lexical_support(question: str, source: Source) -> float:
     words = set(tokenize(question, language))
     if not words:
         return 0.0
-    passage = set(tokenize(f"{source.title}\n{source.heading}\n{source.text}", language))
-    return len((words & passage) | _said_otherwise(question, language, passage)) / len(words)
+    passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.text}", language)
+    passage = set(passage_tokens)
+    return len((words & passage) | _said_otherwise(question, language, f" {' '.join(passage_tokens)} ")) / len(words)
 
 
-def _said_otherwise(question: str, language: str, passage: set[str]) -> set[str]:
-    """The question's words that belong to a subject term the passage holds in another wording of the legal term list
-    ("DPO" for a passage saying "data protection officer", "cloud provider" for "ICT third-party service provider")."""
+def _said_otherwise(question: str, language: str, passage: str) -> set[str]:
+    """The question's words that belong to a subject term the passage holds in another wording of the legal term list,
+    of two words or more written in a row ("DPO" for a passage saying "data protection officer", "cloud provider" for
+    "ICT third-party service provider"); ``passage``: the passage's tokens, space-separated and padded."""
     try:
         glossary = load_glossary()
     except Exception:  # noqa: BLE001 - without the term list, words count as written
@@ -217,7 +219,7 @@ def _said_otherwise(question: str, language: str, passage: set[str]) -> set[str]
         if match.entry.domain in ("general", "cue"):
             continue
         wordings = (terms(phrase, language) for phrase in match.entry.phrases.get(language, ()))
-        if any(stems and set(stems) <= passage for stems in wordings):
+        if any(len(stems) >= 2 and f" {' '.join(stems)} " in passage for stems in wordings):  # not "particulars" alone
             said.update(tokens[match.start:match.end])
     return said
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
@@ -151,11 +151,14 @@ class Glossary:
         return " ".join(parts)
 
 
-    def corpus_wording(self, text: str, language: str) -> list[str]:
+    def corpus_wording(self, text: str, language: str,
+                       written: Callable[[str, str], bool] = lambda phrase, language: True) -> list[str]:
         """The corpus's own wording (an entry's first phrase) of each subject term ``text`` says otherwise in the same
         language: "DPO" -> "data protection officer", "cloud provider" -> "ICT third-party service provider". The
         texts rarely use the asker's short or everyday form, so BM25 in the question's own language found nothing
-        for it ("Who must appoint a DPO?" abstained where "a data protection officer" was answered)."""
+        for it ("Who must appoint a DPO?" abstained where "a data protection officer" was answered). Only a wording
+        ``written`` in that language's texts counts: the English side of a VAT term is the wording of no English text
+        here, and "content of invoices" sent "What must an invoice contain?" to the ESRS's payment practices."""
         phrases: list[str] = []
         tokens = terms(text, language)
         for match in sorted(self.matches(text, language), key=lambda m: m.start):
@@ -163,7 +166,7 @@ class Glossary:
                 continue
             preferred = match.entry.phrases[language][0]
             said_otherwise = tuple(terms(preferred, language)) != tuple(tokens[match.start:match.end])
-            if said_otherwise and preferred not in phrases:
+            if said_otherwise and preferred not in phrases and written(preferred, language):
                 phrases.append(preferred)
         return phrases
 
@@ -222,12 +225,15 @@ class QueryPlan:
         return language != self.language
 
 
-def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossary) -> QueryPlan:
+def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossary,
+               written: Callable[[str, str], bool] = lambda phrase, language: True) -> QueryPlan:
+    """How ``question`` is searched in each corpus language; ``written(phrase, language)``: whether the texts in that
+    language write a phrase (the corpus wording added in the question's own language must be theirs)."""
     language = detect_question_language(question, glossary)
     lexical: dict[str, str] = {}
     for target in corpus_languages:
         if target == language:
-            wording = glossary.corpus_wording(question, language)
+            wording = glossary.corpus_wording(question, language, written)
             lexical[target] = f"{question} {' '.join(wording)}" if wording else ""
         else:
             extra = glossary.query_for(question, language, target, general_variants=0)

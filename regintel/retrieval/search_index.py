@@ -51,6 +51,7 @@ from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
+from regintel.text.analysis import tokenize
 from regintel.text.asked_terms import asked_term
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,8 @@ class SearchIndex:
         self.currency_of: Callable[[], Mapping[str, DocumentCurrency]] | None = None
         self._quoted: dict[str, frozenset[tuple[str, ...]]] | None = None  # chunk id -> quoted terms (lazy)
         self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
+        self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
+        self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -147,7 +150,19 @@ class SearchIndex:
 
     def plan(self, question: str) -> QueryPlan | None:
         """The per-language query plan of a question, or None on a single-language corpus."""
-        return plan_query(question, self.languages, load_glossary()) if self.multilingual else None
+        return plan_query(question, self.languages, load_glossary(), self.writes) if self.multilingual else None
+
+    def writes(self, phrase: str, language: str) -> bool:
+        """Whether a passage in ``language`` holds ``phrase`` (its stems in a row, in the BM25 tokens; cached)."""
+        key = (phrase, language)
+        if key not in self._written:
+            if language not in self._token_texts:
+                passages = (f"{chunk.heading}\n{chunk.text}" for chunk in self.chunks.values()
+                            if chunk.language == language)
+                self._token_texts[language] = "\n".join(f" {' '.join(tokenize(text, language))} " for text in passages)
+            wanted = " ".join(tokenize(phrase, language))
+            self._written[key] = bool(wanted) and f" {wanted} " in self._token_texts[language]
+        return self._written[key]
 
     def _allowed_mask(self, filters: Mapping[str, Sequence[str]] | None) -> np.ndarray | None:
         if not filters or not any(filters.values()):
