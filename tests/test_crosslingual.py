@@ -82,6 +82,10 @@ def test_a_term_said_otherwise_brings_the_corpus_wording_in_its_own_language(glo
     "DPO", DORA never "cloud provider"."""
     assert "data protection officer" in " ".join(glossary.corpus_wording("Who must appoint a DPO?", "en"))
     assert glossary.corpus_wording("Can a cloud provider be critical?", "en") == ["ICT third-party service provider"]
+    two_part = ("When does a breach of personal data have to be reported to the regulator, and when must the people "
+                "affected be told as well?")
+    assert glossary.corpus_wording(two_part, "en") == ["personal data breach"], \
+        "not DORA's incident reporting for a GDPR question's 'reported to the regulator'"
     plan = plan_query("Who must appoint a DPO?", ["en", "fr"], glossary)
     assert plan.lexical["en"].startswith("Who must appoint a DPO?") and "data protection officer" in plan.lexical["en"]
     assert plan_query("When must a personal data breach be notified?", ["en", "fr"], glossary).lexical["en"] == "", \

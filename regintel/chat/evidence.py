@@ -191,7 +191,8 @@ def _best_in_question_language(question: str, sources: Sequence[Source]) -> bool
 
 def lexical_support(question: str, source: Source) -> float:
     """Share of the question's content words found in the passage, its heading or its document title: stemmed in
-    the passage's language when the question is in it, else carried into it by the legal term list
+    the passage's language when the question is in it (a word of a term the passage writes in another wording of
+    the legal term list counts, :func:`_said_otherwise`), else carried into it by the term list
     (:func:`carried_support`)."""
     question_language = detect_language(question)
     if not same_language(question_language, source):

@@ -16,6 +16,7 @@ glossary terms.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -150,7 +151,6 @@ class Glossary:
         parts.extend(neutral_tokens(text))
         return " ".join(parts)
 
-
     def corpus_wording(self, text: str, language: str,
                        written: Callable[[str, str], bool] = lambda phrase, language: True) -> list[str]:
         """The corpus's own wording (an entry's first phrase) of each subject term ``text`` says otherwise in the same
@@ -158,11 +158,17 @@ class Glossary:
         texts rarely use the asker's short or everyday form, so BM25 in the question's own language found nothing
         for it ("Who must appoint a DPO?" abstained where "a data protection officer" was answered). Only a wording
         ``written`` in that language's texts counts: the English side of a VAT term is the wording of no English text
-        here, and "content of invoices" sent "What must an invoice contain?" to the ESRS's payment practices."""
+        here, and "content of invoices" sent "What must an invoice contain?" to the ESRS's payment practices. Only the
+        terms of the act most of the question's terms belong to (by the list's domains)."""
         phrases: list[str] = []
         tokens = terms(text, language)
-        for match in sorted(self.matches(text, language), key=lambda m: m.start):
-            if match.entry.domain in ("general", *NON_TERM_DOMAINS) or language not in match.entry.phrases:
+        subject = [m for m in sorted(self.matches(text, language), key=lambda m: m.start)
+                   if m.entry.domain not in ("general", *NON_TERM_DOMAINS) and language in m.entry.phrases]
+        domains = Counter(entry.domain for entry in {m.entry.id: m.entry for m in subject}.values())  # distinct terms
+        for match in subject:
+            # another act's everyday wording ("reported to the regulator": DORA's incident reporting) in a question
+            # whose other terms are of one act (a GDPR personal data breach) is not that act's term here
+            if domains[match.entry.domain] < max(domains.values()):
                 continue
             preferred = match.entry.phrases[language][0]
             said_otherwise = tuple(terms(preferred, language)) != tuple(tokens[match.start:match.end])
@@ -212,7 +218,8 @@ class QueryPlan:
     """How one question is searched in a corpus with several languages.
 
     ``language``: the question's language. ``lexical``: per corpus language, the text BM25 searches in that
-    language's documents: "" for the question's own language (the question as it is, as today), else the question
+    language's documents: in the question's own language "" (the question as it is) or the question followed by
+    the texts' own wording of the terms it says otherwise (:meth:`Glossary.corpus_wording`), else the question
     followed by the glossary equivalents of its terms in that language. ``definitions``: per corpus language, the
     stemmed terms the question asks to define (it carries a definition cue such as "what counts as", "qu'entend-on
     par", "was versteht man unter"), which the index looks for quoted in its passages."""
