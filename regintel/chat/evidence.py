@@ -41,10 +41,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
-from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms
+from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms, terms_line, written_in_a_row
 from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
 from regintel.text.analysis import detect_language, tokenize
@@ -192,7 +193,7 @@ def _best_in_question_language(question: str, sources: Sequence[Source]) -> bool
 def lexical_support(question: str, source: Source) -> float:
     """Share of the question's content words found in the passage, its heading or its document title: stemmed in
     the passage's language when the question is in it (a word of a term the passage writes in another wording of
-    the legal term list counts, :func:`_said_otherwise`), else carried into it by the term list
+    the legal term list counts, :func:`_subject_wordings`), else carried into it by the term list
     (:func:`carried_support`)."""
     question_language = detect_language(question)
     if not same_language(question_language, source):
@@ -203,26 +204,29 @@ def lexical_support(question: str, source: Source) -> float:
         return 0.0
     passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.text}", language)
     passage = set(passage_tokens)
-    return len((words & passage) | _said_otherwise(question, language, f" {' '.join(passage_tokens)} ")) / len(words)
-
-
-def _said_otherwise(question: str, language: str, passage: str) -> set[str]:
-    """The question's words that belong to a subject term the passage holds in another wording of the legal term list,
-    of two words or more written in a row ("DPO" for a passage saying "data protection officer", "cloud provider" for
-    "ICT third-party service provider"); ``passage``: the passage's tokens, space-separated and padded."""
     try:
-        glossary = load_glossary()
+        subject_terms = _subject_wordings(question, language)
     except Exception:  # noqa: BLE001 - without the term list, words count as written
-        return set()
+        subject_terms = ()
+    line = terms_line(passage_tokens)
+    said_otherwise = {word for asked, wordings in subject_terms
+                      if any(written_in_a_row(stems, line) for stems in wordings) for word in asked}
+    return len((words & passage) | said_otherwise) / len(words)
+
+
+@lru_cache(maxsize=256)
+def _subject_wordings(question: str, language: str) -> tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...]:
+    """Per subject term of the legal term list in the question: its words as asked, and the term's wordings of two
+    words or more ("particulars" alone is in any text). A passage writing one of them in a row holds the asked words
+    in another wording ("DPO" for "data protection officer", "cloud provider" for "ICT third-party service
+    provider"). Read once per question, not once per passage."""
     tokens = terms(question, language)
-    said: set[str] = set()
-    for match in glossary.matches(question, language):
-        if match.entry.domain in ("general", "cue"):
-            continue
-        wordings = (terms(phrase, language) for phrase in match.entry.phrases.get(language, ()))
-        if any(len(stems) >= 2 and f" {' '.join(stems)} " in passage for stems in wordings):  # not "particulars" alone
-            said.update(tokens[match.start:match.end])
-    return said
+    found = []
+    for match in load_glossary().matches(question, language):
+        if match.entry.is_subject:
+            wordings = (tuple(terms(phrase, language)) for phrase in match.entry.phrases.get(language, ()))
+            found.append((tuple(tokens[match.start:match.end]), tuple(stems for stems in wordings if len(stems) >= 2)))
+    return tuple(found)
 
 
 def carried_support(question: str, question_language: str, source: Source) -> float:

@@ -249,10 +249,6 @@ REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "
 )
 
 
-# legal term list domains that name regulatory subjects (not "general" legal words nor "cue" question wordings)
-SUBJECT_DOMAINS = frozenset({"vat", "be", "gdpr", "dora", "esrs"})
-
-
 def has_regulatory_vocabulary(question: str) -> bool:
     """Whether the question uses a regulatory word: the stems of ``REGULATORY_VOCABULARY``, or a term of the corpus's
     legal term list of two words or more ("reverse charge", "call-off stock"; one word such as "goods" is everyday
@@ -262,7 +258,7 @@ def has_regulatory_vocabulary(question: str) -> bool:
         return True
     try:
         glossary = load_glossary()
-        return any(match.entry.domain in SUBJECT_DOMAINS and match.end - match.start >= 2  # "goods" alone: "good"
+        return any(match.entry.is_subject and match.end - match.start >= 2  # "goods" alone: "good"
                    for language in LANGUAGES for match in glossary.matches(question, language))
     except Exception as exc:  # noqa: BLE001 - without the term list the word stems decide
         log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)

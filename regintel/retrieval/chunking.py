@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -334,9 +335,7 @@ def _qualify_repeated_refs(units: list[DocumentUnit]) -> list[DocumentUnit]:
     """A section ref that several units share ("Appendix A › Application Requirements", once per standard of the
     ESRS) is prefixed with the unit's top-level heading ("ESRS E1 › Appendix A › Application Requirements"), so that
     a citation says which one it is. Article refs are left alone (an article's number is its name)."""
-    counts: dict[str, int] = {}
-    for unit in units:
-        counts[unit.ref] = counts.get(unit.ref, 0) + 1
+    counts = Counter(unit.ref for unit in units)
     for unit in units:
         top = unit.path[0] if unit.path else ""
         if counts[unit.ref] > 1 and top and not unit.ref.startswith(("Article ", top)):

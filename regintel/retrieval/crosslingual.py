@@ -44,11 +44,32 @@ def terms(text: str, language: str) -> list[str]:
     return tokenize(text, language)
 
 
+def terms_line(stems: Sequence[str]) -> str:
+    """A text's terms (:func:`terms`) as one space-separated line, padded with a space at each end: where
+    :func:`written_in_a_row` looks for a phrase."""
+    return f" {' '.join(stems)} "
+
+
+def written_in_a_row(stems: Sequence[str], line: str) -> bool:
+    """Whether the stems of a phrase stand one after another in a :func:`terms_line` (or in lines joined by "\n")."""
+    return bool(stems) and terms_line(stems) in line
+
+
+NON_TERM_DOMAINS = frozenset({"cue"})  # entries that mark the kind of question, not a term
+NON_SUBJECT_DOMAINS = NON_TERM_DOMAINS | {"general"}  # ... nor common legal words: the rest name an act's subjects
+
+
 @dataclass(frozen=True)
 class GlossaryEntry:
     id: str
     domain: str
     phrases: dict[str, tuple[str, ...]]  # language -> equivalent phrases, preferred first
+
+    @property
+    def is_subject(self) -> bool:
+        """A term of an act's subject matter ("personal data breach", "reverse charge"), not a common legal word
+        ("general") nor a question's wording ("cue")."""
+        return self.domain not in NON_SUBJECT_DOMAINS
 
 
 @dataclass(frozen=True)
@@ -163,7 +184,7 @@ class Glossary:
         phrases: list[str] = []
         tokens = terms(text, language)
         subject = [m for m in sorted(self.matches(text, language), key=lambda m: m.start)
-                   if m.entry.domain not in ("general", *NON_TERM_DOMAINS) and language in m.entry.phrases]
+                   if m.entry.is_subject and language in m.entry.phrases]
         domains = Counter(entry.domain for entry in {m.entry.id: m.entry for m in subject}.values())  # distinct terms
         for match in subject:
             # another act's everyday wording ("reported to the regulator": DORA's incident reporting) in a question
@@ -202,7 +223,6 @@ _QUOTED = {
 }
 _QUOTED_DEFAULT = re.compile(r"[«‘“]\s*([^«»‘’“”\n]{2,80}?)\s*[»’”]")
 DEFINITION_CUE = "cue.definition"
-NON_TERM_DOMAINS = frozenset({"cue"})
 
 
 def quoted_terms(text: str, language: str) -> frozenset[tuple[str, ...]]:

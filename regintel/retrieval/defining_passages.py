@@ -15,7 +15,8 @@ carries both terms. Nothing changes for a question that asks about no term, or w
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from itertools import islice
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
@@ -39,35 +40,30 @@ class DefiningPassages:
     def among(self, term: str, question_language: str, candidates: Sequence[str]) -> list[str]:
         """The candidates (in their order) that define ``term``, the term a question asks about
         (:func:`regintel.text.asked_terms.asked_term`); empty when it asks about none."""
-        if not term:
-            return []
-        asked_by_language: dict[str, list[frozenset[str]]] = {}
-        found = []
-        for chunk_id in candidates:
-            language = self.chunks[chunk_id].language or question_language
-            if language not in asked_by_language:
-                asked_by_language[language] = asked_term_stems(term, question_language, language)
-            if defines(asked_by_language[language], self.defined_by(chunk_id)):
-                found.append(chunk_id)
-                if len(found) == MAX_DEFINING:
-                    break
-        return found
+        return list(islice(self._defining(term, question_language, candidates), MAX_DEFINING))
 
     def anywhere(self, term: str, question_language: str, allowed: Callable[[str], bool] = lambda chunk_id: True,
                  closeness: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[str]:
         """The passages of the whole corpus that define ``term`` (those ``allowed``), the ``closeness`` to the question
         (a score per chunk id, higher first) deciding between several, at most ``MAX_DEFINING``."""
-        if not term:
-            return []
-        asked_by_language = {language: asked_term_stems(term, question_language, language)
-                             for language in {c.language or question_language for c in self.chunks.values()}}
-        found = [chunk_id for chunk_id, chunk in self.chunks.items()
-                 if allowed(chunk_id) and asked_by_language.get(chunk.language or question_language)
-                 and defines(asked_by_language[chunk.language or question_language], self.defined_by(chunk_id))]
+        found = list(self._defining(term, question_language, [cid for cid in self.chunks if allowed(cid)]))
         if closeness is not None and len(found) > 1:
             scores = closeness(found)
             found = [chunk_id for _, chunk_id in sorted(zip(scores, found), key=lambda pair: -pair[0])]
         return found[:MAX_DEFINING]
+
+    def _defining(self, term: str, question_language: str, chunk_ids: Iterable[str]) -> Iterator[str]:
+        """The chunks of ``chunk_ids`` (in order) that define ``term``: its stems in each passage's language, as
+        written or carried by the legal term list."""
+        if not term:
+            return
+        asked_by_language: dict[str, list[frozenset[str]]] = {}
+        for chunk_id in chunk_ids:
+            language = self.chunks[chunk_id].language or question_language
+            if language not in asked_by_language:
+                asked_by_language[language] = asked_term_stems(term, question_language, language)
+            if defines(asked_by_language[language], self.defined_by(chunk_id)):
+                yield chunk_id
 
 
 def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[str],

