@@ -13,7 +13,7 @@ import pytest
 from regintel.graph.crossrefs import chunk_references
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker import LearnedRanker, fit, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION, FeatureBuilder, FirstStage
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -149,6 +149,37 @@ def test_training_is_deterministic_and_learns_the_signal(tmp_path):
     loaded = LearnedRanker.load(path)
     assert loaded is not None and np.allclose(loaded.score(held_out[0]), first.score(held_out[0]))
     assert max(first.importance(), key=first.importance().get) == "reference_match"
+
+
+def test_an_ensemble_averages_boosters_of_consecutive_seeds_and_survives_a_round_trip(tmp_path):
+    matrices, labels = synthetic_groups(questions=30)
+    boosters = fit_ensemble(matrices, labels, seed=5, size=3)
+    singles = [LearnedRanker(fit(matrices, labels, seed=seed)) for seed in (5, 6, 7)]
+    ensemble = LearnedRanker(boosters)
+    matrix = synthetic_groups(seed=42, questions=1)[0][0]
+    expected = np.mean([single.score(matrix) for single in singles], axis=0)
+    assert np.allclose(ensemble.score(matrix), expected)
+    assert not np.allclose(singles[0].score(matrix), singles[1].score(matrix))  # the seeds do differ
+    path = tmp_path / "ensemble.json"
+    ensemble.save(path)
+    assert len(json.loads(path.read_text())["models"]) == 3
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and len(loaded.boosters) == 3
+    assert np.allclose(loaded.score(matrix), expected)
+    with pytest.raises(ValueError, match="at least one"):
+        fit_ensemble(matrices, labels, size=0)
+
+
+def test_a_model_file_of_one_booster_in_the_earlier_format_still_loads(tmp_path):
+    matrices, labels = synthetic_groups(questions=20)
+    single = LearnedRanker(fit(matrices, labels, seed=3, rounds=20))
+    document = {"features_version": FEATURES_VERSION, "feature_names": list(FEATURE_NAMES), "training": {},
+                "model": single.booster.model_to_string()}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(document))
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and len(loaded.boosters) == 1
+    assert np.allclose(loaded.score(matrices[0]), single.score(matrices[0]))
 
 
 def test_a_model_for_other_features_or_no_model_is_not_used(tmp_path, caplog):

@@ -221,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--out", help="where to save the model (default: the ranker_model setting)")
     ranker.add_argument("--folds", type=int, default=5)
     ranker.add_argument("--seed", type=int, default=7)
+    ranker.add_argument("--ensemble", type=int, default=None,
+                        help="boosters of consecutive seeds (from --seed) whose scores are averaged (default 4); 1: one")
     ranker.add_argument("--candidates", type=int, default=100, help="first-stage candidates per question")
     ranker.add_argument("--demo-weight", type=float, default=5.0, help="weight of a demo dev question in training")
     ranker.add_argument("--train-weight", type=float, default=5.0,

@@ -40,7 +40,7 @@ import numpy as np
 
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
-from regintel.retrieval.ranker import LearnedRanker, choose_tail_gap, fit
+from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
@@ -183,18 +183,18 @@ def dataset_metrics(groups: Sequence[Group], orders: Sequence[list[int]]) -> dic
 
 
 def out_of_fold(groups: Sequence[Group], folds: int, seed: int, drop: Sequence[str] = (),
-                weights: dict[str, float] | None = None) -> list[np.ndarray]:
+                weights: dict[str, float] | None = None, ensemble: int = 1) -> list[np.ndarray]:
     """Each group's ranker scores from a model that never saw its fold (``drop``: features zeroed out)."""
     keep = np.array([name not in drop for name in FEATURE_NAMES])
     assigned = [fold_of(g.key, folds, seed) for g in groups]
     scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
     for fold in range(folds):
         train = [g for g, f in zip(groups, assigned) if f != fold and not g.dataset.endswith("test")]
-        booster = fit([g.features * keep for g in train], [g.labels for g in train], seed=seed,
-                      weights=[(weights or {}).get(g.dataset, 1.0) for g in train])
+        model = LearnedRanker(fit_ensemble([g.features * keep for g in train], [g.labels for g in train], seed=seed,
+                                           size=ensemble, weights=[(weights or {}).get(g.dataset, 1.0) for g in train]))
         for position, (group, f) in enumerate(zip(groups, assigned)):
             if f == fold:
-                scores[position] = np.asarray(booster.predict(group.features * keep, num_threads=2))
+                scores[position] = model.score(group.features * keep)
     return scores
 
 
@@ -248,22 +248,24 @@ def main(args: Any) -> int:
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
 
     training = [g for g in groups if not g.dataset.endswith("test")]
-    oof = out_of_fold(training, folds, seed, weights=weights)
+    ensemble = ENSEMBLE_SIZE if getattr(args, "ensemble", None) is None else args.ensemble
+    oof = out_of_fold(training, folds, seed, weights=weights, ensemble=ensemble)
     report: dict[str, Any] = {"out_of_fold": compare(training, oof)}
     if args.ablate:
         report["ablation"] = {}
         for name, members in FEATURE_GROUPS.items():
-            dropped = compare(training, out_of_fold(training, folds, seed, drop=members, weights=weights))
+            dropped = compare(training, out_of_fold(training, folds, seed, drop=members, weights=weights,
+                                                    ensemble=ensemble))
             report["ablation"][name] = {d: v["ranker"] for d, v in dropped.items()}
     tail_gap, tail_table = choose_tail_gap(tail_rankings(
         [(g, s) for g, s in zip(training, oof) if g.dataset == "obliqa-mp"]))
     report["tail_filter"] = {"gap": tail_gap, "chosen_on": "ObliQA-MP dev, out-of-fold scores",
                              "by_gap": tail_table, "fixed_k": fixed_k_table(
                                  [(g, s) for g, s in zip(training, oof) if g.dataset == "obliqa-mp"])}
-    booster = fit([g.features for g in training], [g.labels for g in training], seed=seed,
-                  weights=[weights.get(g.dataset, 1.0) for g in training])
-    model = LearnedRanker(booster, FEATURE_NAMES, FEATURES_VERSION, {
-        "command": "python -m regintel.bench train-ranker", "seed": seed, "folds": folds,
+    boosters = fit_ensemble([g.features for g in training], [g.labels for g in training], seed=seed, size=ensemble,
+                            weights=[weights.get(g.dataset, 1.0) for g in training])
+    model = LearnedRanker(boosters if len(boosters) > 1 else boosters[0], FEATURE_NAMES, FEATURES_VERSION, {
+        "command": "python -m regintel.bench train-ranker", "seed": seed, "ensemble": ensemble, "folds": folds,
         "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
         "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
