@@ -3,8 +3,9 @@
 ``train-ranker`` trains an ensemble of ``ENSEMBLE_SIZE`` boosters on the same data with consecutive seeds, their
 scores averaged: LightGBM's bagging and feature sampling make one booster's order depend on its seed (on the demo dev
 split, end to end, four single eval boosters answered 86 to 93 questions with a gold article, mean 90.0; four
-averaged sets of them 91 to 93, mean 92.0, citing a little more precisely: docs/benchmarks.md, session 18), and the
-mean of several is the steadier ranker. A model file of one booster (the format before; ``--ensemble 1``) loads and scores as it did.
+averaged sets of seeds 7 to 14, pairs and fours, 91 to 93, mean 92.0, citing a little more precisely:
+docs/benchmarks.md, session 18), and the mean of several is the steadier ranker. A model file of one booster (the
+format before; ``--ensemble 1``) loads and scores as it did.
 
 The model file is one JSON document: the LightGBM model texts, the feature names and ``features_version`` it was
 trained on, and how it was trained (data, folds, seed, out-of-fold metrics). It is small, committed with the code
