@@ -264,7 +264,7 @@ def main(args: Any) -> int:
                                  [(g, s) for g, s in zip(training, oof) if g.dataset == "obliqa-mp"])}
     boosters = fit_ensemble([g.features for g in training], [g.labels for g in training], seed=seed, size=ensemble,
                             weights=[weights.get(g.dataset, 1.0) for g in training])
-    model = LearnedRanker(boosters if len(boosters) > 1 else boosters[0], FEATURE_NAMES, FEATURES_VERSION, {
+    model = LearnedRanker(boosters, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker", "seed": seed, "ensemble": ensemble, "folds": folds,
         "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
         "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),

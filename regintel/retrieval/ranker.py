@@ -115,7 +115,7 @@ class LearnedRanker:
         except Exception as exc:  # lightgbm raises LightGBMError for a corrupt model text
             log.warning("learned ranker at %s not used: %s: %s", path, exc.__class__.__name__, str(exc)[:200])
             return None
-        return cls(boosters if len(boosters) > 1 else boosters[0], names, version, dict(document.get("training") or {}))
+        return cls(boosters, names, version, dict(document.get("training") or {}))
 
 
 def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int = 7, rounds: int = ROUNDS,

@@ -182,8 +182,7 @@ class SearchIndex:
     def _allowed_mask(self, filters: Mapping[str, Sequence[str]] | None) -> np.ndarray | None:
         if not filters or not any(filters.values()):
             return None
-        allowed = _allowed_values(filters)
-        return np.array([_within(self.chunks[cid], allowed) for cid in self.bm25.ids], dtype=bool)
+        return self._row_mask(self.bm25.ids, filters)
 
     def _bm25_candidates(self, question: str, filters: Mapping[str, Sequence[str]] | None, n: int) -> dict[str, float]:
         return dict(self.bm25.search(question, n, mask=self._allowed_mask(filters)))
@@ -243,12 +242,8 @@ class SearchIndex:
         return self._matrix
 
     def _row_mask(self, ids: Sequence[str], filters: Mapping[str, Sequence[str]]) -> np.ndarray:
-        mask = np.ones(len(ids), dtype=bool)
-        for name, values in filters.items():
-            if values:
-                allowed = {str(v) for v in values}
-                mask &= np.array([getattr(self.chunks[cid], name, "") in allowed for cid in ids], dtype=bool)
-        return mask
+        allowed = _allowed_values(filters)
+        return np.array([_within(self.chunks[cid], allowed) for cid in ids], dtype=bool)
 
     def _completed(self, vector: np.ndarray, dense: Mapping[str, float], lexical: Mapping[str, float],
                    every_lexical: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
