@@ -262,11 +262,15 @@ def test_sources_keep_the_real_cosine_and_both_languages(demo_index):
     assert result.query_language == "en" and result.plan is not None
     vector = demo_index.embedder.embed([question], kind="query")[0]
     stored = demo_index.vectors.vectors([s.chunk_id for s in result.sources])
+    read = demo_index.stored_vectors([s.chunk_id for s in result.sources], "en")
     for source in result.sources:
         assert source.query_language == "en" and source.language in {"en", "fr"}
-        cosine = float(np.dot(stored[source.chunk_id], vector))
+        cosine = float(np.dot(read[source.chunk_id], vector))
         assert source.similarity == pytest.approx(round(max(0.0, min(1.0, cosine)) * 100, 1), abs=0.11)
-    assert any(s.language == "fr" for s in result.sources)
+        # a French article with search titles is read by its cross-language vector; an English passage by its own
+        same = np.allclose(read[source.chunk_id], stored[source.chunk_id])
+        assert same == (source.language == "en" or not demo_index.chunks[source.chunk_id].gloss)
+    assert any(s.language == "fr" and demo_index.chunks[s.chunk_id].gloss for s in result.sources)
 
 
 @pytest.mark.slow

@@ -129,6 +129,12 @@ def test_measure_scores_own_unit_other_documents_and_other_languages():
     assert rows["R"] == [pytest.approx(90.0)]  # the best part of its own unit
     assert rows["U"] == [pytest.approx(30.0)]  # other documents only: a#art-2 (50) is the same document
     assert rows["X"] == [pytest.approx(20.0)] and rows["rank1"] == [True]
+    # the other language is scored on what a question in another language reads (search titles' vectors)
+    crosslingual = vectors.copy()
+    crosslingual[4] = np.array([0.0, 0.0, 0.0, 0.0, 0.0], np.float32)
+    crosslingual[4, 1] = 1.0  # the French passage's cross-language vector is close to the query
+    rows = cal.measure(passages, vectors, query, [cal.PseudoQuery("titles", 0, "q", "en")], crosslingual)
+    assert rows["X"] == [pytest.approx(90.0)] and rows["U"] == [pytest.approx(30.0)]
 
 
 # -- pure: storage --------------------------------------------------------------------------------------------------

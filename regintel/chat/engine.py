@@ -373,7 +373,7 @@ class ComplianceEngine:
             return sources
         try:
             return part_aware(question, language, sources, self.search_index.embedder.embed,
-                              self.search_index.vectors.vectors)
+                              lambda chunk_ids: self.search_index.stored_vectors(chunk_ids, language))
         except Exception as exc:  # noqa: BLE001 - the grade falls back on the whole question's similarities
             log.warning("part similarity failed: %s", exc)
             return sources

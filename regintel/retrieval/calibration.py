@@ -321,15 +321,19 @@ def _percentiles(values: Sequence[float]) -> dict[str, float]:
 
 
 def measure(passages: Sequence[PassageLike], passage_vectors: np.ndarray, query_vectors: np.ndarray,
-            queries: Sequence[PseudoQuery]) -> dict[str, Any]:
-    """The per-pseudo-query scores R, U, U5, X, X5 (see the module docstring), with the query's language."""
+            queries: Sequence[PseudoQuery], crosslingual_vectors: np.ndarray | None = None) -> dict[str, Any]:
+    """The per-pseudo-query scores R, U, U5, X, X5 (see the module docstring), with the query's language.
+    ``crosslingual_vectors`` (rows as ``passage_vectors``) are what a question in another language reads (a
+    passage's cross-language vector where it has search titles): X and X5 are scored on them."""
     vectors = np.asarray(passage_vectors, dtype=np.float32)
     scores = np.asarray(query_vectors, dtype=np.float32) @ vectors.T * 100.0
+    cross_scores = (scores if crosslingual_vectors is None else
+                    np.asarray(query_vectors, dtype=np.float32) @ np.asarray(crosslingual_vectors, np.float32).T * 100.0)
     languages = np.array([p.language or "en" for p in passages])
     documents = np.array([p.document_id for p in passages])
     units = np.array([unit_of(p.chunk_id) for p in passages])
     rows: dict[str, list] = {"R": [], "U": [], "U5": [], "X": [], "X5": [], "lang": [], "rank1": []}
-    for row, query in zip(scores, queries):
+    for row, cross_row, query in zip(scores, cross_scores, queries):
         source = passages[query.chunk_index]
         own = units == unit_of(source.chunk_id)
         same = languages == (source.language or "en")
@@ -346,7 +350,7 @@ def measure(passages: Sequence[PassageLike], passage_vectors: np.ndarray, query_
             rows["U5"].append(float(top[:5].mean()))
         other = ~same
         if other.any():
-            top = np.sort(row[other])[::-1]
+            top = np.sort(cross_row[other])[::-1]
             rows["X"].append(float(top[0]))
             rows["X5"].append(float(top[:5].mean()))
     return rows
@@ -399,17 +403,18 @@ def _ordered(levels: ScoreLevels) -> ScoreLevels:
 
 def calibrate(passages: Sequence[PassageLike], passage_vectors: np.ndarray, embed_queries: Callable[[list[str]], np.ndarray],
               corpus_version: str, model_id: str, max_queries: int = MAX_QUERIES,
-              ceiling: EvidenceThresholds | None = None) -> Calibration:
+              ceiling: EvidenceThresholds | None = None, crosslingual_vectors: np.ndarray | None = None) -> Calibration:
     """Measure the corpus and derive its thresholds. ``passage_vectors[i]`` is the stored vector of
-    ``passages[i]``; ``embed_queries(texts)`` embeds questions (``kind="query"``). Raises ValueError when the
-    corpus is too small to calibrate."""
+    ``passages[i]`` (``crosslingual_vectors[i]`` what a question in another language reads, when it differs);
+    ``embed_queries(texts)`` embeds questions (``kind="query"``). Raises ValueError when the corpus is too small to
+    calibrate."""
     started = time.perf_counter()
     queries = sample_pseudo_queries(passages, max_queries)
     if len(queries) < MIN_QUERIES:
         raise ValueError(f"only {len(queries)} pseudo-queries can be made from {len(passages)} passages "
                          f"(at least {MIN_QUERIES} needed)")
     query_vectors = embed_queries([q.text for q in queries])
-    rows = measure(passages, passage_vectors, query_vectors, queries)
+    rows = measure(passages, passage_vectors, query_vectors, queries, crosslingual_vectors)
     thresholds, gap, measured = thresholds_from(rows, corpus_version, ceiling)
     by_language: dict[str, dict[str, dict[str, float]]] = {}
     for language in sorted(set(rows["lang"])):

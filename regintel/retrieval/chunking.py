@@ -34,9 +34,12 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from regintel.retrieval.corpus import CorpusDocument
+
+if TYPE_CHECKING:
+    from regintel.retrieval.search_titles import SearchTitles
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
@@ -132,6 +135,9 @@ class Chunk:
     position: int
     parent: str = ""  # base id of the article / section unit the chunk belongs to (its parts and definitions share it)
     page: int = 0  # the page the passage starts on, for sources parsed from a PDF (0: not paginated)
+    # the unit's search titles in other languages (regintel.retrieval.search_titles): indexed and embedded, never
+    # quoted or shown
+    gloss: str = ""
 
     @property
     def parent_id(self) -> str:
@@ -152,11 +158,15 @@ class Chunk:
 
     @property
     def index_text(self) -> str:
-        """What BM25 indexes: document title and section heading (or reference), then the passage.
+        """What BM25 indexes: document title and section heading (or reference), the unit's search titles, then
+        the passage.
 
-        The title helps lexical search when a question names the act ("under the AML Rules ...")."""
+        The title helps lexical search when a question names the act ("under the AML Rules ..."); the search titles
+        let a language run match a question asked in another language ("invoice" in a French article's titles)."""
         label = self.heading or self.ref
         header = f"{self.title} — {label}" if label else self.title
+        if self.gloss:  # the unit's search titles (regintel.retrieval.search_titles)
+            header = f"{header}\n{self.gloss}"
         return f"{header}\n{self.text}".strip()
 
     @property
@@ -168,6 +178,16 @@ class Chunk:
         if not self.text.strip():
             return self.index_text
         return f"{self.heading}\n{self.text}" if self.heading else self.text
+
+    @property
+    def crosslingual_embed_text(self) -> str:
+        """What is embedded for questions in another language than the passage's: the heading, the search titles
+        and the passage ("" without search titles). Kept apart from ``embed_text``: in the one vector, the other
+        languages' titles lowered same-language cosines (dev: English GDPR questions abstained LOW_SIMILARITY with
+        their article first; docs/benchmarks.md, session 19)."""
+        if not self.gloss:
+            return ""
+        return "\n".join(part for part in (self.heading, self.gloss, self.text) if part)
 
     @property
     def content_hash(self) -> str:
@@ -820,9 +840,15 @@ def _recital_units(unit: DocumentUnit, language: str) -> list[DocumentUnit] | No
 
 
 def chunk_document(
-    doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200
+    doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200,
+    titles: "SearchTitles | None" = None,
 ) -> list[Chunk]:
-    """Chunks of one document, in reading order, with stable ids derived from document id and ref."""
+    """Chunks of one document, in reading order, with stable ids derived from document id and ref; ``titles``
+    (default: the shipped search titles) give each unit its search titles in other languages."""
+    if titles is None:
+        from regintel.retrieval.search_titles import load_search_titles
+
+        titles = load_search_titles()
     pages = _PageFinder(text) if PAGE_MARKERS_RE.search(text) else None
     anchors = _anchor_lookup(doc)
     raw_units = []
@@ -841,6 +867,7 @@ def chunk_document(
             base = f"{first}-{repeat}"
         used.add(base)
         article = definitions.get(id(unit))
+        gloss = titles.gloss(doc.id, unit.ref, unit.heading, doc.language)
         pieces = _definition_units(unit, article, min_chars) if article else [(unit, "")]
         for piece, suffix in pieces:
             piece_id = f"{base}~{suffix}" if suffix else base
@@ -863,6 +890,7 @@ def chunk_document(
                         position=len(chunks),
                         parent=base,
                         page=page,
+                        gloss=gloss,
                     )
                 )
     return chunks

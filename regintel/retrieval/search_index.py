@@ -153,6 +153,9 @@ class SearchIndex:
         self.currency_of: Callable[[], Mapping[str, DocumentCurrency]] | None = None
         self._quoted: dict[str, frozenset[tuple[str, ...]]] | None = None  # chunk id -> quoted terms (lazy)
         self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
+        # passages with search titles: the vector of heading + titles + text, read by questions in another language
+        self._crosslingual: dict[str, np.ndarray] | None = None
+        self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}  # question language -> its view of _matrix
         self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
         self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
 
@@ -217,7 +220,7 @@ class SearchIndex:
         if plan is None:
             hits = self.vectors.query(vector, n, chroma_where(filters))
             return {cid: score for cid, score in hits if cid in self.chunks}
-        ids, matrix = self._passage_vectors()
+        ids, matrix = self._passage_vectors(plan.language)
         cosines = matrix @ np.asarray(vector, dtype=np.float32)
         merged: dict[str, float] = {}  # the n nearest passages of each language (exact search), raw cosines
         for _, language_filters in self._language_filters(filters):
@@ -228,9 +231,11 @@ class SearchIndex:
             merged.update((ids[i], float(cosines[i])) for i in best)
         return merged
 
-    def _passage_vectors(self) -> tuple[list[str], np.ndarray]:
+    def _passage_vectors(self, question_language: str | None = None) -> tuple[list[str], np.ndarray]:
         """Every passage vector of the index in memory (the multilingual path searches each language exactly and
-        completes the fusion with the cosines of passages outside the dense top n); read once from the store."""
+        completes the fusion with the cosines of passages outside the dense top n); read once from the store.
+        For a question in ``question_language``, a passage in another language with search titles is read by its
+        cross-language vector (:meth:`crosslingual_vectors`)."""
         if self._matrix is None:
             wanted = list(self.chunks)
             stored: dict[str, np.ndarray] = {}
@@ -239,14 +244,53 @@ class SearchIndex:
             ids = [cid for cid in wanted if cid in stored]
             matrix = np.stack([stored[cid] for cid in ids]).astype(np.float32) if ids else np.zeros((0, 1), np.float32)
             self._matrix = (ids, matrix)
-        return self._matrix
+        if not question_language or not self.crosslingual_vectors():
+            return self._matrix
+        if question_language not in self._matrices:
+            ids, matrix = self._matrix
+            view = matrix.copy()
+            for row, cid in enumerate(ids):
+                vector = self._crosslingual_for(cid, question_language)
+                if vector is not None:
+                    view[row] = vector
+            self._matrices[question_language] = (ids, view)
+        return self._matrices[question_language]
+
+    def crosslingual_vectors(self) -> dict[str, np.ndarray]:
+        """Chunk id -> the vector of its :attr:`Chunk.crosslingual_embed_text`, for the passages with search titles
+        (regintel.retrieval.search_titles); embedded at ingestion, read from the embedding cache once."""
+        if self._crosslingual is None:
+            glossed = [chunk for chunk in self.chunks.values() if chunk.gloss]
+            vectors = (self.embedder.embed([chunk.crosslingual_embed_text for chunk in glossed], kind="passage")
+                       if glossed else [])
+            self._crosslingual = {chunk.chunk_id: np.asarray(vector, dtype=np.float32)
+                                  for chunk, vector in zip(glossed, vectors)}
+        return self._crosslingual
+
+    def _crosslingual_for(self, chunk_id: str, question_language: str | None) -> np.ndarray | None:
+        chunk = self.chunks.get(chunk_id)
+        if not question_language or chunk is None or not chunk.language or chunk.language == question_language:
+            return None
+        return self.crosslingual_vectors().get(chunk_id)
+
+    def stored_vectors(self, chunk_ids: Sequence[str], question_language: str | None = None) -> dict[str, np.ndarray]:
+        """The passage vectors a question in ``question_language`` is compared with: the stored vector, or the
+        cross-language vector of a passage in another language that has one."""
+        stored = self.vectors.vectors(list(chunk_ids))
+        if question_language and self.multilingual:
+            for cid in list(stored):
+                vector = self._crosslingual_for(cid, question_language)
+                if vector is not None:
+                    stored[cid] = vector
+        return stored
 
     def _row_mask(self, ids: Sequence[str], filters: Mapping[str, Sequence[str]]) -> np.ndarray:
         allowed = _allowed_values(filters)
         return np.array([_within(self.chunks[cid], allowed) for cid in ids], dtype=bool)
 
     def _completed(self, vector: np.ndarray, dense: Mapping[str, float], lexical: Mapping[str, float],
-                   every_lexical: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+                   every_lexical: Mapping[str, float], question_language: str | None = None,
+                   ) -> tuple[dict[str, float], dict[str, float]]:
         """Both runs over the union of their candidates, each with its real score (the passage's cosine, its BM25
         score in its language run, 0 when it has none): a passage found by one channel is not given 0 by the other
         just because it was outside that channel's top n, which costs other-language passages most."""
@@ -254,7 +298,7 @@ class SearchIndex:
         full_dense = dict(dense)
         missing = {cid for cid in union if cid not in full_dense}
         if missing:
-            ids, matrix = self._passage_vectors()
+            ids, matrix = self._passage_vectors(question_language)
             rows = [i for i, cid in enumerate(ids) if cid in missing]
             cosines = matrix[rows] @ np.asarray(vector, dtype=np.float32)
             full_dense.update((ids[i], float(c)) for i, c in zip(rows, cosines))
@@ -313,7 +357,7 @@ class SearchIndex:
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
             defining = self.defining.among(term, stage.query_language, candidates) or self.defining.anywhere(
                 term, stage.query_language, self._admits(filters, currency, question),
-                lambda chunk_ids: self._cosines(chunk_ids, stage.query_vector))
+                lambda chunk_ids: self._cosines(chunk_ids, stage.query_vector, stage.query_language))
             best = definitions_first(best, defining, stage.fused, k)
         sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
@@ -347,8 +391,9 @@ class SearchIndex:
             return chunk.document_id not in hidden and _within(chunk, allowed)
         return admits
 
-    def _cosines(self, chunk_ids: Sequence[str], query_vector: np.ndarray) -> list[float]:
-        stored = self.vectors.vectors(list(chunk_ids))
+    def _cosines(self, chunk_ids: Sequence[str], query_vector: np.ndarray, question_language: str | None = None,
+                 ) -> list[float]:
+        stored = self.stored_vectors(chunk_ids, question_language)
         return [float(np.dot(stored[cid], query_vector)) if cid in stored else 0.0 for cid in chunk_ids]
 
     def _hide_superseded(self, stage: FirstStage, currency: Mapping[str, DocumentCurrency]) -> None:
@@ -380,7 +425,7 @@ class SearchIndex:
         """The ranker's feature builder over this index (passage vectors from the in-memory matrix)."""
         if self._features is None:
             self._features = FeatureBuilder(self.chunks, self.bm25, self.references,
-                                            VectorLookup(*self._passage_vectors()))
+                                            VectorLookup(*self._passage_vectors(), views=self._passage_vectors))
         return self._features
 
     @property
@@ -433,7 +478,7 @@ class SearchIndex:
         def fuse(vector: np.ndarray, dense: Mapping[str, float]) -> dict[str, float]:
             if plan is None or mode != "hybrid":
                 return self._fuse(mode, dense, lexical)
-            return self._fuse(mode, *self._completed(vector, dense, lexical, every_lexical))
+            return self._fuse(mode, *self._completed(vector, dense, lexical, every_lexical, plan.language))
 
         started = time.perf_counter()
         fused = fuse(query_vector, dense)
@@ -483,7 +528,7 @@ class SearchIndex:
         query_language: str = "",
     ) -> list[Source]:
         dense_rank, bm25_rank = ranks(dense), ranks(lexical)
-        stored = self.vectors.vectors([cid for cid, _ in best]) if best else {}
+        stored = self.stored_vectors([cid for cid, _ in best], query_language) if best else {}
         sources = []
         for chunk_id, fused_score in best:
             chunk = self.chunks[chunk_id]
