@@ -22,3 +22,18 @@ def write_text_atomically(path: Path, text: str, errors: str = "strict") -> None
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically, as :func:`write_text_atomically`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

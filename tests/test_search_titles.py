@@ -148,3 +148,20 @@ def test_a_question_in_another_language_reads_the_cross_language_vector_and_its_
     ids, own = index._passage_vectors("fr")
     assert own[ids.index("fr1")].tolist() == [1.0, 0.0]
     assert index._passage_vectors()[1][ids.index("fr1")].tolist() == [1.0, 0.0]
+
+
+def test_cross_language_vectors_are_stored_beside_the_index_and_a_bad_file_is_ignored(tmp_path, caplog):
+    from regintel.retrieval.index_io import read_crosslingual_vectors, write_crosslingual_vectors
+
+    chunks = chunk_document(french_doc(), FRENCH_TEXT, min_chars=10, titles=titles())
+    titled = [c.chunk_id for c in chunks if c.gloss]
+    path = tmp_path / "crosslingual_vectors.npz"
+    assert read_crosslingual_vectors(path, chunks) is None  # none written yet: embedded on first use
+    write_crosslingual_vectors(path, titled, np.ones((len(titled), 3), np.float32))
+    read = read_crosslingual_vectors(path, chunks)
+    assert set(read) == set(titled) and read[titled[0]].tolist() == [1.0, 1.0, 1.0]
+    other = chunk_document(french_doc(), FRENCH_TEXT, min_chars=10, titles=SearchTitles({}, {}))
+    assert read_crosslingual_vectors(path, other) is None  # written for other chunks
+    path.write_bytes(b"not a numpy file")
+    assert read_crosslingual_vectors(path, chunks) is None
+    assert "unreadable" in caplog.text

