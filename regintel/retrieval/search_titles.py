@@ -9,8 +9,11 @@ EN/FR/ES/DE (the official titles of the other language versions where the act ha
 an English sentence saying what the article provides: written from each article's own text, editorial data kept in
 the repository like the legal term list.
 
-The chunker appends them to what BM25 indexes and what is embedded (``Chunk.gloss``); they are never quoted, shown
-or used as evidence of what the law says: the answer quotes the passage's own text.
+The chunker keeps them on the chunk (``Chunk.gloss``): BM25 indexes them with the passage, and a second vector of the
+passage (``Chunk.crosslingual_embed_text``: heading, titles, text; stored beside the index) is what a question in
+another language reads, while a question in the passage's own language keeps the passage's own vector
+(``SearchIndex.stored_vectors``). They are never quoted, shown or used as evidence of what the law says: the answer
+quotes the passage's own text.
 
 Each line: ``{"document_id": ..., "article": "226" | "heading": "<unit heading>", "titles": {"en": ..., ...},
 "summary_en": ...}``. A document or unit without an entry keeps no gloss (sources a user brings in, ESRS).
