@@ -227,14 +227,16 @@ class FullDisk:
         disk = self
 
         class Limited:
-            def write(self, text: str) -> int:
-                if len(text.encode()) > disk.left:
-                    handle.write(text.encode()[:disk.left].decode(errors="ignore"))
+            def write(self, data: str | bytes) -> int:  # text or binary handles (atomic files write bytes)
+                raw = data.encode() if isinstance(data, str) else data
+                if len(raw) > disk.left:
+                    stored = raw[:disk.left]
+                    handle.write(stored.decode(errors="ignore") if isinstance(data, str) else stored)
                     handle.flush()
                     disk.left = 0
                     raise OSError(errno.ENOSPC, "No space left on device")
-                disk.left -= len(text.encode())
-                return handle.write(text)
+                disk.left -= len(raw)
+                return handle.write(data)
 
             def __enter__(self):
                 return self
