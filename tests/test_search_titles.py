@@ -79,6 +79,18 @@ def test_titles_match_merged_units_part_suffixes_and_headings():
     assert table.gloss("other", "Article 226", "Article 226", "fr") == ""
 
 
+def test_a_ref_keyed_entry_titles_only_that_unit_not_another_with_the_same_heading():
+    # ESRS headings repeat across standards ("Objective"): its units are keyed by their ref
+    table = SearchTitles.from_records([
+        {"document_id": "esrs", "ref": "ESRS S1 › Objective",
+         "titles": {"en": "Objective of ESRS S1 Own workforce", "fr": "Objectif de l'ESRS S1 Effectifs de l'entreprise"}},
+    ])
+    assert table.gloss("esrs", "ESRS S1 › Objective (2/3)", "Objective", "en") == \
+        "Objectif de l'ESRS S1 Effectifs de l'entreprise · Objective of ESRS S1 Own workforce"
+    assert table.gloss("esrs", "ESRS E1 › Objective", "Objective", "en") == ""
+    assert table.gloss("other", "ESRS S1 › Objective", "Objective", "en") == ""
+
+
 def test_the_shipped_titles_cover_every_article_of_the_french_vat_texts():
     lines = [json.loads(line) for line in SEARCH_TITLES_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
     for line in lines:

@@ -15,8 +15,11 @@ another language reads, while a question in the passage's own language keeps the
 (``SearchIndex.stored_vectors``). They are never quoted, shown or used as evidence of what the law says: the answer
 quotes the passage's own text.
 
-Each line: ``{"document_id": ..., "article": "226" | "heading": "<unit heading>", "titles": {"en": ..., ...},
-"summary_en": ...}``. A document or unit without an entry keeps no gloss (sources a user brings in, ESRS).
+Each line: ``{"document_id": ..., "article": "226" | "ref": "<unit ref>" | "heading": "<unit heading>",
+"titles": {"en": ..., ...}, "summary_en": ...}``. ESRS units are keyed by their ref ("ESRS 2 › 3.4 Impact
+materiality"): their headings repeat across standards ("Objective", "Metrics and targets"), so a heading key would
+give one standard's titles to another's section. A document or unit without an entry keeps no gloss (sources a
+user brings in).
 """
 
 from __future__ import annotations
@@ -67,35 +70,45 @@ class SearchTitle:
 
 
 class SearchTitles:
-    """Search titles by (document id, article number) and by (document id, unit heading)."""
+    """Search titles by (document id, article number), by (document id, unit ref) and by (document id, unit
+    heading)."""
 
     def __init__(self, by_article: Mapping[tuple[str, str], SearchTitle],
-                 by_heading: Mapping[tuple[str, str], SearchTitle]) -> None:
+                 by_heading: Mapping[tuple[str, str], SearchTitle],
+                 by_ref: Mapping[tuple[str, str], SearchTitle] | None = None) -> None:
         self.by_article = dict(by_article)
         self.by_heading = dict(by_heading)
+        self.by_ref = dict(by_ref or {})
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> "SearchTitles":
         by_article: dict[tuple[str, str], SearchTitle] = {}
         by_heading: dict[tuple[str, str], SearchTitle] = {}
+        by_ref: dict[tuple[str, str], SearchTitle] = {}
         for record in records:
             entry = SearchTitle(titles={k: str(v) for k, v in (record.get("titles") or {}).items() if v},
                                 summary=str(record.get("summary_en") or ""))
             document = str(record["document_id"])
             if record.get("article"):
                 by_article[(document, _article_key(str(record["article"])))] = entry
+            elif record.get("ref"):
+                by_ref[(document, _normal(_PART_SUFFIX_RE.sub("", str(record["ref"]))))] = entry
             elif record.get("heading"):
                 by_heading[(document, _normal(str(record["heading"])))] = entry
-        return cls(by_article, by_heading)
+        return cls(by_article, by_heading, by_ref)
 
     def __len__(self) -> int:
-        return len(self.by_article) + len(self.by_heading)
+        return len(self.by_article) + len(self.by_heading) + len(self.by_ref)
 
     def gloss(self, document_id: str, ref: str, heading: str, document_language: str) -> str:
         """The search text of a unit: the entries of every article its ref names (a merged unit names several),
-        else the entry of its heading (each "; "-joined heading of a merged unit); "" when there is none."""
+        else the entry of its ref, else the entry of its heading (each "; "-joined heading of a merged unit); ""
+        when there is none."""
+        unit_ref = _PART_SUFFIX_RE.sub("", ref or "")
         entries = [self.by_article.get((document_id, _article_key(number)))
-                   for number in _ARTICLE_IN_REF_RE.findall(_PART_SUFFIX_RE.sub("", ref or ""))]
+                   for number in _ARTICLE_IN_REF_RE.findall(unit_ref)]
+        if not any(entries):
+            entries = [self.by_ref.get((document_id, _normal(unit_ref)))]
         if not any(entries):
             entries = [self.by_heading.get((document_id, _normal(part))) for part in (heading or "").split("; ")]
         texts: list[str] = []
