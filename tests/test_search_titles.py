@@ -4,6 +4,7 @@ and what is embedded, never the text that is quoted; the shipped file covers the
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -108,10 +109,20 @@ def test_the_shipped_titles_cover_every_article_of_the_french_vat_texts():
     assert len(shipped) >= 600
 
 
-@pytest.mark.parametrize("doc_id", ["eu-esrs"])
-def test_documents_without_titles_keep_their_text(doc_id):
-    document = next(d for d in scan_corpus(CORPUS).documents if d.id == doc_id)
-    assert all(c.gloss == "" for c in chunk_document(document, read_document_text(document.path))[:50])
+def test_every_esrs_unit_has_its_own_titles_by_ref():
+    document = next(d for d in scan_corpus(CORPUS).documents if d.id == "eu-esrs")
+    chunks = chunk_document(document, read_document_text(document.path))
+    assert chunks and not [c.ref for c in chunks if not c.gloss]
+    # two units with the same heading ("Objective") in different standards get different titles
+    objectives = {re.sub(r" \(\d+/\d+\)$", "", c.ref): c.gloss for c in chunks if c.heading == "Objective"}
+    assert len(objectives) >= 2 and len(set(objectives.values())) == len(objectives)
+
+
+def test_a_document_without_entries_keeps_its_text():
+    document = next(d for d in scan_corpus(CORPUS).documents if d.id == "eu-gdpr")
+    other = CorpusDocument(id="user-upload", title=document.title, short_title="U", path=document.path,
+                           language="en", authority_level="eu_law", jurisdiction="EU", source_url="")
+    assert all(c.gloss == "" for c in chunk_document(other, read_document_text(document.path))[:50])
 
 
 class _Store:
