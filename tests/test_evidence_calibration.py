@@ -267,6 +267,24 @@ def test_a_word_the_passage_holds_in_the_term_lists_other_wording_supports_it():
     assert lexical_support("Who must appoint a tax adviser?", article_37) < evidence.LEXICAL_SUPPORT_AT
 
 
+def test_the_passages_search_titles_in_the_questions_language_support_it():
+    """Across languages, a word the legal term list does not carry counts when the passage's search titles (what it
+    is about, in the question's language) hold it."""
+    article_135 = source(82.0, language="fr", heading="Article 135", title="Directive TVA",
+                         text="Les États membres exonèrent la location de biens immeubles. Sont exclues de "
+                              "l'exonération la location d'emplacements pour le stationnement des véhicules et la "
+                              "location de coffres-forts.",
+                         search_titles="Exemption of immovable property transactions · Exención de operaciones "
+                                       "inmobiliarias\nExempts the letting of immovable property except parking "
+                                       "and safes.")
+    question = "Is the letting of safes exempt?"
+    assert lexical_support(question, article_135) >= evidence.LEXICAL_SUPPORT_AT
+    assert lexical_support(question, replace(article_135, search_titles="")) < lexical_support(question, article_135)
+    # titles about something else lend nothing
+    other = replace(article_135, search_titles="Exemption of insurance transactions")
+    assert lexical_support(question, other) == lexical_support(question, replace(article_135, search_titles=""))
+
+
 def test_a_passage_in_another_language_is_judged_with_the_cross_language_levels():
     spanish = "¿Cuándo debe el responsable notificar una violación de la seguridad de los datos personales?"
     english_passages = [source(80.5), source(79.0), source(78.5), source(78.0), source(77.0)]

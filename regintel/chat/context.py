@@ -83,7 +83,7 @@ class ArticleSiblings:
                       jurisdiction=chunk.jurisdiction, language=chunk.language, heading=chunk.label,
                       fused_score=hit.fused_score, extra={"widened_from": hit.chunk_id},
                       page=chunk.page or None, version=hit.version, last_verified=hit.last_verified,  # same document
-                      deprecated=hit.deprecated, currency_warning=hit.currency_warning)
+                      deprecated=hit.deprecated, currency_warning=hit.currency_warning, search_titles=chunk.gloss)
 
 
 def widen_to_articles(passages: Sequence[ContextPassage], siblings: Callable[[Source], Sequence[Source]],

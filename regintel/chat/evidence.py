@@ -191,10 +191,10 @@ def _best_in_question_language(question: str, sources: Sequence[Source]) -> bool
 
 
 def lexical_support(question: str, source: Source) -> float:
-    """Share of the question's content words found in the passage, its heading or its document title: stemmed in
-    the passage's language when the question is in it (a word of a term the passage writes in another wording of
-    the legal term list counts, :func:`_subject_wordings`), else carried into it by the term list
-    (:func:`carried_support`)."""
+    """Share of the question's content words found in the passage, its heading, its search titles or its document
+    title: stemmed in the passage's language when the question is in it (a word of a term the passage writes in
+    another wording of the legal term list counts, :func:`_subject_wordings`), else carried into it by the term
+    list or found in the passage's search title in the question's language (:func:`carried_support`)."""
     question_language = detect_language(question)
     if not same_language(question_language, source):
         return carried_support(question, question_language, source)
@@ -202,7 +202,7 @@ def lexical_support(question: str, source: Source) -> float:
     words = set(tokenize(question, language))
     if not words:
         return 0.0
-    passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.text}", language)
+    passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.search_titles}\n{source.text}", language)
     passage = set(passage_tokens)
     try:
         subject_terms = _subject_wordings(question, language)
@@ -231,9 +231,11 @@ def _subject_wordings(question: str, language: str) -> tuple[tuple[tuple[str, ..
 
 def carried_support(question: str, question_language: str, source: Source) -> float:
     """Across languages: share of the question's content words (stemmed in its own language) that belong to a
-    legal term whose equivalent in the passage's language is in the passage, or are numbers or acronyms found in
-    it as written. Cognates and shared words count for nothing: "service" in an English question is no evidence
-    that a French passage about "services" answers it."""
+    legal term whose equivalent in the passage's language is in the passage, are in the passage's search title in
+    the question's language (its title "Benennung eines Datenschutzbeauftragten" for "Müssen wir einen
+    Datenschutzbeauftragten benennen?"), or are numbers or acronyms found in it as written. Cognates and shared
+    words count for nothing: "service" in an English question is no evidence that a French passage about
+    "services" answers it."""
     words = tokenize(question, question_language)
     if not words:
         return 0.0
@@ -246,6 +248,8 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
         equivalents = match.entry.phrases.get(language, ())
         if any(set(stems) <= passage for stems in (terms(p, language) for p in equivalents) if stems):
             covered.update(range(match.start, match.end))
+    titled = set(tokenize(source.search_titles, question_language)) if source.search_titles else set()
+    covered.update(position for position, word in enumerate(words) if word in titled)
     neutral = {w.lower() for w in neutral_tokens(question)
                if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", passage_text)}
     covered_words = len(covered) + sum(1 for w in words if w in neutral)

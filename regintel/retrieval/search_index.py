@@ -560,6 +560,7 @@ class SearchIndex:
                     bm25_score=lexical.get(chunk_id),
                     query_language=query_language,
                     page=chunk.page or None,
+                    search_titles=chunk.gloss,
                 )
             )
         return sources

@@ -33,6 +33,9 @@ class Source:
     last_verified: str = ""
     deprecated: bool = False
     currency_warning: str = ""  # one sentence when the document is deprecated, expired or superseded, else ""
+    # what the unit is about in the analysts' languages (regintel.retrieval.search_titles): read by the evidence
+    # grade's word check, never quoted or shown
+    search_titles: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
