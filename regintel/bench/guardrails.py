@@ -14,6 +14,11 @@
    questions refused, and the allowed type of answerable questions whose category names one. Only aggregates are
    printed: the evaluation questions are never shown, so nothing is tuned on them by looking.
 
+4. **The independent probe set** (``regintel/bench/calibration/guardrail_probe.jsonl``, session 20): 130 questions
+   (16 of each refused type, 50 allowed) written by a writer who saw neither the training file nor the evaluation
+   set. Its misses were looked at on one half only (``"half": "looked"``); the other half (``"unseen"``) is the
+   measurement: refused with the right type, and allowed questions kept, per half.
+
 ``--json`` prints one JSON object last.
 """
 
@@ -32,8 +37,11 @@ from regintel.bench.answers import refusal_type_scores
 from regintel.chat import guardrail_model as gm
 from regintel.chat.guardrails import decide, decide_type
 from regintel.config import REPO_ROOT, Settings
+from regintel.retrieval.data_files import jsonl_records
 
 EVAL_DIR = REPO_ROOT / "data" / "eval"
+PROBE_PATH = Path(__file__).resolve().parent / "calibration" / "guardrail_probe.jsonl"
+PROBE_ALLOWED = "ALLOWED"  # the probe's label of any allowed question (its allowed type is not scored)
 CATEGORY_TYPES = {"definition": "DEFINITION", "deadline": "DEADLINE", "obligation": "OBLIGATION",
                   "applicability": "APPLICABILITY", "comparison": "COMPARISON"}
 
@@ -136,6 +144,37 @@ def run_eval(classifier: gm.GuardrailClassifier, paths: Sequence[Path], split: s
             "rules_only": score_eval(items, rules)}
 
 
+def score_probe(items: Sequence[dict[str, Any]], decisions: Sequence[Any]) -> dict[str, Any]:
+    """Per half of the probe set: refused questions refused with their type, allowed questions not refused."""
+    halves: dict[str, dict[str, Any]] = {}
+    for item, decision in zip(items, decisions):
+        half = halves.setdefault(item.get("half", "unseen"), {"refused_right": 0, "n_refused": 0, "allowed_kept": 0,
+                                                               "n_allowed": 0, "per_label": {}})
+        label = item["label"]
+        right = decision.allowed if label == PROBE_ALLOWED else (not decision.allowed and decision.query_type == label)
+        if label == PROBE_ALLOWED:
+            half["n_allowed"] += 1
+            half["allowed_kept"] += right
+        else:
+            half["n_refused"] += 1
+            half["refused_right"] += right
+        counts = half["per_label"].setdefault(label, [0, 0])
+        counts[0] += right
+        counts[1] += 1
+    return halves
+
+
+def run_probe(classifier: gm.GuardrailClassifier, path: Path = PROBE_PATH) -> dict[str, Any] | None:
+    if not Path(path).exists():
+        return None
+    items = [record for _, record in jsonl_records(Path(path))]
+    model = classifier.model()
+    probs = model.regression.predict_proba(classifier.embed([i["question"] for i in items]))
+    decisions = [decide(i["question"], dict(zip(gm.LABELS, (float(v) for v in p))), model.threshold)
+                 for i, p in zip(items, probs)]
+    return {"file": Path(path).name, "halves": score_probe(items, decisions)}
+
+
 # -- report -----------------------------------------------------------------------------------------------------
 def run_guardrails_bench(settings: Settings, train_path: Path = gm.TRAIN_PATH, split: str = "dev",
                          eval_dir: Path = EVAL_DIR, folds: int = gm.FOLDS, l2: float = gm.L2,
@@ -153,12 +192,13 @@ def run_guardrails_bench(settings: Settings, train_path: Path = gm.TRAIN_PATH, s
     production = classifier.model() if l2 == gm.L2 else gm.train(examples, X, decide_type, l2=l2, folds=folds)
     paths = sorted(Path(eval_dir).glob("*.jsonl")) if Path(eval_dir).is_dir() else []
     evaluation = run_eval(classifier, paths, split) if paths and l2 == gm.L2 else None
+    probe = run_probe(classifier) if l2 == gm.L2 else None
     return {
         "bench": "guardrails", "train_file": str(Path(train_path).relative_to(REPO_ROOT)) if Path(train_path).is_relative_to(REPO_ROOT) else str(train_path),
         "n_train": len(examples), "labels": dict(Counter(e.label for e in examples)),
         "model": {"embedding": gm.model_id_of(embedder), "l2": l2, "threshold": production.threshold,
                   "false_refusal_budget": gm.FALSE_REFUSAL_BUDGET, "key": production.key},
-        "cross_validation": cv, "threshold_sweep": production.sweep, "eval": evaluation,
+        "cross_validation": cv, "threshold_sweep": production.sweep, "eval": evaluation, "probe": probe,
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -209,6 +249,13 @@ def format_report(result: dict[str, Any], show_errors: bool = False) -> str:
                 lines.append(f"    {kind:24} P {_fmt(t['precision'])}  R {_fmt(t['recall'])}  tp {t['tp']} fp {t['fp']} "
                              f"fn {t['fn']}" + (f"  far off-corpus refused {t['far_offcorpus_refused']}"
                                                if kind == "OUT_OF_DOMAIN" else ""))
+    probe = result.get("probe")
+    if probe:
+        lines += ["", f"independent probe set ({probe['file']}), classifier only, no retrieval signal"]
+        for half, h in sorted(probe["halves"].items(), key=lambda kv: kv[0] != "unseen"):
+            per_label = ", ".join(f"{label} {right}/{n}" for label, (right, n) in sorted(h["per_label"].items()))
+            lines.append(f"  {half:7} refused with the right type {h['refused_right']}/{h['n_refused']}, allowed kept "
+                         f"{h['allowed_kept']}/{h['n_allowed']}  ({per_label})")
     if show_errors:
         lines += ["", "cross-validation errors (training questions):"]
         lines += [f"  {e['label']:>22} -> {e['predicted']:<22} {e['question']}" for e in cv["errors"]]
