@@ -140,3 +140,32 @@ def test_ingestion_seeds_the_graph_and_survives_a_graph_failure(settings, shared
     report = RegIntel(settings, graph=BrokenGraph(), embedder=fresh_embedder(shared_embedding_cache)).ingest()
     assert report.graph.startswith("not updated (GraphUnavailable") and report.chunks > 0
     assert open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache)).search("TVA", k=3).sources
+
+
+def test_the_calibration_reads_the_stored_cross_language_vectors_instead_of_embedding_them(settings,
+                                                                                         shared_embedding_cache):
+    from regintel.retrieval.index_io import calibrate_stored_index, measure_calibration
+
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    chunks = read_chunk_records(IndexPaths(settings).chunks)
+    glossed = {c.crosslingual_embed_text for c in chunks if c.gloss}
+    assert glossed, "the Belgian guides have search titles"
+
+    class Watching:
+        """The embedder, noting every text it is asked for."""
+
+        def __init__(self, inner):
+            self.inner, self.asked, self.model_id = inner, [], inner.model_id
+
+        def embed(self, texts, kind="passage"):
+            self.asked += list(texts)
+            return self.inner.embed(texts, kind=kind)
+
+    IndexPaths(settings).calibration.unlink(missing_ok=True)
+    watching = Watching(fresh_embedder(shared_embedding_cache))
+    calibration, _ = calibrate_stored_index(settings, watching)
+    assert calibration is not None and watching.asked and not glossed & set(watching.asked)
+    from regintel.retrieval.index_io import make_vector_store
+
+    embedded = measure_calibration(chunks, make_vector_store(settings), fresh_embedder(shared_embedding_cache))
+    assert embedded.thresholds == calibration.thresholds

