@@ -125,15 +125,19 @@ def score_eval(items: Sequence[dict[str, Any]], predicted: Sequence[str]) -> dic
     }
 
 
+def production_decisions(classifier: gm.GuardrailClassifier, questions: Sequence[str]) -> list[Any]:
+    """The production classifier's decision for each question, without a retrieval signal."""
+    model = classifier.model()
+    probs = model.regression.predict_proba(classifier.embed(list(questions)))
+    return [decide(question, dict(zip(gm.LABELS, (float(v) for v in p))), model.threshold)
+            for question, p in zip(questions, probs)]
+
+
 def run_eval(classifier: gm.GuardrailClassifier, paths: Sequence[Path], split: str) -> dict[str, Any] | None:
     items = load_eval_items(paths, split)
     if not items:
         return None
-    model = classifier.model()
-    X = classifier.embed([i["question"] for i in items])
-    probs = model.regression.predict_proba(X)
-    decisions = [decide(i["question"], dict(zip(gm.LABELS, (float(v) for v in p))), model.threshold)
-                 for i, p in zip(items, probs)]
+    decisions = production_decisions(classifier, [i["question"] for i in items])
     rules = [decide_type(i["question"], None, None) for i in items]
     scored = score_eval(items, [d.query_type for d in decisions])
     # which signal refused an item it should not have (aggregate only: no question is shown)
@@ -168,10 +172,7 @@ def run_probe(classifier: gm.GuardrailClassifier, path: Path = PROBE_PATH) -> di
     if not Path(path).exists():
         return None
     items = [record for _, record in jsonl_records(Path(path))]
-    model = classifier.model()
-    probs = model.regression.predict_proba(classifier.embed([i["question"] for i in items]))
-    decisions = [decide(i["question"], dict(zip(gm.LABELS, (float(v) for v in p))), model.threshold)
-                 for i, p in zip(items, probs)]
+    decisions = production_decisions(classifier, [i["question"] for i in items])
     return {"file": Path(path).name, "halves": score_probe(items, decisions)}
 
 
