@@ -118,6 +118,30 @@ def test_a_passage_in_another_language_is_marked_and_matched_through_the_plan():
     assert rows["fr1"]["language_match"] == 0.0 and rows["a33"]["language_match"] == 1.0
 
 
+def test_search_titles_meet_the_question_in_its_own_language():
+    """A French article's English search title carries "invoice" to an English question, as words
+    (gloss_coverage) and as a vector of the titles alone (titles_cosine); a passage without titles scores 0."""
+    from dataclasses import replace
+
+    titled = replace(CHUNKS[4], gloss="Content of invoices · Contenido de las facturas · Inhalt der Rechnungen")
+    short = replace(CHUNKS[4], chunk_id="fr2", parent="fr244", ref="Article 244", heading="Article 244",
+                    text="Tout assujetti veille à ce que soient stockées les factures.", gloss="Storage of invoices")
+    chunks = {c.chunk_id: c for c in [*CHUNKS[:4], titled, short]}
+    titles = {c.chunk_id: hashed_vector(c.titles_embed_text) for c in chunks.values() if c.gloss}
+    builder = FeatureBuilder(chunks, bm25_over(list(chunks.values())), titles=lambda: titles)
+    question = "What is the content of an invoice?"
+    ids = ["fr2", "fr1", "a33"]
+    matrix = builder.matrix(question, stage_for(question, {"fr2": 0.7, "fr1": 0.6, "a33": 0.5}), ids)
+    rows = {cid: dict(zip(FEATURE_NAMES, map(float, row))) for cid, row in zip(ids, matrix)}
+    assert rows["fr1"]["gloss_coverage"] > rows["fr2"]["gloss_coverage"] > 0.0 == rows["a33"]["gloss_coverage"]
+    assert rows["fr1"]["gloss_idf_coverage"] > rows["fr2"]["gloss_idf_coverage"]
+    assert rows["fr1"]["titles_cosine"] > rows["fr2"]["titles_cosine"] > 0.0 == rows["a33"]["titles_cosine"]
+    assert rows["fr1"]["titles_cosine_gap"] == 0.0 and rows["fr2"]["titles_cosine_gap"] > 0.0
+    assert rows["a33"]["titles_cosine_gap"] == 1.0  # no titles: as far from the best as a feature says
+    assert titled.titles_embed_text.startswith("Article 226 — Mentions obligatoires\nContent of invoices")
+    assert CHUNKS[0].titles_embed_text == ""
+
+
 def synthetic_groups(seed: int = 3, questions: int = 60):
     """Groups where relevance follows one feature (reference_match) that the first stage does not see."""
     rng = np.random.default_rng(seed)

@@ -52,6 +52,11 @@ def test_ingestion_with_a_seed_embeds_nothing(settings, tmp_path, shared_embeddi
     report = ingest_corpus(fresh_settings, embedder=fresh)
     assert report.seed_cache.startswith("loaded")
     assert fresh.computed_count == 0 and report.upserted == report.chunks
+    from regintel.retrieval.index_io import open_search_index
+
+    index = open_search_index(fresh_settings, embedder=fresh)
+    assert index.titles_vectors() and index.crosslingual_vectors()  # the Belgian guides have search titles
+    assert fresh.computed_count == 0  # both read from the seed, not embedded at the first search
 
 
 def test_shipped_demo_seed_matches_the_demo_corpus(tmp_path):
@@ -72,4 +77,7 @@ def test_shipped_demo_seed_matches_the_demo_corpus(tmp_path):
         for chunk in chunk_document(doc, read_document_text(doc.path), settings.chunk_max_chars,
                                     settings.chunk_min_chars, settings.chunk_overlap_chars):
             keys.append(embedding_key(model_id, "passage", chunk.embed_text))
+            if chunk.gloss:  # what a question in another language and the ranker's titles feature read
+                keys.append(embedding_key(model_id, "passage", chunk.crosslingual_embed_text))
+                keys.append(embedding_key(model_id, "passage", chunk.titles_embed_text))
     assert len(cache.get_many(keys)) == len(set(keys)), "seed cache is stale: run python -m regintel build-seed-cache"

@@ -188,6 +188,16 @@ class Chunk:
         return "\n".join(part for part in (self.heading, self.gloss, self.text) if part)
 
     @property
+    def titles_embed_text(self) -> str:
+        """The heading and search titles alone ("" without search titles): what a unit is about, undiluted by a
+        long text. The ranker compares the question with it (``titles_cosine``): in a long article's vector the
+        body outweighs its titles, in a short one's the titles dominate, so "what must an invoice contain?" met
+        the short storage-of-invoices article before the long article on invoice contents."""
+        if not self.gloss:
+            return ""
+        return "\n".join(part for part in (self.heading, self.gloss) if part)
+
+    @property
     def content_hash(self) -> str:
         """Changes when either the indexed or the embedded text changes (re-ingestion re-embeds it)."""
         return hashlib.sha256(f"{self.index_text}\x00{self.embed_text}".encode("utf-8")).hexdigest()

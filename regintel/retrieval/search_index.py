@@ -157,6 +157,7 @@ class SearchIndex:
         # passages with search titles: the vector of heading + titles + text, read by questions in another language
         self._crosslingual: dict[str, np.ndarray] | None = dict(crosslingual) if crosslingual is not None else None
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}  # question language -> its view of _matrix
+        self._titles: dict[str, np.ndarray] | None = None  # chunk id -> its titles vector (lazy, ranker feature)
         self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
         self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
 
@@ -268,6 +269,18 @@ class SearchIndex:
             self._crosslingual = {chunk.chunk_id: np.asarray(vector, dtype=np.float32)
                                   for chunk, vector in zip(glossed, vectors)}
         return self._crosslingual
+
+    def titles_vectors(self) -> dict[str, np.ndarray]:
+        """Chunk id -> the vector of its :attr:`Chunk.titles_embed_text` (heading and search titles), for the
+        passages with search titles; embedded once per distinct text, from the embedding cache where ingestion (or
+        the shipped seed cache) put them."""
+        if self._titles is None:
+            glossed = [chunk for chunk in self.chunks.values() if chunk.gloss]
+            texts = list(dict.fromkeys(chunk.titles_embed_text for chunk in glossed))
+            vectors = self.embedder.embed(texts, kind="passage") if texts else []
+            by_text = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(texts, vectors)}
+            self._titles = {chunk.chunk_id: by_text[chunk.titles_embed_text] for chunk in glossed}
+        return self._titles
 
     def _crosslingual_for(self, chunk_id: str, question_language: str | None) -> np.ndarray | None:
         """The cross-language vector a question in ``question_language`` reads for this passage, if any: only on the
@@ -430,7 +443,8 @@ class SearchIndex:
         """The ranker's feature builder over this index (passage vectors from the in-memory matrix)."""
         if self._features is None:
             self._features = FeatureBuilder(self.chunks, self.bm25, self.references,
-                                            VectorLookup(*self._passage_vectors(), views=self._passage_vectors))
+                                            VectorLookup(*self._passage_vectors(), views=self._passage_vectors),
+                                            titles=self.titles_vectors)
         return self._features
 
     @property
