@@ -169,3 +169,28 @@ def test_the_calibration_reads_the_stored_cross_language_vectors_instead_of_embe
 
     embedded = measure_calibration(chunks, make_vector_store(settings), fresh_embedder(shared_embedding_cache))
     assert embedded.thresholds == calibration.thresholds
+
+
+def test_reingestion_puts_the_search_title_vectors_in_the_cache_for_an_index_built_before_them(settings,
+                                                                                              shared_embedding_cache):
+    """An index built before the ranker read titles vectors keeps its unchanged passages on re-ingestion (nothing
+    re-embedded by the vector sync); ingestion still asks for every titles text, so the first search finds them in
+    the cache instead of embedding a thousand texts."""
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+
+    class Watching:
+        def __init__(self, inner):
+            self.inner, self.asked, self.model_id = inner, [], inner.model_id
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def embed(self, texts, kind="passage", **options):
+            self.asked += list(texts)
+            return self.inner.embed(texts, kind=kind, **options)
+
+    watching = Watching(fresh_embedder(shared_embedding_cache))
+    report = ingest_corpus(settings, embedder=watching)
+    assert report.upserted == 0
+    titles = {c.titles_embed_text for c in read_chunk_records(IndexPaths(settings).chunks) if c.gloss}
+    assert titles and titles <= set(watching.asked)

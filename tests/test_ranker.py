@@ -262,6 +262,38 @@ def test_search_uses_the_ranker_when_there_is_one_and_the_fusion_otherwise(tiny_
         [s.chunk_id for s in plain.search(question, k=4, mode="bm25").sources]
 
 
+def test_search_titles_vectors_come_once_from_the_embedder_and_a_failure_leaves_the_search_standing(tiny_index, caplog):
+    from dataclasses import replace
+
+    chunks, store = tiny_index
+    titled = [replace(c, gloss="Licéité du traitement · Rechtmäßigkeit") if c.parent == "a6" else c for c in chunks]
+
+    class Counting(HashingEmbedder):
+        calls: list[list[str]] = []
+
+        def embed(self, texts, kind="passage"):
+            self.calls.append(list(texts))
+            return super().embed(texts, kind)
+
+    counting = Counting()
+    index = SearchIndex(titled, bm25_over(titled), store, counting, FusionConfig(), ranker=ReverseRanker())
+    vectors = index.titles_vectors()
+    assert set(vectors) == {"a6~1", "a6~2"}  # the two parts of Article 6 share one titles text, embedded once
+    assert counting.calls == [[titled[0].titles_embed_text]] and index.titles_vectors() is vectors
+
+    class Failing(HashingEmbedder):
+        def embed(self, texts, kind="passage"):
+            if any(text.startswith("Article 6 — Lawfulness of processing\nLicéité") for text in texts):
+                raise RuntimeError("embedding model unavailable")
+            return super().embed(texts, kind)
+
+    broken = SearchIndex(titled, bm25_over(titled), store, Failing(), FusionConfig(), ranker=ReverseRanker())
+    with caplog.at_level(logging.WARNING):  # a French question reads the English passages' titles: they fail
+        assert broken.search("Quand le responsable du traitement doit-il notifier une violation ?", k=4).sources
+    assert "search-title vectors unavailable" in caplog.text
+    assert broken.titles_vectors() == {}
+
+
 def test_tail_filter_keeps_the_passages_close_to_the_best():
     from regintel.retrieval.ranker import choose_tail_gap, kept_by_gap
 

@@ -98,10 +98,10 @@ def sync_vectors(
         started = time.perf_counter()
         before = embedder.computed_count
         texts = [c.embed_text for c in changed]
-        # into the cache, for SearchIndex: the cross-language vectors and the titles vectors (ranker feature)
-        crosslingual = [text for c in changed if c.gloss for text in (c.crosslingual_embed_text, c.titles_embed_text)]
+        # into the cache, for SearchIndex: the cross-language vectors and the titles vectors (a ranker feature)
+        side_texts = [text for c in changed if c.gloss for text in (c.crosslingual_embed_text, c.titles_embed_text)]
         vectors = embedder.embed(
-            texts + crosslingual,
+            texts + side_texts,
             kind="passage",
             progress=(lambda done, total: progress("embedding", done, total)) if progress else None,
         )[: len(texts)]
@@ -181,6 +181,9 @@ def ingest_corpus(
     write_crosslingual_vectors(paths.crosslingual, [c.chunk_id for c in glossed],
                                embedder.embed([c.crosslingual_embed_text for c in glossed], kind="passage")
                                if glossed else np.zeros((0, 0), np.float32))
+    if glossed:  # the titles vectors the ranker reads (SearchIndex.titles_vectors) are in the cache before the first
+        # search, also for an index built before they existed (its unchanged passages were not re-embedded above)
+        embedder.embed(list(dict.fromkeys(c.titles_embed_text for c in glossed)), kind="passage")
     report.chunks = len(all_chunks)
     report.corpus_version = corpus_version(all_chunks)
     paths.manifest.write_text(

@@ -277,7 +277,11 @@ class SearchIndex:
         if self._titles is None:
             glossed = [chunk for chunk in self.chunks.values() if chunk.gloss]
             texts = list(dict.fromkeys(chunk.titles_embed_text for chunk in glossed))
-            vectors = self.embedder.embed(texts, kind="passage") if texts else []
+            try:
+                vectors = self.embedder.embed(texts, kind="passage") if texts else []
+            except Exception as exc:  # noqa: BLE001 - a ranker feature: without it the features read 0, search goes on
+                log.warning("search-title vectors unavailable (the ranker reads them as 0): %s", exc)
+                return {}
             by_text = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(texts, vectors)}
             self._titles = {chunk.chunk_id: by_text[chunk.titles_embed_text] for chunk in glossed}
         return self._titles
