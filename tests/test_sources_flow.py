@@ -114,6 +114,7 @@ def test_bad_files_are_refused_a_new_version_replaces_the_file_and_embeds_only_w
     edited.write_text(text + "\n\n## Mise à jour 2025\n\nUne ASBL qui organise une brocante annuelle reste exemptée de "
                       "TVA pour cette activité occasionnelle, selon la présente mise à jour de la circulaire.\n",
                       encoding="utf-8")
+    titles_before = {c.titles_embed_text for c in app.index.chunks.values()}
     change = app.source_service.add(edited, {"version": "2"}, source_id=first.id)
     assert change.source.id == first.id and change.source.version == "2" and change.source.file_name == "asbl-v2.md"
     assert change.report.upserted == 1 and change.report.deleted == 0
@@ -121,9 +122,12 @@ def test_bad_files_are_refused_a_new_version_replaces_the_file_and_embeds_only_w
     hits = app.index.search("ASBL brocante annuelle exemptée de TVA", k=3).sources
     hit = next(h for h in hits if "brocante" in h.text)  # the new paragraph is found (its rank is the ranker's)
     assert hit.document_id == first.id and hit.version == "2"
-    # only the changed passage is embedded: once, and once more for its cross-language vector when its unit has
-    # search titles (the new section joins the guide's last one, which has)
-    assert change.report.embedded == 1 + bool(app.index.chunks[hit.chunk_id].gloss)
+    # only the changed passage is embedded: once, and when its unit has search titles (the new section joins the
+    # guide's last one, which has) once more for its cross-language vector and, unless an unchanged passage already
+    # had the same heading and titles, once for its titles vector
+    changed = app.index.chunks[hit.chunk_id]
+    assert change.report.embedded == 1 + bool(changed.gloss) + bool(changed.gloss and changed.titles_embed_text
+                                                                     not in titles_before)
     listed = {s.id: s for s in app.sources.list()}
     assert set(listed) == {"be-guidance-oss-fr", first.id}
     assert json.loads(json.dumps(listed[first.id].to_json()))["version"] == "2"
