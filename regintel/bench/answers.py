@@ -361,7 +361,7 @@ def _ask(app: Any, engine: Any, tenant_id: str, user_id: str, item: EvalItem) ->
         "crosslingual": item.crosslingual, "question": item.question, "previous": item.previous or None,
         "gold": item.gold, "gold_mode": item.gold_mode, "forbidden_type": item.forbidden_type or None,
         "mode": None, "reason": None, "concerns": [], "query_type": None, "refused": False, "cited": [],
-        "retrieved": None, "latency_ms": None, "error": "", "file": item.source_file,
+        "retrieved": None, "context": [], "latency_ms": None, "error": "", "file": item.source_file,
     }
     try:
         conversation = app.conversations.create_conversation(tenant_id, user_id).id
@@ -374,6 +374,7 @@ def _ask(app: Any, engine: Any, tenant_id: str, user_id: str, item: EvalItem) ->
         row.update(mode=response.response_mode, reason=response.abstention_reason, concerns=list(response.concerns),
                    query_type=response.query_type, refused=bool(response.refused),
                    cited=[_source_dict(s) for s in response.cited], status=response.status,
+                   context=[_source_dict(s) for s in response.sources],
                    answer=response.answer[:600])
         if response.status != "complete":
             row["error"] = response.error or response.status

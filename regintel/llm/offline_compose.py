@@ -14,7 +14,9 @@ what the question asks (:func:`plan_question`):
 - a **compound** question ("what must X do, and by when?", "the difference between X and Y") is split on its
   coordinated asks and each part is answered in its own shape; when every quote comes from one article, the part
   that one of retrieval's next articles addresses more closely by meaning is answered from that article too
-  (:meth:`Composer._second_article`: a two-part question often needs two articles).
+  (:meth:`Composer._second_article`: a two-part question often needs two articles); a question asking two things
+  or setting two against each other is answered from retrieval's first two articles, each by its closest part
+  (:meth:`Composer._two_leading_articles`).
 
 Sentences are scored with BM25 over the sentences of the passages, stemmed per language, weighted towards the words
 of the part being answered. A passage must address the question: its sentences together must cover a good share
@@ -47,7 +49,7 @@ from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
-from regintel.text.question_parts import comparison_sides, split_question
+from regintel.text.question_parts import comparison_sides, sets_two_things_against_each_other, split_question
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,7 @@ EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
 SECOND_ARTICLE_CANDIDATES = 3  # a part of a several-part question may be answered from one of retrieval's next articles
 SECOND_ARTICLE_MARGIN = 0.0  # ... when it is closer in meaning to that part than the quoted article by this much
 SECOND_ARTICLE_OWN_TERMS = 2  # ... and the part has this many words of its own (not an elliptical "by when?")
+TWO_ARTICLE_LEADING = 2  # a question asking two things is answered from retrieval's first this many articles
 MAX_EMBEDDED_SENTENCES = 40  # sentences read by meaning per call (each costs an embedding on a cold cache)
 
 LANGUAGE_NAMES = {
@@ -657,12 +660,72 @@ class Composer:
                 units += [u for u in self.answer_by_embedding(plan, ask.text, frozenset(quoted_articles),
                                                               same_language=plan.comparison)
                           if not any(_overlaps(u, v) for v in units)]
-        if units:
-            return Selection(units + self._second_article(plan, units), "lexical")
-        units = self.answer_by_embedding(plan, same_language=True)
-        if units:
-            return Selection(units + self._second_article(plan, units), "embedding")
-        return Selection([], "none")
+        method = "lexical" if units else "embedding"
+        units = units or self.answer_by_embedding(plan, same_language=True)
+        if self._asks_two_things(plan):
+            units = self._two_leading_articles(plan, units, headed_by_a_side=set(filter(None, side_articles)))
+        elif units:
+            units = units + self._second_article(plan, units)
+        return Selection(units, method) if units else Selection([], "none")
+
+    def _two_leading_articles(self, plan: QuestionPlan, units: list[Unit],
+                              headed_by_a_side: set[str] = frozenset()) -> list[Unit]:
+        """A question asking two things or setting two against each other, answered from retrieval's first
+        ``TWO_ARTICLE_LEADING`` articles: the quotes from other articles are left out (a part matched by its words
+        alone in a lower-ranked article, "a private individual" in an article on identification numbers), and a
+        leading article no quote comes from yet is added, read by meaning with the part (or the whole question)
+        closest to it. When one leading article is quoted, the next article closer in meaning to a part than that
+        one (:meth:`_second_article`) is preferred to the second leading one. An article headed by a side of the
+        comparison (:meth:`_side_articles`, among retrieval's first ``SIDE_ARTICLES``) counts as leading. Why: on questions written without
+        the evaluation set, 48 needing two articles, the composer's own choice cited both for 6; retrieval holds
+        both among its first two articles for about a third of them (docs/benchmarks.md, session 22)."""
+        leading = self._current_articles(plan)[:TWO_ARTICLE_LEADING]
+        if len(leading) < 2:
+            return units + self._second_article(plan, units) if units else units
+        kept = [u for u in units if self.by_index[u.source.index].article in {*leading, *headed_by_a_side}]
+        quoted = {self.by_index[u.source.index].article for u in kept}
+        if len(quoted) >= 2:
+            return kept
+        if len(quoted) == 1:
+            second = self._second_article(plan, kept)
+            if second:
+                return kept + second
+        asks = list(dict.fromkeys(
+            [a.text for a in plan.asks if self._own_terms(a, plan) >= SECOND_ARTICLE_OWN_TERMS] + [plan.question]))
+        for article in leading:
+            if article in quoted:
+                continue
+            passages = [p for p in self.passages if p.article == article]
+            closest: tuple[float, str] | None = None
+            for text in asks:
+                cosines = self._sentence_cosines(text, passages)
+                if cosines is not None and (closest is None or float(cosines[1].max()) > closest[0]):
+                    closest = (float(cosines[1].max()), text)
+            if closest is not None:
+                kept += [u for u in self.answer_by_embedding(plan, closest[1], same_language=True, articles={article})
+                         if not any(_overlaps(u, v) for v in kept)]
+        return kept or units
+
+    def _asks_two_things(self, plan: QuestionPlan) -> bool:
+        """A comparison or contrast, or two parts with words of their own each ("when must the authority be told,
+        and when the individuals?", not "..., and by when?"); never a definition followed by a case (what a term
+        means, then whether a case falls under it: the defining article answers both)."""
+        if plan.asks[0].shape == "definition":
+            return False
+        if plan.comparison or sets_two_things_against_each_other(plan.question):
+            return True
+        return sum(self._own_terms(a, plan) >= SECOND_ARTICLE_OWN_TERMS for a in plan.asks) >= 2
+
+    def _current_articles(self, plan: QuestionPlan) -> list[str]:
+        """Retrieval's articles for this turn in its order (not those found for earlier questions), of the acts
+        the question names when it names some."""
+        named = self._named_passages(plan)
+        return [p.article for p in self._first_passage_of_each_article()
+                if not p.source.earlier and (named is None or p.source.index in named)]
+
+    def _own_terms(self, ask: Ask, plan: QuestionPlan) -> int:
+        """How many words of its own (in the question's language) one part has: "for how long?" has none."""
+        return sum(not t.startswith("~") for t in self._ask_weights(ask, plan, plan.language))
 
     def _second_article(self, plan: QuestionPlan, units: list[Unit]) -> list[Unit]:
         """A question in several parts ("when must the authority be told, and when the individuals?", the two sides
@@ -676,17 +739,14 @@ class Composer:
         if len(quoted) != 1:
             return []
         anchor = next(iter(quoted))
-        named = self._named_passages(plan)
-        leading = [p.article for p in self._first_passage_of_each_article()
-                   if not p.source.earlier and (named is None or p.source.index in named)]
-        others = [a for a in leading if a != anchor][:SECOND_ARTICLE_CANDIDATES]
+        others = [a for a in self._current_articles(plan) if a != anchor][:SECOND_ARTICLE_CANDIDATES]
 
         def passages_of(article: str) -> list[Passage]:
             return [p for p in self.passages if p.article == article]
 
         best: tuple[float, Ask, str] | None = None
         for ask in plan.asks:
-            if sum(not t.startswith("~") for t in self._ask_weights(ask, plan, plan.language)) < SECOND_ARTICLE_OWN_TERMS:
+            if self._own_terms(ask, plan) < SECOND_ARTICLE_OWN_TERMS:
                 continue  # an elliptical part ("for how long?", "what is the test?") goes on about the first one
             own = self._sentence_cosines(ask.text, passages_of(anchor))
             if own is None:

@@ -35,6 +35,14 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"^(?:¿?puedes\s+)?compar(?:a|e|ar)\s+(?P<a>.+?)\s+(?:con|y)\s+(?P<b>.+?)\s*[?.!]?$",
     r"^vergleiche[n]?\s+(?:Sie\s+)?(?P<a>.+?)\s+(?:mit|und)\s+(?P<b>.+?)\s*[?.!]?$",
 )]
+# A question that sets two things against each other, whether or not its sides can be cut out ("How does ESRS treat
+# these two situations differently?", "X, as opposed to Y", "par rapport à", "im Gegensatz zu"): its answer needs
+# the article on each side (:func:`sets_two_things_against_each_other`)
+CONTRAST_RE = re.compile(
+    r"\b(?:differ\w*|difference\w*|distinguish\w*|compar\w*|versus|vs\.?|as opposed to|in contrast|unlike|"
+    r"diff[ée]ren\w*|diff[èe]re\w*|distingu\w*|par rapport|contrairement|alors que|"
+    r"diferencia\w*|frente a|a diferencia|en comparaci[óo]n|"
+    r"unterschied\w*|unterscheid\w*|vergleich\w*|im gegensatz|gegenüber)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
 SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
@@ -82,3 +90,10 @@ def split_question(question: str, language: str) -> list[str]:
         pieces = [p.strip(" ,;") for p in splitter.split(part) if p.strip(" ,;")]
         out.extend(pieces if len(pieces) > 1 else [part])
     return out
+
+
+def sets_two_things_against_each_other(question: str) -> bool:
+    """Whether the question compares or contrasts, whether or not its two sides can be cut out of it ("How does ESRS
+    treat these two situations differently?", "X as opposed to Y", "par rapport à", "im Gegensatz zu"): its answer
+    usually needs the article on each side."""
+    return bool(CONTRAST_RE.search(question))
