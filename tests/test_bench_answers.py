@@ -222,3 +222,21 @@ def test_answers_and_conversation_benches_end_to_end(tmp_path: Path, capsys: pyt
     assert conversation["turns"] == 5 and len(conversation["fresh_passages_per_turn"]) == 5
     assert conversation["min_fresh_passages"] >= 6, conversation["fresh_passages_per_turn"]
     assert conversation["empty_answers"] == 0 and sum(conversation["history_passages_per_turn"]) > 0
+
+
+def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
+    """data/eval/checks: small sets run by hand (``--file``), apart from the dev/test split (not read by default).
+    Every gold ref names a unit the chunker makes of the demo corpus."""
+    from regintel.bench.answers import EVAL_DIR, default_files, load_items, source_matches
+    from regintel.retrieval.chunking import chunk_document
+    from regintel.retrieval.corpus import read_document_text, scan_corpus
+    from tests.conftest import CORPUS
+
+    checks = load_items(sorted((EVAL_DIR / "checks").glob("*.jsonl")))
+    assert len(checks) >= 60 and all(i.split == "check" and i.kind == "answerable" for i in checks)
+    assert not set(default_files()) & set((EVAL_DIR / "checks").glob("*.jsonl"))
+    assert not {i.id for i in checks} & {i.id for i in load_items(default_files())}
+    refs = [(d.id, c.ref) for d in scan_corpus(CORPUS).documents for c in chunk_document(d, read_document_text(d.path))]
+    unmatched = [(i.id, g) for i in checks for g in i.gold
+                 if not any(source_matches(document, ref, g) for document, ref in refs)]
+    assert not unmatched

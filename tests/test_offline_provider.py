@@ -688,6 +688,9 @@ class _EveryTextAlike:
     ("Qu'est-ce qui change par rapport à une vente à distance ?", True),
     ("¿Qué cambia frente a un proveedor de la UE?", True),
     ("Was gilt im Gegensatz zu einem Auftragsverarbeiter?", True),
+    ("One asks for a copy, the other for an export: how do these two requests differ?", True),
+    ("Où se situe le lieu d'imposition dans chacun des deux cas ?", True),
+    ("What are the two conditions for the exemption?", False),
     ("When must a personal data breach be notified to the supervisory authority?", False),
     ("Quelles mentions une facture doit-elle contenir ?", False),
 ])
@@ -728,3 +731,16 @@ def test_an_elliptical_second_part_or_a_definition_first_asks_one_thing():
     both = plan_question("When must the supervisory authority be notified of a breach, and when must the data subjects "
                          "be told?")
     assert composer._asks_two_things(both)
+
+
+def test_a_question_contrasting_two_cases_in_another_language_is_answered_from_both_leading_articles():
+    """A French question on the English GDPR setting two cases against each other ("entre les deux cas") without
+    sides to cut out: retrieval's first article is read by meaning (too few of its words carry over), and the
+    second leading article answers the other case."""
+    sources = numbered(passage("eu-gdpr", "Article 13"), passage("eu-gdpr", "Article 14"),
+                       passage("eu-gdpr", "Article 15"))
+    plan = plan_question("Certains contacts nous ont été vendus par un courtier, d'autres se sont inscrits eux-mêmes : "
+                         "qu'est-ce qui change entre les deux cas pour ce que nous devons leur dire ?")
+    composer = Composer(sources, embedder=_EveryTextAlike())
+    assert composer._leading_article_unmatched_across_languages(plan)
+    assert {u.source.index for u in composer.select(plan).units} == {1, 2}

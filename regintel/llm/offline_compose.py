@@ -629,7 +629,8 @@ class Composer:
         if self._leading_article_unmatched_across_languages(plan):
             units = self.answer_by_embedding(plan)
             if units:
-                return Selection(units, "embedding")
+                return Selection(self._two_leading_articles(plan, units) if self._asks_two_things(plan) else units,
+                                 "embedding")
         units: list[Unit] = []
         side_articles = self._side_articles(plan) if plan.comparison else [None] * len(plan.asks)
         for number, ask in enumerate(plan.asks):

@@ -36,13 +36,17 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"^vergleiche[n]?\s+(?:Sie\s+)?(?P<a>.+?)\s+(?:mit|und)\s+(?P<b>.+?)\s*[?.!]?$",
 )]
 # A question that sets two things against each other, whether or not its sides can be cut out ("How does ESRS treat
-# these two situations differently?", "X, as opposed to Y", "par rapport à", "im Gegensatz zu"): its answer needs
-# the article on each side (:func:`sets_two_things_against_each_other`)
+# these two situations differently?", "X, as opposed to Y", "par rapport à", "im Gegensatz zu", "dans chacun des deux
+# cas"): its answer needs the article on each side (:func:`sets_two_things_against_each_other`)
 CONTRAST_RE = re.compile(
     r"\b(?:differ\w*|difference\w*|distinguish\w*|compar\w*|versus|vs\.?|as opposed to|in contrast|unlike|"
     r"diff[ée]ren\w*|diff[èe]re\w*|distingu\w*|par rapport|contrairement|alors que|"
     r"diferencia\w*|frente a|a diferencia|en comparaci[óo]n|"
-    r"unterschied\w*|unterscheid\w*|vergleich\w*|im gegensatz|gegenüber)\b", _I)
+    r"unterschied\w*|unterscheid\w*|vergleich\w*|im gegensatz|gegenüber|"
+    # "these two requests", "entre les deux cas", "en ambos casos", "in beiden Fällen": two things named as such
+    r"(?:these|those|both|each of the)\s+two|(?:les|ces|chacun\w* des)\s+deux|"
+    r"(?:los|las|estos|estas|ambos|ambas)\s+(?:dos\s+)?(?:casos|supuestos|situaciones|solicitudes)|"
+    r"(?:die|diese|den|beiden)\s+beiden|in beiden)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
 SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
