@@ -664,22 +664,22 @@ class Composer:
         method = "lexical" if units else "embedding"
         units = units or self.answer_by_embedding(plan, same_language=True)
         if self._asks_two_things(plan):
-            units = self._two_leading_articles(plan, units, headed_by_a_side=set(filter(None, side_articles)))
+            units = self._two_leading_articles(plan, units, headed_by_a_side=frozenset(filter(None, side_articles)))
         elif units:
             units = units + self._second_article(plan, units)
         return Selection(units, method) if units else Selection([], "none")
 
     def _two_leading_articles(self, plan: QuestionPlan, units: list[Unit],
-                              headed_by_a_side: set[str] = frozenset()) -> list[Unit]:
+                              headed_by_a_side: frozenset[str] = frozenset()) -> list[Unit]:
         """A question asking two things or setting two against each other, answered from retrieval's first
         ``TWO_ARTICLE_LEADING`` articles: the quotes from other articles are left out (a part matched by its words
         alone in a lower-ranked article, "a private individual" in an article on identification numbers), and a
         leading article no quote comes from yet is added, read by meaning with the part (or the whole question)
         closest to it. When one leading article is quoted, the next article closer in meaning to a part than that
         one (:meth:`_second_article`) is preferred to the second leading one. An article headed by a side of the
-        comparison (:meth:`_side_articles`, among retrieval's first ``SIDE_ARTICLES``) counts as leading. Why: on questions written without
-        the evaluation set, 48 needing two articles, the composer's own choice cited both for 6; retrieval holds
-        both among its first two articles for about a third of them (docs/benchmarks.md, session 22)."""
+        comparison (:meth:`_side_articles`, among retrieval's first ``SIDE_ARTICLES``) counts as leading.
+        Why: of 48 questions needing two articles, written without the evaluation set, the composer's own choice
+        cited both gold articles for 6, this rule for 14 (docs/benchmarks.md, session 22)."""
         leading = self._current_articles(plan)[:TWO_ARTICLE_LEADING]
         if len(leading) < 2:
             return units + self._second_article(plan, units) if units else units

@@ -203,6 +203,15 @@ def wait_until_drawn(answer, timeout: float = 90_000) -> None:
     answer.get_by_text("thumb_down").wait_for(timeout=30_000)
 
 
+def wait_until_idle(page, timeout: float = 90_000) -> None:
+    """Wait until the page's script run is over (Streamlit shows its running icon during a run). A click on a form
+    widget during a run can land on the element the run is about to replace: the tick shows, then the form submits
+    the replacement's value."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=timeout)
+
+
 PASSWORD = "correct horse battery"  # the local accounts the browser tests create
 
 

@@ -14,7 +14,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.conftest import make_small_corpus
-from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn
+from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn, wait_until_idle
 from tests.shared_sources import SOURCES, require_sources
 
 EIDAS = "eidas-impl-reg-2024-2977-eurlex-page.html"
@@ -59,24 +59,38 @@ def choose(page, label: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def mark_deprecated(page) -> None:
-    """Tick Deprecated and save. Choosing the source re-runs the page; on a loaded machine the run can end after a
-    click and redraw the form, dropping the tick or the press: check each step, and press again if nothing saved."""
-    edit_form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Save", exact=True))
-    for attempt in range(3):
+def mark_deprecated(page, url: str) -> None:
+    """Tick Deprecated for the eIDAS source and save, then check on a freshly loaded page that it was saved. Choosing
+    the source re-runs the page and replaces its form (keyed by the source): on a loaded machine a click can land on
+    the form being replaced, so the tick or the press is lost although "Saved." shows (the next answer was then
+    QUALIFIED without the deprecation warning). So each click waits for the run to end, each attempt starts from a
+    fresh page, and one that finds the box already ticked there is done."""
+    seen: list[str] = []
+    for attempt in range(4):
+        page.goto(f"{url}/Sources")
+        page.get_by_role("tab", name="Edit or deprecate").click()
+        choose(page, "Source", "eIDAS PID/EAA (eidas-pid-eaa)")
+        edit_form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Save", exact=True))
         try:
             expect(edit_form).to_have_count(1, timeout=30_000)
             expect(edit_form.get_by_role("textbox", name="Short title")).to_have_value("eIDAS PID/EAA", timeout=30_000)
+            wait_until_idle(page)
             box = edit_form.get_by_role("checkbox", name="Deprecated")
-            if not box.is_checked():
-                edit_form.get_by_text("Deprecated", exact=True).click()
+            expect(box).to_have_count(1, timeout=30_000)
+            if box.is_checked():
+                return  # saved (by the previous attempt), as read on a fresh page
+            seen.append(f"attempt {attempt}: unticked on a fresh page")
+            edit_form.get_by_text("Deprecated", exact=True).last.click()
             expect(box).to_be_checked(timeout=5_000)
+            wait_until_idle(page)
             edit_form.get_by_role("button", name="Save", exact=True).click()
-            page.get_by_text(re.compile(r"^Saved\.")).wait_for(timeout=30_000)
-            return
-        except (PlaywrightError, AssertionError):
-            if attempt == 2:
-                raise
+            page.get_by_text(re.compile(r"^Saved\.")).wait_for(timeout=60_000)
+            seen.append(f"attempt {attempt}: saved")
+        except (PlaywrightError, AssertionError) as exc:
+            seen.append(f"attempt {attempt}: {str(exc)[:300]}")
+            if attempt == 3:
+                raise AssertionError("; ".join(seen)) from exc
+    raise AssertionError("the Deprecated tick was not saved: " + "; ".join(seen))
 
 
 def chips(answer) -> list[str]:
@@ -97,13 +111,10 @@ def test_a_curator_adds_an_act_and_a_pdf_and_the_answers_follow_their_currency(s
     pdf_answer = ask(page, url, CONSULTED)
     assert any(re.search(r"EDPS eIDAS2 · .* · p\. 1\b", c) for c in chips(pdf_answer)), chips(pdf_answer)
 
-    page.goto(f"{url}/Sources")
-    page.get_by_role("tab", name="Edit or deprecate").click()
-    choose(page, "Source", "eIDAS PID/EAA (eidas-pid-eaa)")
-    mark_deprecated(page)
+    mark_deprecated(page, url)
     deprecated = ask(page, url, REVOCATION)
-    assert deprecated.get_by_text("QUALIFIED", exact=True).count() == 1
-    assert deprecated.get_by_text(re.compile("is marked deprecated")).count() >= 1
+    assert deprecated.get_by_text("QUALIFIED", exact=True).count() == 1, deprecated.inner_text()
+    assert deprecated.get_by_text(re.compile("is marked deprecated")).count() >= 1, deprecated.inner_text()
     screenshot(page, "sources_deprecated_answer")
 
     page.goto(f"{url}/Sources")
