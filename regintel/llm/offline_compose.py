@@ -682,7 +682,7 @@ class Composer:
         cited both gold articles for 6, this rule for 14 (docs/benchmarks.md, session 22)."""
         leading = self._current_articles(plan)[:TWO_ARTICLE_LEADING]
         if len(leading) < 2:
-            return units + self._second_article(plan, units) if units else units
+            return units + self._second_article(plan, units)
         kept = [u for u in units if self.by_index[u.source.index].article in {*leading, *headed_by_a_side}]
         quoted = {self.by_index[u.source.index].article for u in kept}
         if len(quoted) >= 2:

@@ -198,6 +198,12 @@ class Chunk:
         return "\n".join(part for part in (self.heading, self.gloss) if part)
 
     @property
+    def search_title_embed_texts(self) -> tuple[str, ...]:
+        """The texts embedded beside ``embed_text`` for a passage with search titles (its cross-language text and
+        its titles text), none without: what ingestion puts in the embedding cache and the seed cache ships."""
+        return (self.crosslingual_embed_text, self.titles_embed_text) if self.gloss else ()
+
+    @property
     def content_hash(self) -> str:
         """Changes when either the indexed or the embedded text changes (re-ingestion re-embeds it)."""
         return hashlib.sha256(f"{self.index_text}\x00{self.embed_text}".encode("utf-8")).hexdigest()

