@@ -53,6 +53,7 @@ from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
+from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
 from regintel.text.asked_terms import asked_term
 
@@ -374,6 +375,8 @@ class SearchIndex:
                 tail = kept_by_gap([score for _, score in ranked], self.ranker.tail_gap, most=k)
         else:
             best = top(stage.fused, k)
+        if mode == "hybrid":  # a requirement before its application guidance, tables of contents last
+            best = by_unit_role(best, self.chunks)
         term = asked_term(question) if mode == "hybrid" else ""
         if term:  # a definition question: the candidates defining its term lead, else the corpus's definitions of it
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
