@@ -262,8 +262,11 @@ def test_search_uses_the_ranker_when_there_is_one_and_the_fusion_otherwise(tiny_
         [s.chunk_id for s in plain.search(question, k=4, mode="bm25").sources]
 
 
-def test_search_titles_vectors_come_once_from_the_embedder_and_a_failure_leaves_the_search_standing(tiny_index, caplog):
+def test_search_titles_vectors_come_once_from_the_embedder_and_a_failure_leaves_the_search_standing(tiny_index, caplog,
+                                                                                                    monkeypatch):
     from dataclasses import replace
+
+    import regintel.retrieval.search_index as search_index_module
 
     chunks, store = tiny_index
     titled = [replace(c, gloss="Licéité du traitement · Rechtmäßigkeit") if c.parent == "a6" else c for c in chunks]
@@ -282,16 +285,27 @@ def test_search_titles_vectors_come_once_from_the_embedder_and_a_failure_leaves_
     assert counting.calls == [[titled[0].titles_embed_text]] and index.titles_vectors() is vectors
 
     class Failing(HashingEmbedder):
+        down = True
+        attempts = 0
+
         def embed(self, texts, kind="passage"):
             if any(text.startswith("Article 6 — Lawfulness of processing\nLicéité") for text in texts):
-                raise RuntimeError("embedding model unavailable")
+                self.attempts += 1
+                if self.down:
+                    raise RuntimeError("embedding model unavailable")
             return super().embed(texts, kind)
 
-    broken = SearchIndex(titled, bm25_over(titled), store, Failing(), FusionConfig(), ranker=ReverseRanker())
+    failing = Failing()
+    broken = SearchIndex(titled, bm25_over(titled), store, failing, FusionConfig(), ranker=ReverseRanker())
     with caplog.at_level(logging.WARNING):  # a French question reads the English passages' titles: they fail
         assert broken.search("Quand le responsable du traitement doit-il notifier une violation ?", k=4).sources
     assert "search-title vectors unavailable" in caplog.text
-    assert broken.titles_vectors() == {}
+    assert broken.titles_vectors() == {} and broken.titles_vectors() == {}
+    assert failing.attempts == 1, "a broken embedder is not asked again at every search"
+    failing.down = False
+    monkeypatch.setattr(search_index_module.time, "monotonic",
+                        lambda: broken._titles_failed_at + search_index_module.TITLES_RETRY_SECONDS + 1)
+    assert set(broken.titles_vectors()) == {"a6~1", "a6~2"} and failing.attempts == 2, "tried again later"
 
 
 def test_tail_filter_keeps_the_passages_close_to_the_best():

@@ -60,6 +60,7 @@ from regintel.text.asked_terms import asked_term
 log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
 DEFINITION_LIFT = 1.5  # a passage quoting the term a definition question asks about: x the best BM25 score of its run
+TITLES_RETRY_SECONDS = 60.0  # a failed embedding of the search-title vectors is tried again after this long
 
 
 @dataclass
@@ -159,6 +160,7 @@ class SearchIndex:
         self._crosslingual: dict[str, np.ndarray] | None = dict(crosslingual) if crosslingual is not None else None
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}  # question language -> its view of _matrix
         self._titles: dict[str, np.ndarray] | None = None  # chunk id -> its titles vector (lazy, ranker feature)
+        self._titles_failed_at: float | None = None  # monotonic time of the last failed attempt to embed them
         self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
         self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
 
@@ -274,15 +276,21 @@ class SearchIndex:
     def titles_vectors(self) -> dict[str, np.ndarray]:
         """Chunk id -> the vector of its :attr:`Chunk.titles_embed_text` (heading and search titles), for the
         passages with search titles; embedded once per distinct text, from the embedding cache where ingestion (or
-        the shipped seed cache) put them."""
+        the shipped seed cache) put them. When embedding them fails, the features read 0 and the next attempt waits
+        ``TITLES_RETRY_SECONDS``: a broken embedder is not asked (and logged) again at every search."""
         if self._titles is None:
+            if self._titles_failed_at is not None and time.monotonic() - self._titles_failed_at < TITLES_RETRY_SECONDS:
+                return {}
             glossed = [chunk for chunk in self.chunks.values() if chunk.gloss]
             texts = list(dict.fromkeys(chunk.titles_embed_text for chunk in glossed))
             try:
                 vectors = self.embedder.embed(texts, kind="passage") if texts else []
             except Exception as exc:  # noqa: BLE001 - a ranker feature: without it the features read 0, search goes on
-                log.warning("search-title vectors unavailable (the ranker reads them as 0): %s", exc)
+                self._titles_failed_at = time.monotonic()
+                log.warning("search-title vectors unavailable (the ranker reads them as 0 for %.0f s): %s",
+                            TITLES_RETRY_SECONDS, exc)
                 return {}
+            self._titles_failed_at = None
             by_text = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(texts, vectors)}
             self._titles = {chunk.chunk_id: by_text[chunk.titles_embed_text] for chunk in glossed}
         return self._titles
