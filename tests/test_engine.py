@@ -175,6 +175,19 @@ def test_follow_up_reuses_the_context_and_numbers_citations_in_one_sequence(engi
     assert history and {s.chunk_id for s in history} <= {s.chunk_id for s in first.cited + second.cited + third.cited}
 
 
+def test_a_follow_up_on_the_same_topic_without_cue_words_is_searched_with_the_previous_question(engine):
+    """No "and", no "them": the situation is carried over ("He", "the extra copies"). The two questions' closeness
+    continues the conversation: searched with the previous question, judged as a follow-up of an answered topic."""
+    ids = new_conversation(engine)
+    _, first = ask(engine, ids, "A customer asked us for a copy of all the personal data we hold about him. "
+                                "What must we give him?")
+    assert first.response_mode in {"DIRECT", "QUALIFIED"}
+    _, second = ask(engine, ids, "He now wants a fresh copy every single week. Can we charge a fee for the extra copies?")
+    assert second.context_decision["continues"] is True and "topic" in second.context_decision["reason"]
+    assert second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
+    assert any(s.document_id == "eu-gdpr" and s.ref.startswith("Article 15") for s in second.cited), second.answer
+
+
 def test_same_concept_in_five_turns_and_two_tenants_is_one_node_and_reaches_the_next_prompt(engine, world):
     questions = ["What is a personal data breach?", "When must a personal data breach be notified?",
                  "What must a processor do after a personal data breach?",

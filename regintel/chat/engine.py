@@ -398,9 +398,12 @@ class ComplianceEngine:
 
     @staticmethod
     def _search_text(turn: TurnInput, decision: ContextDecision) -> str:
-        """What retrieval searches: the question, with the previous one when it continues it."""
+        """What retrieval searches: the question, with the previous one when it continues it. The question counts
+        twice: it is what is asked, the previous one says what about; searched with equal weight, a follow-up on
+        another provision of the same topic ("Apart from the regulator, can the people affected sue us?" after a
+        question on fines) found the previous question's article first."""
         if decision.continues and turn.history:
-            return f"{turn.history[-1].question}\n{turn.question}"
+            return f"{turn.question}\n{turn.question}\n{turn.history[-1].question}"
         return turn.question
 
     @staticmethod
