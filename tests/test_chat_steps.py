@@ -40,6 +40,36 @@ def test_forbidden_types(question, expected):
 
 
 @pytest.mark.parametrize("question, expected", [
+    ("If you were in our shoes, what would you do about the DORA register?", "OPINION"),
+    ("Si vous étiez notre DPO, que feriez-vous ?", "OPINION"),
+    ("Si fueras nuestro responsable de cumplimiento, ¿qué harías con el RGPD?", "OPINION"),
+    ("Was würden Sie an unserer Stelle tun: vereinfachter oder vollständiger IKT-Rahmen?", "OPINION"),
+    ("Isn't the ESRS overly strict for mid-sized companies?", "OPINION"),
+    ("Which is the most absurd provision of DORA?", "OPINION"),
+    ("¿Es justo que las pymes tengan que aplicar las mismas normas de IVA?", "OPINION"),
+    ("How do you see VAT rates going over the next decade?", "PREDICTION"),
+    ("Le seuil de la franchise va augmenter l'an prochain ?", "PREDICTION"),
+    ("Werden die Bußgelder nach der DSGVO künftig verschärft?", "PREDICTION"),
+])
+def test_the_rules_refuse_views_and_forecasts_whatever_the_classifier_says(question, expected):
+    """The precise rules (no classifier here): the assistant asked to take the asker's place or to judge the law, or
+    where a rule is heading."""
+    result = classify_query(question)
+    assert result.query_type == expected and not result.allowed and result.method == "rule", result
+
+
+@pytest.mark.parametrize("question", [
+    "Is the processing lawful and fair if we rely on legitimate interest?",
+    "In the worst case, how long can the response to an access request take?",
+    "If the calculation is too complex, may we use estimates for Scope 3?",
+    "Will the supervisory authority be informed by the processor or by us?",
+    "En el peor de los casos, ¿qué plazo tenemos para notificar?",
+])
+def test_look_alikes_of_views_and_forecasts_are_not_refused_by_the_rules(question):
+    assert classify_query(question).allowed, classify_query(question)
+
+
+@pytest.mark.parametrize("question, expected", [
     ("When must a personal data breach be notified?", "DEADLINE"),
     ("What is the difference between a controller and a processor?", "COMPARISON"),
     ("Does DORA apply to crypto-asset service providers?", "APPLICABILITY"),

@@ -69,6 +69,13 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(crees que|cree que|piensas que|piensa que|en tu opinión|en su opinión)\b.{0,80}\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b",
         r"\b(glauben sie|glaubst du|denken sie|denkst du|meinen sie|erwarten sie)\b.{0,80}\b(wird|werden)\b",
         r"\b(denkt u|denk je|denk jij|verwacht u)\b.{0,80}\b(zal|zullen|gaat|gaan)\b",
+        # where a rule, rate or practice is heading ("Where do you see carbon
+        # prices heading?", "Wird die BaFin häufiger Bußgelder verhängen?", "¿seguirá existiendo el régimen?")
+        r"\b(where|how) do you see\b.{0,60}\b(heading|going|evolving|developing)\b",
+        r"\b(prognostizier\w*|vorhersag\w*|pronostica\w*|pronostique\w*)\b",
+        r"\b(va|vont) (augmenter|baisser|diminuer|changer|dispara[îi]tre|être (supprimée?s?|relevée?s?|abaissée?s?))\b",
+        r"\bseguir[áa]n? (existiendo|vigente|aplic[áa]ndose)\b",
+        r"\b(wird|werden)\b.{0,60}\b(häufiger|seltener|steigen|sinken|verschärft|gelockert|abgeschafft)\b",
     ),
     "CALCULATION": _rx(
         r"\b(estimate|calculate|compute|quantify)\b.{0,60}\b(my|our|this|for (?:my|our|a specific|the))\b",
@@ -92,6 +99,21 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(hältst du|halten sie|deiner meinung nach|ihrer meinung nach|lohnt es sich)\b",
         r"\bsollten wir\b.{0,40}\b(lobby\w*|unterstützen|bekämpfen)\b",
         r"\b(vindt? (jij|je|u)|de moeite waard|moeten (wij|we) lobbyen)\b", r"\b(secondo te|secondo voi|dovremmo fare pressione)\b",
+        # the assistant asked to take the asker's place or to judge the law ("If you were our CFO, what would you do?",
+        # "Is DORA too strict?", "the most unfair part of the VAT Directive", "Was meinst du, ist die DSGVO
+        # übertrieben?"): a view, not what the text says
+        r"\b(what would you do|if you were (me|us|our|in our)|in our (place|shoes))\b",
+        r"\b(que feriez-vous|que ferais-tu|si vous étiez|si tu étais|à notre place)\b",
+        r"\b(qué harías|qué haría usted|si fueras|si fuera usted|en nuestro lugar)\b",
+        r"\b(was würden sie (tun|machen)|was würdest du (tun|machen)|an unserer stelle|was meinst du|was meinen sie)\b",
+        r"\bselon vous\b",
+        r"\b(too|overly|excessively) (strict|harsh|lenient|bureaucratic)\b",
+        r"\b(the )?(most|least) (unfair|unjust|absurd|pointless|useless|problematic|burdensome)\b|\bthe worst (part|provision|rule|thing)\b",
+        r"\b(trop (stricte?s?|sévères?)|(la|le) pire (disposition|règle|article|partie|mesure))\b",
+        r"\b(demasiado (estrict[oa]s?|severa?s?)|lo más (injusto|absurdo))\b",
+        r"\b(zu (streng|strikt|bürokratisch)|übertrieben|größte[nr]? fehler|am schlimmsten|am unfairsten)\b",
+        r"\b¿?es justo que\b|\bist (es|das) (fair|gerecht),? (dass|wenn)\b",
+        r"\b(just bureaucracy|pure bureaucracy|agree\s*\?\s*$)",
         # advice on choosing an approach for an outcome ("which threshold should we pick so that we can leave out
         # ...", "how should we word it so that we don't have to ...", "pour éviter de payer ...")
         r"\bshould (we|i|our \w+) (adopt|pick|choose|select|use|set|define|word|phrase|structure|frame|classify|"
