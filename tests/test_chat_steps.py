@@ -50,6 +50,9 @@ def test_forbidden_types(question, expected):
     ("How do you see VAT rates going over the next decade?", "PREDICTION"),
     ("Le seuil de la franchise va augmenter l'an prochain ?", "PREDICTION"),
     ("Werden die Bußgelder nach der DSGVO künftig verschärft?", "PREDICTION"),
+    ("We have 240 staff and 38m turnover; please run the numbers and tell us if we are large.", "CALCULATION"),
+    ("Three shops with 12, 9 and 30 employees: add them up and tell us whether we pass the threshold.", "CALCULATION"),
+    ("Welche Geldbuße droht uns, wenn wir das Register einen Monat zu spät einreichen?", "CALCULATION"),
 ])
 def test_the_rules_refuse_views_and_forecasts_whatever_the_classifier_says(question, expected):
     """The precise rules (no classifier here): the assistant asked to take the asker's place or to judge the law, or
@@ -64,6 +67,7 @@ def test_the_rules_refuse_views_and_forecasts_whatever_the_classifier_says(quest
     "If the calculation is too complex, may we use estimates for Scope 3?",
     "Will the supervisory authority be informed by the processor or by us?",
     "En el peor de los casos, ¿qué plazo tenemos para notificar?",
+    "How do we calculate whether we are a large undertaking?",
 ])
 def test_look_alikes_of_views_and_forecasts_are_not_refused_by_the_rules(question):
     assert classify_query(question).allowed, classify_query(question)

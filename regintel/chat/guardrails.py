@@ -82,6 +82,13 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bhow much (will|would|do|does|should) (i|we|my|our)\b", r"\bwhat (will|would) (my|our)\b.{0,40}\b(be|cost|owe)\b",
         r"\b(calculer|estimer|combien (vais-je|devons-nous|devrons-nous|dois-je))\b",
         r"\b(calcular|estimar|cuánto (tendré|tendremos|pagaré|pagaremos|debo))\b",
+        # the asker's own figures to be worked through ("run the numbers for us", "add it up and tell us whether",
+        # "welche Strafe droht uns konkret", "¿qué multa nos correspondería?")
+        r"\b(run|crunch|do) the (numbers|maths?|math)\b|\badd (it|them|these|those) up\b",
+        r"(^|[,;.:]\s*|\b(so|please|and|then)\s+)(compute|calculate|work out|figure out) (whether|if) (we|i|our|the group)\b",
+        r"\b(welche|wie hohe?) (strafe|geldbuße|bußgeld|sanktion)\w* (droht|drohen|träfe|trifft) (uns|mir)\b",
+        r"\bqué (importe|multa|sanción|cantidad)( de \w+)? nos (correspondería|tocaría|impondrían|pondrían)\b",
+        r"\bquelle (amende|sanction|somme) (risquons-nous|devrions-nous payer|nous serait infligée)\b",
     ),
     "OPINION": _rx(
         r"\b(do you think|in your (opinion|view)|your opinion|what do you feel)\b", r"\bshould (we|i) (lobby|support|oppose|campaign)\b",
