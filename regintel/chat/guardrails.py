@@ -69,8 +69,8 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(crees que|cree que|piensas que|piensa que|en tu opinión|en su opinión)\b.{0,80}\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b",
         r"\b(glauben sie|glaubst du|denken sie|denkst du|meinen sie|erwarten sie)\b.{0,80}\b(wird|werden)\b",
         r"\b(denkt u|denk je|denk jij|verwacht u)\b.{0,80}\b(zal|zullen|gaat|gaan)\b",
-        # where a rule, rate or practice is heading ("Where do you see carbon
-        # prices heading?", "Wird die BaFin häufiger Bußgelder verhängen?", "¿seguirá existiendo el régimen?")
+        # where a rule, rate or practice is heading ("Where do you see carbon prices heading?", "Wird die BaFin
+        # häufiger Bußgelder verhängen?", "¿seguirá existiendo el régimen?")
         r"\b(where|how) do you see\b.{0,60}\b(heading|going|evolving|developing)\b",
         r"\b(prognostizier\w*|vorhersag\w*|pronostica\w*|pronostique\w*)\b",
         r"\b(va|vont) (augmenter|baisser|diminuer|changer|dispara[îi]tre|être (supprimée?s?|relevée?s?|abaissée?s?))\b",

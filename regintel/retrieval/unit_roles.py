@@ -4,9 +4,9 @@ Two kinds of units are not the text that answers a question, although their word
 - **Application requirements** explain how to apply a requirement of the main text: ESRS "Appendix A: Application
   Requirements › Disclosure Requirement E1-6 – ..." applies "ESRS E1 › Disclosure Requirement E1-6 – ...". Both
   share the requirement's code, and the appendix repeats the requirement's words with more detail, so it often
-  outranks the requirement it applies: "Which Scope 1, 2 and 3 figures must we disclose?" was answered from the
-  calculation guidance instead of the disclosure requirement. When both are among the hits, the requirement is
-  placed right before the first of its application requirements (:func:`requirements_before_their_application`).
+  outranks the requirement it applies ("Which greenhouse gas emission figures have to be reported under E1-6?" put
+  the calculation guidance first). When both are among the hits, the requirement is placed right before the first
+  of its application requirements (:func:`requirements_before_their_application`); both stay in the context.
 - **Navigational units** list other units' names or expand abbreviations (a table of contents, "ANNEX II ›
   Acronyms and Abbreviations"): they hold no provision, but every heading word or acronym of a question is in
   them, and a follow-up on "emissions from the electricity we buy" quoted a footnote of the acronym table. They
@@ -20,9 +20,9 @@ from typing import Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk
 
-# "Disclosure Requirement E1-6", "Disclosure Requirements E1-3", "Disclosure Requirement GOV-3", "Minimum Disclosure
-# Requirement – Policies MDR-P": the code of a requirement; "Disclosure Requirement related to ESRS 2 SBM-3" is each
-# topical standard's own text on ESRS 2's requirement, so its code names no unit of its own
+# "Disclosure Requirement E1-6", "Disclosure Requirements E1-3", "Disclosure Requirement GOV-3": the code of a
+# requirement; "Disclosure Requirement related to ESRS 2 SBM-3" is each topical standard's own text on ESRS 2's
+# requirement, so its code names no unit of its own
 REQUIREMENT_CODE_RE = re.compile(
     r"\bDisclosure Requirements?\s+(?!related\b)(?P<code>[A-Z]{1,3}\d?\s?[-–]\s?\d{1,2})\b", re.IGNORECASE)
 APPLICATION_RE = re.compile(r"\bAppendix A\b|\bApplication Requirements?\b", re.IGNORECASE)
