@@ -164,3 +164,19 @@ def test_semantic_closeness_to_clarifications(embedder):
     assert close.reuse_previous and close.similarity >= 0.86
     fresh = decide_context("What information must the notification to the supervisory authority contain?", previous, "", embed=embedder.embed)
     assert not fresh.reuse_previous
+
+
+@pytest.mark.parametrize("question", [
+    "Would a fine against us be made public, and could we ask for it to be anonymised?",
+    "Et pour les petits montants, on peut émettre une facture simplifiée ?",
+    "Could the processor engage another sub-processor without telling us?",
+])
+def test_a_question_on_what_the_rules_allow_is_no_opinion_on_the_classifiers_word_alone(question):
+    """'could we', 'on peut' ask what the text permits: the classifier's leaning to OPINION does not refuse them
+    unless the question also asks for a view (guardrails.PERMISSION_WORDS)."""
+    from regintel.chat.guardrails import decide, has_required_evidence
+
+    assert not has_required_evidence("OPINION", question)
+    leaning = {"OPINION": 0.9, "OBLIGATION": 0.1}
+    assert decide(question, leaning, threshold=0.6).allowed
+    assert not decide(question + " Would you recommend it?", leaning, threshold=0.6).allowed

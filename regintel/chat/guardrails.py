@@ -197,9 +197,10 @@ AMOUNT_WORDS = _rx(
 # ("can we simply leave out E1, or do we have to explain?", "may we charge for it?"): the latter is a question on the
 # text, however much it sounds like asking for advice, unless it also asks for a view.
 PERMISSION_WORDS = _rx(
-    r"\b(can|may|must) (we|i|one|they|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
+    r"\b(can|could|may|must) (we|i|one|they|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
     r"\b(are|am|is) (we|i|it|they) (allowed|permitted|required|obliged|entitled)\b|\bare we covered\b",
-    r"\b(pouvons-nous|peut-on|devons-nous|doit-on|sommes-nous (tenus|obligés|autorisés)|avons-nous le droit|est-il permis)\b",
+    r"\b(pouvons-nous|peut-on|on peut|pourrait-on|devons-nous|doit-on|on doit|sommes-nous (tenus|obligés|autorisés)|"
+    r"avons-nous le droit|est-il permis)\b",
     r"\b(podemos|puede|debemos|tenemos que|estamos obligados|se puede|está permitido)\b",
     r"\b(dürfen|können|müssen) (wir|ich|sie)\b|\b(sind wir|ist es) (verpflichtet|erlaubt|zulässig)\b|\bdarf man\b")
 OPINION_WORDS = _rx(
