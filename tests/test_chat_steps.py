@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from regintel.chat.context_decision import decide_context
-from regintel.chat.guardrails import classify_query
+from regintel.chat.guardrails import classify_query, decide, has_required_evidence
 from regintel.chat.validation import InputError, clean_question
 
 
@@ -174,8 +174,6 @@ def test_semantic_closeness_to_clarifications(embedder):
 def test_a_question_on_what_the_rules_allow_is_no_opinion_on_the_classifiers_word_alone(question):
     """'could we', 'on peut' ask what the text permits: the classifier's leaning to OPINION does not refuse them
     unless the question also asks for a view (guardrails.PERMISSION_WORDS)."""
-    from regintel.chat.guardrails import decide, has_required_evidence
-
     assert not has_required_evidence("OPINION", question)
     leaning = {"OPINION": 0.9, "OBLIGATION": 0.1}
     assert decide(question, leaning, threshold=0.6).allowed

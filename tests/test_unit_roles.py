@@ -23,9 +23,9 @@ E1_6 = "Disclosure Requirement E1-6 – Gross Scopes 1, 2, 3 and Total GHG emiss
 CHUNKS = {c.chunk_id: c for c in (
     chunk("dr-e1-6~1", f"ESRS E1 › {E1_6} (1/4)", E1_6, "ESRS E1"),
     chunk("dr-e1-6~2", f"ESRS E1 › {E1_6} (2/4)", E1_6, "ESRS E1"),
-    chunk("ar-e1-6~1", f"Appendix A › Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3 (1/10)",
+    chunk("ar-e1-6~1", "Appendix A › Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3 (1/10)",
           "Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3", "ESRS E1 › Appendix A"),
-    chunk("ar-e1-6~2", f"Appendix A › Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3 (2/10)",
+    chunk("ar-e1-6~2", "Appendix A › Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3 (2/10)",
           "Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3", "ESRS E1 › Appendix A"),
     chunk("ar-e1-4", "Appendix A › Disclosure Requirement E1-4 – Targets", "Disclosure Requirement E1-4 – Targets",
           "ESRS E1 › Appendix A"),
