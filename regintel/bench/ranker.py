@@ -40,6 +40,7 @@ import numpy as np
 
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
+from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint, train_query_adapter
 from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
@@ -84,29 +85,64 @@ def normalised(question: str) -> str:
     return " ".join(question.lower().split())
 
 
-def collect_obliqa(settings: Settings, questions_path: Path, dataset: str, candidates: int,
-                   limit: int | None, log: Callable[..., None]) -> list[Group]:
-    from regintel.bench.obliqa import load_questions, obliqa_references
-    from regintel.bench.retrieval import open_bench_index
+def collect_obliqa(index: Any, questions_path: Path, dataset: str, candidates: int, limit: int | None,
+                   log: Callable[..., None], adapter_of: Callable[[str], QueryAdapter | None] | None = None,
+                   ) -> list[Group]:
+    """The groups of one ObliQA-schema questions file over the ObliQA ``index``; ``adapter_of(key)``: the query
+    adapter a question is searched with (one that never saw its fold), None: plain question vectors."""
+    from regintel.bench.obliqa import load_questions
 
-    passages = questions_path.with_name("passages.jsonl")
-    built = open_bench_index(settings, passages)
-    index = built.index
-    index.references = obliqa_references(questions_path.with_name("crossrefs.jsonl"))
     questions = load_questions(questions_path)[: limit or None]
     log(f"{dataset}: {len(questions)} questions; embedding them (cached after the first run) ...")
     index.embedder.embed([q.question for q in questions], kind="query")
     groups = []
-    for question in questions:
-        started = time.perf_counter()
-        stage = index.first_stage(question.question, k=10)
-        ids = [cid for cid, _ in stage.ordered(candidates)]
-        elapsed = (time.perf_counter() - started) * 1000
-        matrix = index.features.matrix(question.question, stage, ids)
-        labels = np.array([1.0 if cid in question.gold_pids else 0.0 for cid in ids])
-        groups.append(Group(dataset, normalised(question.question), ids, matrix, labels, elapsed,
-                            set(question.gold_pids)))
+    try:
+        for question in questions:
+            key = normalised(question.question)
+            index.adapter = adapter_of(key) if adapter_of is not None else None
+            started = time.perf_counter()
+            stage = index.first_stage(question.question, k=10)
+            ids = [cid for cid, _ in stage.ordered(candidates)]
+            elapsed = (time.perf_counter() - started) * 1000
+            matrix = index.features.matrix(question.question, stage, ids)
+            labels = np.array([1.0 if cid in question.gold_pids else 0.0 for cid in ids])
+            groups.append(Group(dataset, key, ids, matrix, labels, elapsed, set(question.gold_pids)))
+    finally:
+        index.adapter = None
     return groups
+
+
+def open_obliqa(settings: Settings, obliqa_dir: Path) -> Any:
+    """The ObliQA passages' search index (vectors cached between runs) with ObliQA-XRef as its citation graph."""
+    from regintel.bench.obliqa import obliqa_references
+    from regintel.bench.retrieval import open_bench_index
+
+    index = open_bench_index(settings, obliqa_dir / "passages.jsonl").index
+    index.references = obliqa_references(obliqa_dir / "crossrefs.jsonl")
+    return index
+
+
+def obliqa_adapters(index: Any, question_files: Sequence[Path], folds: int, seed: int, limit: int | None,
+                    log: Callable[..., None]) -> tuple[dict[int, QueryAdapter], QueryAdapter]:
+    """Query adapters for the ObliQA passages (:mod:`regintel.retrieval.query_adapter`): one per fold, trained on
+    the other folds' questions (the out-of-fold features and figures), and one on every question (saved)."""
+    from regintel.bench.obliqa import load_questions
+
+    questions = [q for path in question_files for q in load_questions(path)[: limit or None]]
+    ids, passages = index.passage_matrix()
+    row = {cid: i for i, cid in enumerate(ids)}
+    vectors = index.embedder.embed([q.question for q in questions], kind="query")
+    gold = [[row[pid] for pid in q.gold_pids if pid in row] for q in questions]
+    assigned = [fold_of(normalised(q.question), folds, seed) for q in questions]
+    started = time.perf_counter()
+    per_fold = {}
+    for fold in range(folds):
+        kept = [i for i, f in enumerate(assigned) if f != fold]
+        per_fold[fold] = train_query_adapter(vectors[kept], [gold[i] for i in kept], passages, seed=seed)
+    full = train_query_adapter(vectors, gold, passages, seed=seed)
+    log(f"query adapters for the ObliQA passages: {folds} folds and one on all {len(questions)} questions in "
+        f"{time.perf_counter() - started:.0f}s")
+    return per_fold, full
 
 
 def gold_key(gold: Sequence[dict[str, str]]) -> str:
@@ -242,8 +278,19 @@ def main(args: Any) -> int:
     started = time.perf_counter()
     groups: list[Group] = []
     obliqa_dir = Path(args.obliqa_dir)
-    groups += collect_obliqa(settings, obliqa_dir / "obliqa_dev.jsonl", "obliqa", candidates, args.limit, print)
-    groups += collect_obliqa(settings, obliqa_dir / "obliqa_mp_dev.jsonl", "obliqa-mp", candidates, args.limit, print)
+    obliqa = open_obliqa(settings, obliqa_dir)
+    question_files = [obliqa_dir / "obliqa_dev.jsonl", obliqa_dir / "obliqa_mp_dev.jsonl"]
+    adapters: dict[str, QueryAdapter] = {}
+    fold_adapters: dict[int, QueryAdapter] = {}
+    if not args.no_query_adapter:
+        fold_adapters, adapters[corpus_fingerprint(obliqa.chunks)] = obliqa_adapters(
+            obliqa, question_files, folds, seed, args.limit, print)
+
+    def adapter_of(key: str) -> QueryAdapter | None:
+        return fold_adapters.get(fold_of(key, folds, seed))
+
+    groups += collect_obliqa(obliqa, question_files[0], "obliqa", candidates, args.limit, print, adapter_of)
+    groups += collect_obliqa(obliqa, question_files[1], "obliqa-mp", candidates, args.limit, print, adapter_of)
     groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print,
                            pseudo_kinds=PSEUDO_KINDS if args.pseudo_weight > 0 else ())
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
@@ -270,7 +317,8 @@ def main(args: Any) -> int:
         "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
         "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
-        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
+        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap,
+        "query_adapters": {corpus: adapter.training for corpus, adapter in adapters.items()}}, adapters)
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))

