@@ -11,6 +11,7 @@ import pytest
 
 from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint, train_query_adapter
 from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from tests.test_ranker import DIM, HashingEmbedder, ReverseRanker, bm25_over, synthetic_groups, tiny_index  # noqa: F401
 
@@ -101,6 +102,11 @@ def test_search_uses_the_adapter_of_its_own_corpus_and_shows_plain_similarities(
     assert np.allclose(stage.query_vector, HashingEmbedder().embed([question])[0][::-1])
     assert np.allclose(stage.plain_vector, HashingEmbedder().embed([question])[0])
     assert stage.dense != plain.first_stage(question, k=4).dense
+    # the ranker's cosine features read the vector the search used
+    ids = [cid for cid, _ in stage.ordered(4)]
+    column = FEATURE_NAMES.index("question_cosine")
+    expected = [float(store.vectors([cid])[cid] @ stage.query_vector) for cid in ids]
+    assert np.allclose(adapted.features.matrix(question, stage, ids)[:, column], expected, atol=1e-5)
     # the similarity shown and graded stays the plain cosine of question and passage
     by_id = {s.chunk_id: s.similarity for s in plain.search(question, k=4).sources}
     for source in adapted.search(question, k=4).sources:
@@ -109,3 +115,33 @@ def test_search_uses_the_adapter_of_its_own_corpus_and_shows_plain_similarities(
     other = SearchIndex(chunks[:-1], bm25_over(chunks[:-1]), store, HashingEmbedder(), FusionConfig(), ranker=ranker)
     assert other.query_adapter is None
     assert adapted.first_stage(question, k=4, mode="bm25").question_vector is None
+
+
+def test_training_searches_each_obliqa_question_with_the_adapter_of_its_fold(tiny_index, tmp_path,  # noqa: F811
+                                                                             monkeypatch):
+    from regintel.bench.ranker import collect_obliqa, fold_of, normalised, obliqa_adapters
+
+    chunks, store = tiny_index
+    questions = [("When must the controller notify a personal data breach?", ["a33"]),
+                 ("What makes processing lawful?", ["a6~1"]),
+                 ("What is a personal data breach?", ["a4~def-12"]),
+                 ("Can Member States keep more specific provisions?", ["a6~2"])]
+    path = tmp_path / "obliqa_dev.jsonl"
+    path.write_text("\n".join(json.dumps({"qid": str(i), "question": q, "gold_pids": gold})
+                              for i, (q, gold) in enumerate(questions)) + "\n")
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
+    per_fold, full = obliqa_adapters(index, [path], folds=2, seed=7, limit=None, log=lambda *_: None)
+    assert set(per_fold) == {0, 1} and full.training["questions"] == 4
+    assert sum(per_fold[f].training["questions"] for f in (0, 1)) == 4  # each fold trained on the other's questions
+    used = []
+    original = SearchIndex.first_stage
+
+    def spy(self, question, *args, **kwargs):
+        used.append((question, self.adapter))
+        return original(self, question, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "first_stage", spy)
+    groups = collect_obliqa(index, path, "obliqa", 4, None, lambda *_: None, lambda key: per_fold[fold_of(key, 2, 7)])
+    assert [g.key for g in groups] == [normalised(q) for q, _ in questions]
+    assert all(adapter is per_fold[fold_of(normalised(q), 2, 7)] for q, adapter in used)
+    assert index.adapter is None  # the index searches as before once training is done

@@ -230,8 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--pseudo-weight", type=float, default=3.0,
                         help="weight of a demo-corpus pseudo-query (defined term, unit title) in training; 0: none")
     ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")
-    ranker.add_argument("--no-query-adapter", action="store_true",
-                        help="search ObliQA with plain question vectors (no adapter trained on its questions)")
+    ranker.add_argument("--query-adapter", action="store_true",
+                        help="search ObliQA with a query adapter trained on its questions (saved with the model)")
     ranker.add_argument("--ablate", action="store_true", help="retrain without each feature group (slow)")
     ranker.add_argument("--dry-run", action="store_true", help="measure, do not save the model")
     ranker.add_argument("--json", action="store_true", help="print one JSON object last")
