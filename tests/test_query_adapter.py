@@ -117,6 +117,19 @@ def test_search_uses_the_adapter_of_its_own_corpus_and_shows_plain_similarities(
     assert adapted.first_stage(question, k=4, mode="bm25").question_vector is None
 
 
+def test_an_adapter_for_other_vectors_leaves_the_search_standing(tiny_index, caplog):  # noqa: F811
+    chunks, store = tiny_index
+    ranker = ReverseRanker()
+    ranker.adapters = {corpus_fingerprint(c.chunk_id for c in chunks): QueryAdapter(np.eye(DIM + 8, dtype=np.float32))}
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ranker)
+    plain = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ReverseRanker())
+    question = "When must the controller notify a personal data breach?"
+    with caplog.at_level(logging.WARNING):
+        result = index.search(question, k=4)
+    assert "query adapter not used" in caplog.text
+    assert [s.chunk_id for s in result.sources] == [s.chunk_id for s in plain.search(question, k=4).sources]
+
+
 def test_training_searches_each_obliqa_question_with_the_adapter_of_its_fold(tiny_index, tmp_path,  # noqa: F811
                                                                              monkeypatch):
     from regintel.bench.ranker import collect_obliqa, fold_of, normalised, obliqa_adapters

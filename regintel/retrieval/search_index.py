@@ -511,6 +511,10 @@ class SearchIndex:
         started = time.perf_counter()
         question_vector = self.embedder.embed([question], kind="query")[0]
         adapter = self.query_adapter if mode in {"hybrid", "dense"} else None
+        if adapter is not None and adapter.matrix.shape[0] != len(question_vector):
+            log.warning("query adapter not used: it maps %d-dimensional vectors, the embedder gives %d",
+                        adapter.matrix.shape[0], len(question_vector))
+            adapter = None  # another embedding model than the adapter's: search with the plain vector
         query_vector = adapter.apply(question_vector) if adapter is not None else question_vector
         timings["embed_query"] = (time.perf_counter() - started) * 1000
 
