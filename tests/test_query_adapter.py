@@ -9,7 +9,8 @@ import logging
 import numpy as np
 import pytest
 
-from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint, train_query_adapter
+from regintel.retrieval.chunking import corpus_version
+from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 from regintel.retrieval.ranker import LearnedRanker, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
@@ -95,7 +96,7 @@ def test_search_uses_the_adapter_of_its_own_corpus_and_shows_plain_similarities(
     assert plain.query_adapter is None
     swap = np.eye(DIM, dtype=np.float32)[::-1].copy()  # reverses the hashed dimensions: another dense order
     ranker = ReverseRanker()
-    ranker.adapters = {corpus_fingerprint(c.chunk_id for c in chunks): QueryAdapter(swap)}
+    ranker.adapters = {corpus_version(chunks): QueryAdapter(swap)}
     adapted = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ranker)
     assert adapted.query_adapter is not None
     stage = adapted.first_stage(question, k=4)
@@ -120,7 +121,7 @@ def test_search_uses_the_adapter_of_its_own_corpus_and_shows_plain_similarities(
 def test_an_adapter_for_other_vectors_leaves_the_search_standing(tiny_index, caplog):  # noqa: F811
     chunks, store = tiny_index
     ranker = ReverseRanker()
-    ranker.adapters = {corpus_fingerprint(c.chunk_id for c in chunks): QueryAdapter(np.eye(DIM + 8, dtype=np.float32))}
+    ranker.adapters = {corpus_version(chunks): QueryAdapter(np.eye(DIM + 8, dtype=np.float32))}
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ranker)
     plain = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ReverseRanker())
     question = "When must the controller notify a personal data breach?"

@@ -48,7 +48,8 @@ import numpy as np
 
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
-from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint, train_query_adapter
+from regintel.retrieval.chunking import corpus_version
+from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
@@ -291,7 +292,7 @@ def main(args: Any) -> int:
     adapters: dict[str, QueryAdapter] = {}
     fold_adapters: dict[int, QueryAdapter] = {}
     if args.query_adapter:
-        fold_adapters, adapters[corpus_fingerprint(obliqa.chunks)] = obliqa_adapters(
+        fold_adapters, adapters[corpus_version(list(obliqa.chunks.values()))] = obliqa_adapters(
             obliqa, question_files, folds, seed, args.limit, print)
 
     def adapter_of(key: str) -> QueryAdapter | None:

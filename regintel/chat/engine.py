@@ -50,7 +50,7 @@ from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
-from regintel.retrieval.index_io import corpus_version
+from regintel.retrieval.chunking import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, is_scope_heading, led_by_scope,
                                              scope_chunk_ids, with_scope_hits)

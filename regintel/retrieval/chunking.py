@@ -905,3 +905,12 @@ def chunk_document(
                     )
                 )
     return chunks
+
+
+def corpus_version(chunks: Sequence[Chunk]) -> str:
+    """A corpus's identity: its passage ids and their texts (the stored index, its calibration and a query adapter
+    trained on its vectors belong to this version only)."""
+    digest = hashlib.sha256()
+    for chunk in sorted(chunks, key=lambda c: c.chunk_id):
+        digest.update(f"{chunk.chunk_id}\x00{chunk.content_hash}\n".encode())
+    return digest.hexdigest()

