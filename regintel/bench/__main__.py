@@ -230,8 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--pseudo-weight", type=float, default=3.0,
                         help="weight of a demo-corpus pseudo-query (defined term, unit title) in training; 0: none")
     ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")
-    ranker.add_argument("--query-adapter", action="store_true",
-                        help="search ObliQA with a query adapter trained on its questions (saved with the model)")
+    ranker.add_argument("--obliqa-model", action="store_true",
+                        help="also train a model for the ObliQA passages alone, with a query adapter learned from "
+                             "its questions, saved in the model file as their corpus model")
     ranker.add_argument("--ablate", action="store_true", help="retrain without each feature group (slow)")
     ranker.add_argument("--dry-run", action="store_true", help="measure, do not save the model")
     ranker.add_argument("--json", action="store_true", help="print one JSON object last")

@@ -26,13 +26,15 @@ computed on those out-of-fold rankings, next to the first stage's on the same qu
 on everything, saved (``--out``, default the ``ranker_model`` setting), and the demo **test** split is measured
 with and without it. ``--ablate`` retrains out-of-fold without each feature group and prints the change.
 
-With ``--query-adapter``, ObliQA is searched with a query adapter learned from its own questions
-(:mod:`regintel.retrieval.query_adapter`): one per fold, trained on the other folds' questions, computes the
-out-of-fold features, and one trained on every question is saved with the model for the ObliQA passages. Measured
-(docs/benchmarks.md, issue 19 session 24): ObliQA out of fold +1.5 to +1.9 Recall@10 points, but the one model then
-answers 2 to 6 fewer demo dev questions (its trees lean on dense ranks that only ObliQA's adapter makes reliable), so
-the committed model is trained without it. The demo corpus has no adapter of its own: with its 166 training
-questions one made the out-of-fold ranking worse.
+With ``--obliqa-model``, a second model is trained for the ObliQA passages alone and saved inside the model file as
+their corpus model (:meth:`LearnedRanker.for_corpus`): ObliQA is searched with a query adapter learned from its own
+questions (:mod:`regintel.retrieval.query_adapter`; one per fold, trained on the other folds' questions, computes the
+out-of-fold features; one trained on every question is saved with the corpus model), and the corpus model is trained
+on ObliQA's adapted features only. The shared model is trained as without the option (plain ObliQA features, the demo
+corpus), so the demo corpus ranks exactly as before. Why not one model with the adapter: measured (docs/benchmarks.md,
+issue 19 session 24), ObliQA gained 1.5 to 1.9 Recall@10 points out of fold but the one model answered 2 to 6 fewer
+demo dev questions (its trees lean on dense ranks that only ObliQA's adapter makes reliable). The demo corpus has no
+adapter of its own: with its 166 training questions one made the out-of-fold ranking worse.
 """
 
 from __future__ import annotations
@@ -152,6 +154,35 @@ def obliqa_adapters(index: Any, question_files: Sequence[Path], folds: int, seed
     log(f"query adapters for the ObliQA passages: {folds} folds and one on all {len(questions)} questions in "
         f"{time.perf_counter() - started:.0f}s")
     return per_fold, full
+
+
+def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: int, ensemble: int, candidates: int,
+                 limit: int | None, log: Callable[..., None]) -> tuple[LearnedRanker, dict[str, Any]]:
+    """The ObliQA passages' corpus model (see the module doc) and its out-of-fold report: each question's features
+    are computed with the adapter of its fold, each fold ranked by a model trained on the other folds; then the
+    model and its adapter are trained on every question, and its tail gap chosen on ObliQA-MP's out-of-fold scores."""
+    fold_adapters, full_adapter = obliqa_adapters(index, question_files, folds, seed, limit, log)
+
+    def adapter_of(key: str) -> QueryAdapter | None:
+        return fold_adapters.get(fold_of(key, folds, seed))
+
+    groups = collect_obliqa(index, question_files[0], "obliqa", candidates, limit, log, adapter_of)
+    groups += collect_obliqa(index, question_files[1], "obliqa-mp", candidates, limit, log, adapter_of)
+    oof = out_of_fold(groups, folds, seed, ensemble=ensemble)
+    multi = [(g, s) for g, s in zip(groups, oof) if g.dataset == "obliqa-mp"]
+    tail_gap, tail_table = choose_tail_gap(tail_rankings(multi))
+    report = {"out_of_fold": compare(groups, oof), "tail_filter": {"gap": tail_gap, "by_gap": tail_table,
+                                                                   "fixed_k": fixed_k_table(multi)}}
+    boosters = fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed, size=ensemble)
+    version = corpus_version(list(index.chunks.values()))
+    model = LearnedRanker(boosters, FEATURE_NAMES, FEATURES_VERSION, {
+        "command": "python -m regintel.bench train-ranker --obliqa-model", "seed": seed, "ensemble": ensemble,
+        "folds": folds, "candidates": candidates, "corpus": "ObliQA passages",
+        "questions": {d: sum(g.dataset == d for g in groups) for d in sorted({g.dataset for g in groups})},
+        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training},
+        {version: full_adapter})
+    report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
+    return model, report
 
 
 def gold_key(gold: Sequence[dict[str, str]]) -> str:
@@ -289,17 +320,8 @@ def main(args: Any) -> int:
     obliqa_dir = Path(args.obliqa_dir)
     obliqa = open_obliqa(settings, obliqa_dir)
     question_files = [obliqa_dir / "obliqa_dev.jsonl", obliqa_dir / "obliqa_mp_dev.jsonl"]
-    adapters: dict[str, QueryAdapter] = {}
-    fold_adapters: dict[int, QueryAdapter] = {}
-    if args.query_adapter:
-        fold_adapters, adapters[corpus_version(list(obliqa.chunks.values()))] = obliqa_adapters(
-            obliqa, question_files, folds, seed, args.limit, print)
-
-    def adapter_of(key: str) -> QueryAdapter | None:
-        return fold_adapters.get(fold_of(key, folds, seed))
-
-    groups += collect_obliqa(obliqa, question_files[0], "obliqa", candidates, args.limit, print, adapter_of)
-    groups += collect_obliqa(obliqa, question_files[1], "obliqa-mp", candidates, args.limit, print, adapter_of)
+    groups += collect_obliqa(obliqa, question_files[0], "obliqa", candidates, args.limit, print)
+    groups += collect_obliqa(obliqa, question_files[1], "obliqa-mp", candidates, args.limit, print)
     groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print,
                            pseudo_kinds=PSEUDO_KINDS if args.pseudo_weight > 0 else ())
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
@@ -326,8 +348,12 @@ def main(args: Any) -> int:
         "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
         "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
-        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap,
-        "query_adapters": {corpus: adapter.training for corpus, adapter in adapters.items()}}, adapters)
+        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
+    if args.obliqa_model:
+        version = corpus_version(list(obliqa.chunks.values()))
+        model.corpus_models[version], report["obliqa_model"] = obliqa_model(
+            obliqa, question_files, folds, seed, ensemble, candidates, args.limit, print)
+        model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
@@ -358,6 +384,10 @@ def print_report(report: dict[str, Any]) -> None:
 
     rows(report["out_of_fold"], "out-of-fold (never ranked by a model that saw the question)")
     rows(report["held_back_demo_test"], "held-back demo test split (the saved model)")
+    if "obliqa_model" in report:
+        rows(report["obliqa_model"]["out_of_fold"], "ObliQA corpus model with its query adapter (out-of-fold)")
+        print("  its feature importance (gain share): " + ", ".join(
+            f"{k} {v:.3f}" for k, v in list(report["obliqa_model"]["importance"].items())[:8]))
     if "ablation" in report:
         print("\nablation (out-of-fold, one feature group removed)")
         for name, datasets in report["ablation"].items():

@@ -12,6 +12,13 @@ trained on, and how it was trained (data, folds, seed, out-of-fold metrics). It 
 (``data/ranker/ranker.json``, rebuilt by ``python -m regintel.bench train-ranker``) and loaded once per index. A
 model whose features do not match the code's is refused with a warning and the first stage ranks alone, as it does
 when no model exists or ``lightgbm`` cannot be imported: a ranker can improve search, never break it.
+
+A model may carry **corpus models**: a ranker trained on one corpus's own labelled questions only, with that
+corpus's query adapter, keyed by its :func:`chunking.corpus_version` and used instead of the shared model when the
+index holds exactly that corpus (``for_corpus``). The shared model must serve every corpus, the demo one above all,
+so it cannot lean on features only one corpus's adapter makes reliable (docs/benchmarks.md, issue 19 session 24);
+a corpus model can. A damaged corpus model is dropped with a warning, and the shared model (trained on that corpus's
+plain features) serves it.
 """
 
 from __future__ import annotations
@@ -60,11 +67,18 @@ class LearnedRanker:
     training: dict[str, Any] = field(default_factory=dict)
     # corpus version -> the question-vector adapter the ranker's features were computed with on that corpus
     adapters: dict[str, QueryAdapter] = field(default_factory=dict)
+    # corpus version -> a ranker trained on that corpus's own questions (see the module doc)
+    corpus_models: dict[str, "LearnedRanker"] = field(default_factory=dict)
+
+    def for_corpus(self, corpus: str) -> "LearnedRanker":
+        """The model that ranks the corpus of this version (:func:`chunking.corpus_version`): its own corpus model
+        if one was trained, else this shared one."""
+        return self.corpus_models.get(corpus, self)
 
     def adapter_for(self, corpus: str) -> QueryAdapter | None:
-        """The question-vector adapter trained on the corpus of this version (:func:`chunking.corpus_version`), if
-        the training had labelled questions enough for one; None: plain question vectors, as in training."""
-        return self.adapters.get(corpus)
+        """The question-vector adapter the corpus's ranker (:meth:`for_corpus`) was trained with on the corpus of
+        this version, if any; None: plain question vectors, as in training."""
+        return self.for_corpus(corpus).adapters.get(corpus)
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
         if len(matrix) == 0:
@@ -89,10 +103,15 @@ class LearnedRanker:
         return {name: round(float(g) / total, 4) for name, g in zip(self.feature_names, gains)}
 
     def save(self, path: Path) -> None:
+        write_text_atomically(Path(path), json.dumps(self.to_document(), ensure_ascii=False))
+
+    def to_document(self) -> dict[str, Any]:
         document = {"features_version": self.features_version, "feature_names": list(self.feature_names),
                     "training": self.training, "models": [b.model_to_string() for b in self.boosters],
                     "query_adapters": {corpus: adapter.to_json() for corpus, adapter in self.adapters.items()}}
-        write_text_atomically(Path(path), json.dumps(document, ensure_ascii=False))
+        if self.corpus_models:
+            document["corpus_models"] = {corpus: model.to_document() for corpus, model in self.corpus_models.items()}
+        return document
 
     @classmethod
     def load(cls, path: Path) -> "LearnedRanker | None":
@@ -102,31 +121,51 @@ class LearnedRanker:
         if not path.is_file():
             return None
         try:
-            import lightgbm
+            import lightgbm  # noqa: F401 - checked here, used by from_document
         except ImportError:
             log.warning("learned ranker at %s not used: lightgbm is not installed", path)
             return None
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
-            names = tuple(document["feature_names"])
-            version = int(document["features_version"])
-            if version != FEATURES_VERSION or names != FEATURE_NAMES:
-                log.warning("learned ranker at %s not used: trained on features v%s, the code computes v%s "
-                            "(retrain with `python -m regintel.bench train-ranker`)", path, version, FEATURES_VERSION)
+            model = cls.from_document(document, str(path))
+            if model is None:
                 return None
-            texts = document["models"] if "models" in document else [document["model"]]  # before: one booster
-            boosters = [lightgbm.Booster(model_str=text) for text in texts]
-            if not boosters:
-                raise ValueError("the model file holds no booster")
-            # a ranker without the adapter its features were computed with would read other cosines: all or nothing
-            adapters = {str(corpus): QueryAdapter.from_json(document)
-                        for corpus, document in (document.get("query_adapters") or {}).items()}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            for corpus, nested in (document.get("corpus_models") or {}).items():
+                try:
+                    corpus_model = cls.from_document(nested, f"{path} (corpus {corpus})")
+                except Exception as exc:  # a damaged corpus model: the shared one serves its corpus
+                    log.warning("corpus model %s in %s not used: %s: %s", corpus, path, exc.__class__.__name__,
+                                str(exc)[:200])
+                    continue
+                if corpus_model is not None:
+                    model.corpus_models[str(corpus)] = corpus_model
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("learned ranker at %s not used: %s", path, str(exc)[:200])
             return None
         except Exception as exc:  # lightgbm raises LightGBMError for a corrupt model text
             log.warning("learned ranker at %s not used: %s: %s", path, exc.__class__.__name__, str(exc)[:200])
             return None
+        return model
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any], where: str) -> "LearnedRanker | None":
+        """One model of a model file (without its corpus models); None with a warning when trained on other
+        features; raises on a damaged document."""
+        import lightgbm
+
+        names = tuple(document["feature_names"])
+        version = int(document["features_version"])
+        if version != FEATURES_VERSION or names != FEATURE_NAMES:
+            log.warning("learned ranker at %s not used: trained on features v%s, the code computes v%s "
+                        "(retrain with `python -m regintel.bench train-ranker`)", where, version, FEATURES_VERSION)
+            return None
+        texts = document["models"] if "models" in document else [document["model"]]  # before: one booster
+        boosters = [lightgbm.Booster(model_str=text) for text in texts]
+        if not boosters:
+            raise ValueError("the model file holds no booster")
+        # a ranker without the adapter its features were computed with would read other cosines: all or nothing
+        adapters = {str(corpus): QueryAdapter.from_json(adapter)
+                    for corpus, adapter in (document.get("query_adapters") or {}).items()}
         return cls(boosters, names, version, dict(document.get("training") or {}), adapters)
 
 

@@ -171,15 +171,29 @@ class SearchIndex:
         return len(self.chunks)
 
     @property
+    def corpus_ranker(self) -> LearnedRanker | None:
+        """The learned ranker for this corpus: the model's own corpus model when it has one for exactly these
+        passages (:meth:`LearnedRanker.for_corpus`), else the shared model; None without a model."""
+        if self.ranker is None or not (self.ranker.corpus_models or self.ranker.adapters):
+            return self.ranker
+        return self.ranker.for_corpus(self.passages_version)
+
+    @property
+    def passages_version(self) -> str:
+        """The corpus version of the passages (:func:`chunking.corpus_version`; computed once)."""
+        if self._version is None:
+            self._version = corpus_version(list(self.chunks.values()))
+        return self._version
+
+    @property
     def query_adapter(self) -> QueryAdapter | None:
         """The question-vector adapter the ranker was trained with on this corpus (:mod:`query_adapter`), if any."""
         if self.adapter is not None:
             return self.adapter
-        if self.ranker is None or not self.ranker.adapters:
+        ranker = self.corpus_ranker
+        if ranker is None or not ranker.adapters:
             return None
-        if self._version is None:
-            self._version = corpus_version(list(self.chunks.values()))
-        return self.ranker.adapter_for(self._version)
+        return ranker.adapters.get(self.passages_version)
 
     @property
     def multilingual(self) -> bool:
@@ -391,14 +405,15 @@ class SearchIndex:
         timings = stage.timings_ms
         ranker_scores: dict[str, float] = {}
         tail: int | None = None
-        if mode == "hybrid" and self.ranker is not None and stage.fused:
+        ranker = self.corpus_ranker
+        if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()
             ranked = self.rerank(question, stage, k)
             timings["rerank"] = (time.perf_counter() - started) * 1000
             ranker_scores = dict(ranked)
             best = [(cid, stage.fused[cid]) for cid, _ in ranked]
-            if self.ranker.tail_gap is not None:
-                tail = kept_by_gap([score for _, score in ranked], self.ranker.tail_gap, most=k)
+            if ranker.tail_gap is not None:
+                tail = kept_by_gap([score for _, score in ranked], ranker.tail_gap, most=k)
         else:
             best = top(stage.fused, k)
         if mode == "hybrid":  # a requirement before its application guidance, tables of contents last
@@ -457,10 +472,11 @@ class SearchIndex:
 
     def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
         """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
-        assert self.ranker is not None
+        ranker = self.corpus_ranker
+        assert ranker is not None
         ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
         candidates = [cid for cid, _ in ordered]
-        scores = self.ranker.score(self.features.matrix(question, stage, candidates))
+        scores = ranker.score(self.features.matrix(question, stage, candidates))
         order = np.argsort(-scores, kind="stable")
         return [(candidates[i], float(scores[i])) for i in order[:k]]
 

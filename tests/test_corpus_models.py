@@ -1,0 +1,127 @@
+"""Corpus models (issue 19): a ranker trained on one corpus's own questions, with its query adapter, ranks that
+corpus only; every other corpus keeps the shared model; a damaged corpus model leaves the shared one serving."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+from regintel.retrieval.chunking import corpus_version
+from regintel.retrieval.query_adapter import QueryAdapter
+from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker_features import FEATURE_NAMES
+from regintel.retrieval.search_index import FusionConfig, SearchIndex
+from tests.test_ranker import DIM, HashingEmbedder, ReverseRanker, bm25_over, synthetic_groups, tiny_index  # noqa: F401
+
+lightgbm = pytest.importorskip("lightgbm")
+
+QUESTION = "When must the controller notify a personal data breach?"
+
+
+class ForwardRanker(LearnedRanker):
+    """Keeps the first stage's order (scores fall with the rank), so a search shows which model ranked it."""
+
+    def __init__(self, gap: float | None = None) -> None:
+        super().__init__(booster=None, training={"tail_gap": gap} if gap is not None else {})
+
+    def score(self, matrix):
+        return -matrix[:, FEATURE_NAMES.index("first_stage_rank")].astype(np.float64)
+
+
+def test_a_corpus_model_ranks_its_own_corpus_only(tiny_index):  # noqa: F811
+    chunks, store = tiny_index
+    shared = ReverseRanker()
+    shared.corpus_models = {corpus_version(chunks): ForwardRanker(gap=0.5)}
+    own = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
+    fused = [s.chunk_id for s in SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(),
+                                             FusionConfig()).search(QUESTION, k=4).sources]
+    result = own.search(QUESTION, k=4)
+    assert [s.chunk_id for s in result.sources] == fused  # the corpus model's order, not the shared reversal
+    assert result.tail == 1  # its own tail gap: ranks 1 apart, a gap of 0.5 keeps the best alone
+    other_chunks = chunks[:-1]
+    other = SearchIndex(other_chunks, bm25_over(other_chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
+    assert other.corpus_ranker is shared
+    fused_other = [s.chunk_id for s in SearchIndex(other_chunks, bm25_over(other_chunks), store, HashingEmbedder(),
+                                                   FusionConfig()).search(QUESTION, k=4).sources]
+    assert [s.chunk_id for s in other.search(QUESTION, k=4).sources] == list(reversed(fused_other))
+    assert other.search(QUESTION, k=4).tail is None  # the shared model has no tail gap
+
+
+def test_a_corpus_models_adapter_serves_its_corpus(tiny_index):  # noqa: F811
+    chunks, store = tiny_index
+    swap = np.eye(DIM, dtype=np.float32)[::-1].copy()
+    corpus_model = ForwardRanker()
+    corpus_model.adapters = {corpus_version(chunks): QueryAdapter(swap)}
+    shared = ReverseRanker()
+    shared.corpus_models = {corpus_version(chunks): corpus_model}
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
+    assert index.query_adapter is corpus_model.adapters[corpus_version(chunks)]
+    assert shared.adapter_for(corpus_version(chunks)) is index.query_adapter
+    assert np.allclose(index.first_stage(QUESTION, k=4).query_vector, HashingEmbedder().embed([QUESTION])[0][::-1])
+    other = SearchIndex(chunks[:-1], bm25_over(chunks[:-1]), store, HashingEmbedder(), FusionConfig(), ranker=shared)
+    assert other.query_adapter is None
+
+
+def test_corpus_models_travel_in_the_model_file_and_a_damaged_one_is_dropped(tmp_path, caplog):
+    matrices, labels = synthetic_groups(questions=10)
+    corpus = LearnedRanker(fit(matrices, labels, rounds=5, seed=3), training={"tail_gap": 0.75},
+                           adapters={"corpus-a": QueryAdapter(np.eye(4, dtype=np.float32) * 2)})
+    shared = LearnedRanker(fit(matrices, labels, rounds=5), training={"tail_gap": 1.5},
+                           corpus_models={"corpus-a": corpus})
+    path = tmp_path / "ranker.json"
+    shared.save(path)
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and set(loaded.corpus_models) == {"corpus-a"}
+    assert loaded.for_corpus("corpus-b") is loaded and loaded.for_corpus("corpus-a").tail_gap == 0.75
+    assert np.allclose(loaded.for_corpus("corpus-a").score(matrices[0]), corpus.score(matrices[0]))
+    assert np.allclose(loaded.score(matrices[0]), shared.score(matrices[0]))
+    assert np.array_equal(loaded.adapter_for("corpus-a").matrix, np.eye(4, dtype=np.float32) * 2)
+    assert loaded.adapter_for("corpus-b") is None
+
+    document = json.loads(path.read_text())
+    document["corpus_models"]["corpus-a"]["models"] = ["not a lightgbm model"]
+    path.write_text(json.dumps(document))
+    with caplog.at_level(logging.WARNING):
+        survivor = LearnedRanker.load(path)
+    assert survivor is not None and survivor.corpus_models == {}  # the shared model serves corpus-a
+    assert survivor.for_corpus("corpus-a") is survivor and "corpus model corpus-a" in caplog.text
+    assert np.allclose(survivor.score(matrices[0]), shared.score(matrices[0]))
+
+    document["corpus_models"]["corpus-a"] = {**corpus.to_document(), "features_version": 1}
+    path.write_text(json.dumps(document))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert LearnedRanker.load(path).corpus_models == {}
+    assert "features v1" in caplog.text
+
+
+def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_path):  # noqa: F811
+    from regintel.bench.ranker import obliqa_model
+
+    chunks, store = tiny_index
+    questions = [("When must the controller notify a personal data breach?", ["a33"]),
+                 ("Notify the supervisory authority of a breach within how many hours?", ["a33"]),
+                 ("What makes processing lawful?", ["a6~1"]),
+                 ("Which conditions make a processing of data lawful?", ["a6~1"]),
+                 ("What is a personal data breach?", ["a4~def-12"]),
+                 ("Define a breach of personal data.", ["a4~def-12"]),
+                 ("Can Member States keep more specific provisions?", ["a6~2"]),
+                 ("May national law add specific provisions on lawfulness?", ["a6~2"])]
+    path = tmp_path / "obliqa_dev.jsonl"
+    path.write_text("\n".join(json.dumps({"qid": str(i), "question": q, "gold_pids": gold})
+                              for i, (q, gold) in enumerate(questions)) + "\n")
+    multi = tmp_path / "obliqa_mp_dev.jsonl"
+    multi.write_text(json.dumps({"qid": "m", "question": "Breach notification and its definition",
+                                 "gold_pids": ["a33", "a4~def-12"]}) + "\n")
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
+    model, report = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
+                                 log=lambda *_: None)
+    assert set(report["out_of_fold"]) == {"obliqa", "obliqa-mp"}
+    assert report["out_of_fold"]["obliqa"]["questions"]["n"] == len(questions)
+    assert set(model.adapters) == {corpus_version(chunks)}  # the adapter trained on every question, for this corpus
+    assert model.training["questions"] == {"obliqa": len(questions), "obliqa-mp": 1}
+    assert model.tail_gap == report["tail_filter"]["gap"]
+    assert index.adapter is None
