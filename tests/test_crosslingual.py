@@ -256,6 +256,23 @@ def test_same_language_questions_still_find_their_article_first(demo_index):
 
 
 @pytest.mark.slow
+def test_the_demo_corpus_is_ranked_by_the_shared_model_not_obliqas(demo_index):
+    """The committed file carries ObliQA's corpus model (issue 19); the demo corpus must keep the shared one."""
+    from regintel.config import load_settings
+    from regintel.retrieval.ranker import LearnedRanker
+
+    model = LearnedRanker.load(load_settings().ranker_model)
+    assert model is not None and len(model.corpus_models) == 1
+    obliqa = next(iter(model.corpus_models.values()))
+    assert obliqa.adapters and obliqa.training["corpus"] == "ObliQA passages"
+    demo_index.ranker = model
+    try:
+        assert demo_index.corpus_ranker is model and demo_index.query_adapter is None
+    finally:
+        demo_index.ranker = None
+
+
+@pytest.mark.slow
 def test_sources_keep_the_real_cosine_and_both_languages(demo_index):
     question = "Which particulars have to be shown on an invoice for VAT purposes?"
     result = demo_index.search(question, k=5)
