@@ -129,6 +129,10 @@ def test_an_adapter_for_other_vectors_leaves_the_search_standing(tiny_index, cap
         result = index.search(question, k=4)
     assert "query adapter not used" in caplog.text
     assert [s.chunk_id for s in result.sources] == [s.chunk_id for s in plain.search(question, k=4).sources]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        index.search(question, k=4)
+    assert "query adapter not used" not in caplog.text  # said once, not on every search
 
 
 def test_training_searches_each_obliqa_question_with_the_adapter_of_its_fold(tiny_index, tmp_path,  # noqa: F811

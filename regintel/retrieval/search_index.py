@@ -147,6 +147,7 @@ class SearchIndex:
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
         self._version: str | None = None  # corpus version: which of the ranker's query adapters applies
         self.adapter: QueryAdapter | None = None  # set: used instead of the ranker's (training sets per-fold ones)
+        self._refused_adapters: set[int] = set()  # ids of adapters for another vector size (warned about once)
         self._features: FeatureBuilder | None = None
         self._defining: DefiningPassages | None = None
         self.references = references or {}  # chunk id -> the chunk ids it cites (ranker graph features)
@@ -528,8 +529,10 @@ class SearchIndex:
         question_vector = self.embedder.embed([question], kind="query")[0]
         adapter = self.query_adapter if mode in {"hybrid", "dense"} else None
         if adapter is not None and adapter.matrix.shape[0] != len(question_vector):
-            log.warning("query adapter not used: it maps %d-dimensional vectors, the embedder gives %d",
-                        adapter.matrix.shape[0], len(question_vector))
+            if id(adapter) not in self._refused_adapters:  # said once per adapter, not on every search
+                self._refused_adapters.add(id(adapter))
+                log.warning("query adapter not used: it maps %d-dimensional vectors, the embedder gives %d",
+                            adapter.matrix.shape[0], len(question_vector))
             adapter = None  # another embedding model than the adapter's: search with the plain vector
         query_vector = adapter.apply(question_vector) if adapter is not None else question_vector
         timings["embed_query"] = (time.perf_counter() - started) * 1000
