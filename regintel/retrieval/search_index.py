@@ -145,7 +145,7 @@ class SearchIndex:
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
-        self._version: str | None = None  # corpus version: which of the ranker's query adapters applies
+        self._version: str | None = None  # corpus version: which corpus model and query adapter apply
         self.adapter: QueryAdapter | None = None  # set: used instead of the ranker's (training sets per-fold ones)
         self._refused_adapters: set[int] = set()  # ids of adapters for another vector size (warned about once)
         self._features: FeatureBuilder | None = None
@@ -175,7 +175,7 @@ class SearchIndex:
     def corpus_ranker(self) -> LearnedRanker | None:
         """The learned ranker for this corpus: the model's own corpus model when it has one for exactly these
         passages (:meth:`LearnedRanker.for_corpus`), else the shared model; None without a model."""
-        if self.ranker is None or not (self.ranker.corpus_models or self.ranker.adapters):
+        if self.ranker is None or not self.ranker.corpus_models:
             return self.ranker
         return self.ranker.for_corpus(self.passages_version)
 
