@@ -75,3 +75,28 @@ def test_a_term_no_candidate_defines_is_looked_up_in_the_whole_corpus():
     closer_dora = {"gdpr-4-7": 0.2, "dora-3": 0.9, "gdpr-x": 0.1}
     found = DefiningPassages(twice).anywhere("controller", "en", closeness=lambda ids: [closer_dora[i] for i in ids])
     assert found == ["dora-3", "gdpr-4-7"]
+
+
+def test_the_term_index_finds_what_a_scan_of_the_whole_demo_corpus_finds():
+    """``anywhere`` reads a term index built once instead of scanning every passage per question: on the demo
+    corpus it returns exactly the passages, in the order, that the scan returned, across languages."""
+    from regintel.config import REPO_ROOT
+    from regintel.retrieval.chunking import chunk_document
+    from regintel.retrieval.corpus import read_document_text, scan_corpus
+
+    corpus = {}
+    for doc in scan_corpus(REPO_ROOT / "data" / "corpus").documents:
+        corpus.update((c.chunk_id, c) for c in chunk_document(doc, read_document_text(doc.path)))
+    passages = DefiningPassages(corpus)
+    questions = [("What is a controller?", "en"), ("What does 'personal data breach' mean?", "en"),
+                 ("What is a taxable person for VAT purposes?", "en"), ("Was ist ein Auftragsverarbeiter?", "de"),
+                 ("Qu'entend-on par « assujetti » ?", "fr"), ("What is a carbon credit?", "en"),
+                 ("¿Qué es un incidente grave relacionado con las TIC?", "es"), ("What is double materiality?", "en"),
+                 ("What is a unicorn?", "en")]
+    found_any = 0
+    for question, language in questions:
+        term = asked_term(question)
+        scanned = list(passages._defining(term, language, list(corpus)))
+        assert passages._defining_in_corpus(term, language) == scanned, question
+        found_any += bool(scanned)
+    assert found_any >= 5  # the comparison is not between empty lists
