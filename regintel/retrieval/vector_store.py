@@ -80,20 +80,25 @@ class ChunkVectorStore:
             self.collection.delete(ids=list(ids[start : start + 5000]))
 
     def query(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
-        """Nearest chunks as (id, cosine similarity), best first."""
-        stored = self.count()  # once: each count is a round trip into Chroma (~2-5 ms, twice a search before)
-        if stored == 0:
-            return []
+        """Nearest chunks as (id, cosine similarity), best first. Chroma 1.x answers a request for more results than
+        it holds with what it holds, so no count is asked first (a round trip of ~2.4 ms, twice a search); a Chroma
+        that refuses such a request is asked again within its count."""
+        query_vector = np.asarray(vector, dtype=np.float32)
         try:
-            result = self.collection.query(
-                query_embeddings=[np.asarray(vector, dtype=np.float32)],
-                n_results=min(k, stored),
-                where=dict(where) if where else None,
-                include=["distances"],
-            )
-        except Exception as exc:  # chromadb raises several unrelated types for a broken index
-            raise IndexError_(f"Vector search failed: {exc}") from exc
+            result = self._nearest(query_vector, k, where)
+        except Exception:  # noqa: BLE001 - an older Chroma, or a broken index: the count tells which
+            try:
+                stored = self.count()
+                if stored == 0:
+                    return []
+                result = self._nearest(query_vector, min(k, stored), where)
+            except Exception as exc:  # chromadb raises several unrelated types for a broken index
+                raise IndexError_(f"Vector search failed: {exc}") from exc
         return [(cid, 1.0 - float(dist)) for cid, dist in zip(result["ids"][0], result["distances"][0])]
+
+    def _nearest(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None) -> Any:
+        return self.collection.query(query_embeddings=[vector], n_results=k, where=dict(where) if where else None,
+                                     include=["distances"])
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
