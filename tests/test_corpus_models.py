@@ -14,6 +14,7 @@ from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
+from tests.test_query_adapter import write_obliqa_questions
 from tests.test_ranker import DIM, HashingEmbedder, ReverseRanker, bm25_over, synthetic_groups, tiny_index  # noqa: F401
 
 lightgbm = pytest.importorskip("lightgbm")
@@ -110,12 +111,9 @@ def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_pat
                  ("Define a breach of personal data.", ["a4~def-12"]),
                  ("Can Member States keep more specific provisions?", ["a6~2"]),
                  ("May national law add specific provisions on lawfulness?", ["a6~2"])]
-    path = tmp_path / "obliqa_dev.jsonl"
-    path.write_text("\n".join(json.dumps({"qid": str(i), "question": q, "gold_pids": gold})
-                              for i, (q, gold) in enumerate(questions)) + "\n")
-    multi = tmp_path / "obliqa_mp_dev.jsonl"
-    multi.write_text(json.dumps({"qid": "m", "question": "Breach notification and its definition",
-                                 "gold_pids": ["a33", "a4~def-12"]}) + "\n")
+    path = write_obliqa_questions(tmp_path / "obliqa_dev.jsonl", questions)
+    multi = write_obliqa_questions(tmp_path / "obliqa_mp_dev.jsonl",
+                                   [("Breach notification and its definition", ["a33", "a4~def-12"])])
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
     model, report = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
                                  log=lambda *_: None)

@@ -31,6 +31,13 @@ def skewed_questions(passages: np.ndarray, mixing: np.ndarray, rng: np.random.Ge
     return questions, [[int(g)] for g in gold]
 
 
+def write_obliqa_questions(path, questions):
+    """An ObliQA-schema questions file of (question, gold passage ids) pairs."""
+    path.write_text("\n".join(json.dumps({"qid": str(i), "question": q, "gold_pids": gold})
+                              for i, (q, gold) in enumerate(questions)) + "\n")
+    return path
+
+
 def top1(questions: np.ndarray, gold, passages: np.ndarray) -> float:
     return float(np.mean([int(np.argmax(passages @ q)) == g[0] for q, g in zip(questions, gold)]))
 
@@ -144,9 +151,7 @@ def test_training_searches_each_obliqa_question_with_the_adapter_of_its_fold(tin
                  ("What makes processing lawful?", ["a6~1"]),
                  ("What is a personal data breach?", ["a4~def-12"]),
                  ("Can Member States keep more specific provisions?", ["a6~2"])]
-    path = tmp_path / "obliqa_dev.jsonl"
-    path.write_text("\n".join(json.dumps({"qid": str(i), "question": q, "gold_pids": gold})
-                              for i, (q, gold) in enumerate(questions)) + "\n")
+    path = write_obliqa_questions(tmp_path / "obliqa_dev.jsonl", questions)
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
     per_fold, full = obliqa_adapters(index, [path], folds=2, seed=7, limit=None, log=lambda *_: None)
     assert set(per_fold) == {0, 1} and full.training["questions"] == 4

@@ -50,7 +50,6 @@ from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
-from regintel.retrieval.chunking import corpus_version
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, is_scope_heading, led_by_scope,
                                              scope_chunk_ids, with_scope_hits)
@@ -153,7 +152,7 @@ class ComplianceEngine:
         self.lexicon = lexicon or ConceptLexicon.from_file()
         self.guardrails = GuardrailClassifier(search_index.embedder, settings.data_dir / "guardrails")  # lazy
         self.cache = ResponseCache(db, timedelta(seconds=settings.response_cache_ttl_seconds))
-        self.corpus_version = corpus_version(list(search_index.chunks.values()))
+        self.corpus_version = search_index.passages_version  # computed once per index, shared with its ranker
         self._known_labels = sorted({label for c in self.lexicon.concepts() for label in [c.prefLabel, *c.altLabels]})
         try:
             self.cache.invalidate_other_versions(self.corpus_version)

@@ -216,7 +216,7 @@ def evidence_thresholds(settings: Settings, index: SearchIndex, store: bool = Tr
                                          index.crosslingual_vectors())
         return calibration.thresholds if calibration else None
     try:
-        return read_calibration(IndexPaths(settings).calibration, corpus_version(chunks), index.embedder.model_id).thresholds
+        return read_calibration(IndexPaths(settings).calibration, index.passages_version, index.embedder.model_id).thresholds
     except (OSError, ValueError):
         pass
     try:

@@ -191,10 +191,9 @@ class SearchIndex:
         """The question-vector adapter the ranker was trained with on this corpus (:mod:`query_adapter`), if any."""
         if self.adapter is not None:
             return self.adapter
-        ranker = self.corpus_ranker
-        if ranker is None or not ranker.adapters:
-            return None
-        return ranker.adapters.get(self.passages_version)
+        if self.ranker is None or not (self.ranker.adapters or self.ranker.corpus_models):
+            return None  # no adapter anywhere: the corpus version need not be computed
+        return self.ranker.adapter_for(self.passages_version)
 
     @property
     def multilingual(self) -> bool:
