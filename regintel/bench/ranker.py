@@ -50,7 +50,6 @@ import numpy as np
 
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
-from regintel.retrieval.chunking import corpus_version
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
@@ -174,7 +173,7 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
     report = {"out_of_fold": compare(groups, oof), "tail_filter": {"gap": tail_gap, "by_gap": tail_table,
                                                                    "fixed_k": fixed_k_table(multi)}}
     boosters = fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed, size=ensemble)
-    version = corpus_version(list(index.chunks.values()))
+    version = index.passages_version
     model = LearnedRanker(boosters, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker --obliqa-model", "seed": seed, "ensemble": ensemble,
         "folds": folds, "candidates": candidates, "corpus": "ObliQA passages",
@@ -350,7 +349,7 @@ def main(args: Any) -> int:
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
     if args.obliqa_model:
-        version = corpus_version(list(obliqa.chunks.values()))
+        version = obliqa.passages_version
         model.corpus_models[version], report["obliqa_model"] = obliqa_model(
             obliqa, question_files, folds, seed, ensemble, candidates, args.limit, print)
         model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
