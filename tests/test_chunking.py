@@ -3,6 +3,7 @@ headings in every part, and the parent-document widening of a turn's context (is
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -13,7 +14,17 @@ from regintel.retrieval.chunking import Chunk, chunk_document, demote_stray_head
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 from regintel.retrieval.sources import Source
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, REPO_ROOT
+
+UPSTREAM_ESRS = REPO_ROOT.parent / "shared" / "data" / "corpus" / "eu" / "esrs_delegated_reg_2023_2772.md"
+
+
+def repair_esrs_headings(text: str) -> tuple[str, list[str]]:
+    """The committed repair script (data/corpus/repair_esrs_headings.py, a data-preparation tool, not a module)."""
+    spec = importlib.util.spec_from_file_location("repair_esrs_headings", CORPUS / "repair_esrs_headings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.repair(text)
 
 
 def doc(doc_id: str = "doc", language: str = "en") -> CorpusDocument:
@@ -91,7 +102,57 @@ def test_a_section_ref_shared_by_several_standards_names_its_standard():
             "#### Objective\n\nAR 2. Only once.\n")
     refs = [u.ref for u in parse_units(text)]
     assert refs == ["ESRS E1 › Appendix A › Application Requirements", "ESRS S1 › Appendix A › Application Requirements",
-                    "Appendix A › Objective"]
+                    "ESRS S1 › Appendix A › Objective"]
+
+
+def test_a_standard_is_named_by_its_code_in_every_ref_under_it():
+    """A part that is a standard of its own ("ESRS 1 General requirements") is named by its code in the refs under
+    it, down to its appendices; a structural heading with a number ("TITRE 2 Champ") or a heading without a code is
+    not a coded part."""
+    text = ("# Set\n\n## ESRS 1 General requirements\n\nIntro text of the standard.\n\n"
+            "#### 3.4 Impact materiality\n\n43. A matter is material from an impact perspective.\n\n"
+            "### Appendix A\n\n#### Double materiality\n\nAR 1. The assessment.\n\n"
+            "## ESRS E4 - Biodiversity and ecosystems\n\n#### ESRS 2 General disclosures\n\n8. Read with ESRS 2.\n\n"
+            "## TITRE 2 Champ d'application\n\n#### Question un\n\nTexte.\n\n"
+            "## Guidance for members\n\n### Appendix B\n\n#### Scope\n\nText.\n")
+    assert [u.ref for u in parse_units(text)] == [
+        "ESRS 1", "ESRS 1 › 3.4 Impact materiality", "ESRS 1 › Appendix A › Double materiality",
+        "ESRS E4 › ESRS 2 General disclosures", "TITRE 2 Champ d'application › Question un", "Appendix B › Scope"]
+
+
+def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
+    """The shipped ESRS text (headings repaired by data/corpus/repair_esrs_headings.py) files each section under its
+    own standard: ESRS 1's chapter 3 is not cited as ESRS 2, and every requirement sits under the standard its code
+    names ("ESRS S1 › Disclosure Requirement S1-6 ...", not "ESRS 2 General disclosures › ...")."""
+    chunks = corpus_chunks("eu-esrs")
+    impact = by_ref(chunks, "ESRS 1 › 3.4 Impact materiality")
+    assert impact and "impact perspective" in " ".join(c.text for c in impact)
+    assert not [c.ref for c in chunks if c.ref.startswith("ESRS 2 › 3.")], "ESRS 1's sections are not ESRS 2's"
+    requirement = re.compile(r"Disclosure Requirements? (?P<standard>[ESG]\d)-\d")
+    misplaced = []
+    for chunk in chunks:
+        for unit in chunk.ref.split("; "):
+            last = unit.split(" › ")[-1]
+            match = requirement.match(last)
+            if match and not unit.startswith(f"ESRS {match.group('standard')} › "):
+                misplaced.append(unit)
+    assert not misplaced, misplaced[:5]
+    standards = {c.ref.split(" › ")[0] for c in chunks if c.ref.startswith("ESRS ")}
+    assert {"ESRS 1", "ESRS 2", "ESRS E1", "ESRS E4", "ESRS S1", "ESRS G1"} <= standards
+
+
+@pytest.mark.skipif(not UPSTREAM_ESRS.exists(), reason="the upstream corpus (../shared/data/corpus) is not here")
+def test_the_shipped_esrs_text_is_the_upstream_text_with_its_headings_repaired():
+    """The repair is reproducible: running the committed script on the upstream file gives the shipped copy, and
+    it changes headings only (every other line is the upstream's, in order)."""
+    upstream = UPSTREAM_ESRS.read_text(encoding="utf-8")
+    repaired, edits = repair_esrs_headings(upstream)
+    assert repaired == (CORPUS / "eu" / "esrs_delegated_reg_2023_2772.md").read_text(encoding="utf-8")
+    assert len(edits) > 30
+    repaired_lines = iter(repaired.splitlines())
+    text_lines = [line for line in upstream.splitlines() if not line.startswith("#")]
+    assert all(any(line == candidate for candidate in repaired_lines) for line in text_lines), \
+        "every upstream line that is not a heading is kept, in order"
 
 
 def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():
@@ -103,7 +164,7 @@ def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():
     assert s18 and "collective bargaining agreements" in s18[0].text
     s17 = [c for c in chunks if "Disclosure Requirement S1-7 – Characteristics of non-employees" in c.ref]
     assert s17 and not any("Collective bargaining" in c.text for c in s17)
-    payment = [c for c in chunks if c.ref.startswith("ESRS G1 - BUSINESS CONDUCT › Disclosure Requirement G1-6")]
+    payment = [c for c in chunks if c.ref.startswith("ESRS G1 › Disclosure Requirement G1-6")]
     assert payment, "a label keeps its standard as parent, like its sibling requirements"
 
 

@@ -270,7 +270,7 @@ def test_a_point_of_a_list_comes_with_its_lead_in():
 
 
 def test_a_provision_in_a_table_cell_is_quoted_without_the_table_markup():
-    sources = numbered(passage("eu-esrs", "ESRS S3 Affected communities › Appendix C", "requirements of ESRS E4"),
+    sources = numbered(passage("eu-esrs", "ESRS 1 › Appendix C", "requirements of ESRS E4"),
                        passage("eu-gdpr", "Article 30"))
     answer, _, _ = run(OfflineProvider(), "Until when may an undertaking with fewer than 750 employees leave out the "
                                           "biodiversity disclosures of ESRS E4?", sources)
@@ -522,8 +522,8 @@ def test_a_follow_up_with_nothing_of_its_own_answers_the_previous_question_again
 def test_each_side_of_a_comparison_is_answered_from_its_own_article():
     """A passage naming both sides ("impact materiality and financial materiality assessments are inter-related")
     does not answer for both: each side is quoted from the section on it."""
-    sources = numbered(passage("eu-esrs", "ESRS 2 › 3.3 Double materiality", "assessments are inter-related"), passage("eu-esrs", "ESRS 2 › 3.4 Impact materiality"),
-                       passage("eu-esrs", "ESRS 2 › 3.5 Financial materiality", "material from a financial perspective"))
+    sources = numbered(passage("eu-esrs", "ESRS 1 › 3.3 Double materiality", "assessments are inter-related"), passage("eu-esrs", "ESRS 1 › 3.4 Impact materiality"),
+                       passage("eu-esrs", "ESRS 1 › 3.5 Financial materiality", "material from a financial perspective"))
     question = "What is the difference between impact materiality and financial materiality?"
     assert plan_question(question).comparison
     answer, _, _ = run(OfflineProvider(), question, sources)

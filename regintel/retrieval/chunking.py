@@ -108,6 +108,22 @@ def is_untitled_article(heading: str) -> bool:
     return bool(match) and not match.group(2)
 
 
+# A part of a document that is a standard of its own, named by its code ("ESRS 1 General requirements", "ESRS E1
+# Climate change", "IFRS 9 Financial Instruments"): references name it by the code ("ESRS 1 › 3.4 Impact materiality").
+PART_CODE_RE = re.compile(r"^(?P<code>[A-Z]{2,6}\s+[A-Z]{0,2}\d{1,3}[a-z]?)(?:$|(?:\s*[-–—:]\s*|\s+)[A-Za-z])")
+
+
+def is_coded_part(heading: str) -> bool:
+    """Whether a heading opens a standard named by its code ("ESRS S1", "ESRS 1 General requirements")."""
+    return bool(PART_CODE_RE.match(heading)) and not is_structural(heading)
+
+
+def part_name(heading: str) -> str:
+    """How a reference names a part: a standard's code ("ESRS E1") for a coded heading, else the heading itself."""
+    match = PART_CODE_RE.match(heading)
+    return match.group("code") if match and is_coded_part(heading) else heading
+
+
 def article_number(heading: str) -> str | None:
     match = ARTICLE_RE.match(heading)
     if not match:
@@ -356,8 +372,10 @@ def parse_units(text: str) -> list[DocumentUnit]:
         elif number:
             ref = f"Article {number}"
         else:
-            parent = path[-1] if path and not is_structural(heading) else ""
-            ref = f"{parent} › {heading}" if parent and not article_number(parent) else heading
+            parent = part_name(path[-1]) if path and not is_structural(heading) else ""
+            ref = f"{parent} › {heading}" if parent and not article_number(parent) else part_name(heading)
+            if parent and len(path) > 1 and is_coded_part(path[0]):  # "ESRS 1 › Appendix A › Double materiality"
+                ref = f"{part_name(path[0])} › {ref}"
         current = DocumentUnit(heading=heading, ref=ref, path=path)
         stack.append((level, heading))
     flush_paragraph()
@@ -371,7 +389,7 @@ def _qualify_repeated_refs(units: list[DocumentUnit]) -> list[DocumentUnit]:
     a citation says which one it is. Article refs are left alone (an article's number is its name)."""
     counts = Counter(unit.ref for unit in units)
     for unit in units:
-        top = unit.path[0] if unit.path else ""
+        top = part_name(unit.path[0]) if unit.path else ""
         if counts[unit.ref] > 1 and top and not unit.ref.startswith(("Article ", top)):
             unit.ref = f"{top} › {unit.ref}"
     return units

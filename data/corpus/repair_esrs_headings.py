@@ -1,0 +1,133 @@
+"""Repair the headings of the ESRS markdown (a PDF conversion) so that each standard is one part of the document.
+
+The upstream conversion (fingreen-ai/greenlang, ``regulations/esrs/ALL.md``) loses the standards' boundaries: ESRS 2
+has no title (its "GENERAL DISCLOSURES" is a level-4 heading after ESRS 1's Appendix G), neither has ESRS E4; a stray
+level-2 "ESRS 2" inside ESRS 1 (the start of the sentence "ESRS 2 includes: ...") filed most of ESRS 1 under
+"ESRS 2"; each topical standard's section "ESRS 2 General disclosures" (its requirements read with ESRS 2) is a
+level-2 heading, so it closed the standard it belongs to; table rows ("ESRS S4-1") and each standard's table of
+contents are headings. A citation then read "ESRS 2 › 3.4 Impact materiality" for ESRS 1 §3.4.
+
+The repair, with every edit checked against the text it expects (the script fails instead of guessing):
+- each standard opens with one level-2 heading "ESRS <code> <title>" (its separate title line is dropped);
+- its table of contents (from the title to the first "Objective" heading followed by the standard's first
+  paragraph) keeps its lines as plain text;
+- a topical standard's "ESRS 2 General disclosures" becomes a level-4 section of that standard;
+- the stray level-2 headings that are table rows or sentence starts become plain text.
+
+Usage: ``python data/corpus/repair_esrs_headings.py <upstream ALL.md> <out.md>`` (prints the edits).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
+
+# (the heading that opens the standard in the upstream file, the title heading we give it, the standard's separate
+# upper-case title heading (dropped) or None)
+STANDARDS: list[tuple[str, str, str | None]] = [
+    ("## ESRS 1 - GENERAL REQUIREMENTS", "## ESRS 1 General requirements", None),
+    ("#### GENERAL DISCLOSURES", "## ESRS 2 General disclosures", None),
+    ("## ESRS E1", "## ESRS E1 Climate change", "#### CLIMATE CHANGE"),
+    ("## ESRS E2 POLLUTION", "## ESRS E2 Pollution", None),
+    ("## ESRS E3 - WATER AND MARINE RESOURCES", "## ESRS E3 Water and marine resources", None),
+    ("#### BIODIVERSITY AND ECOSYSTEMS", "## ESRS E4 Biodiversity and ecosystems", None),
+    ("## ESRS E5", "## ESRS E5 Resource use and circular economy", "#### Resource Use and Circular Economy"),
+    ("## ESRS S1", "## ESRS S1 Own workforce", "#### OWN WORKFORCE"),
+    ("## ESRS S2 - Workers in the Value Chain", "## ESRS S2 Workers in the value chain", None),
+    ("## ESRS S3", "## ESRS S3 Affected communities", "#### AFFECTED COMMUNITIES"),
+    ("## ESRS S4 - Consumers and End-Users", "## ESRS S4 Consumers and end-users", None),
+    ("## ESRS G1 - BUSINESS CONDUCT", "## ESRS G1 Business conduct", None),
+]
+# The first paragraph of a standard's body starts like this (after its "Objective" heading).
+BODY_START_RE = re.compile(r"^(?:\d{1,2}\.\s+)?(?:The objective|This ESRS sets out)")
+# Level-2 headings that are a table's row or the start of a sentence, each expected this many times.
+STRAY_TO_TEXT = {
+    "## ESRS S2 Workers in the value chain": 1,  # rows of ESRS 1 AR 16's list of sustainability matters
+    "## ESRS S3 Affected communities": 1,
+    "## ESRS Disclosure": 1,  # the header row of ESRS 1 Appendix C's table
+    "## ESRS S4-1": 1,  # rows of ESRS 2 Appendix B's table
+    "## ESRS S4-4": 1,
+    "## ESRS G1-1": 2,
+    "## ESRS G1-4": 2,
+}
+STRAY_DROPPED = {"## ESRS 2": 1}  # inside ESRS 1, before the sentence "ESRS 2 includes: ..."
+ESRS2_SECTION_RE = re.compile(r"^## ESRS 2 GENERAL DISCLOSURES$|^## ESRS 2 General disclosures$")
+ESRS2_SECTION = "#### ESRS 2 General disclosures"
+
+
+def _find(lines: list[str], text: str, start: int) -> int:
+    for number in range(start, len(lines)):
+        if lines[number].rstrip() == text:
+            return number
+    raise SystemExit(f"expected line not found after line {start + 1}: {text!r}")
+
+
+def _body_start(lines: list[str], start: int) -> int:
+    """The "#### Objective" heading followed by the standard's first paragraph."""
+    for number in range(start, len(lines)):
+        if lines[number].rstrip() != "#### Objective":
+            continue
+        following = next((line for line in lines[number + 1:] if line.strip()), "")
+        if BODY_START_RE.match(following.strip()):
+            return number
+    raise SystemExit(f"no 'Objective' heading opening a standard's body after line {start + 1}")
+
+
+def repair(text: str) -> tuple[str, list[str]]:
+    lines = text.splitlines()
+    edits: list[str] = []
+    out = list(lines)
+    drop: set[int] = set()
+    cursor = 0
+    for upstream, title, separate_title in STANDARDS:
+        opening = _find(lines, upstream, cursor)
+        body = _body_start(lines, opening + 1)
+        out[opening] = title
+        edits.append(f"line {opening + 1}: {upstream!r} -> {title!r}")
+        for number in range(opening + 1, body):
+            heading = HEADING_RE.match(lines[number])
+            if not heading:
+                continue
+            if separate_title and lines[number].rstrip() == separate_title:
+                drop.add(number)
+                edits.append(f"line {number + 1}: dropped {separate_title!r} (in the title)")
+                continue
+            out[number] = f"- {heading.group(2)}"  # a table-of-contents entry
+            edits.append(f"line {number + 1}: contents entry {lines[number]!r} -> text")
+        cursor = body
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines):
+        stripped = line.rstrip()
+        if stripped in STRAY_TO_TEXT:
+            seen[stripped] = seen.get(stripped, 0) + 1
+            out[number] = HEADING_RE.match(stripped).group(2)
+            edits.append(f"line {number + 1}: stray heading {stripped!r} -> text")
+        elif stripped in STRAY_DROPPED:
+            seen[stripped] = seen.get(stripped, 0) + 1
+            drop.add(number)
+            edits.append(f"line {number + 1}: stray heading {stripped!r} dropped")
+        elif ESRS2_SECTION_RE.match(stripped) and out[number] == line:
+            out[number] = ESRS2_SECTION
+            edits.append(f"line {number + 1}: {stripped!r} -> {ESRS2_SECTION!r} (a section of the standard)")
+    for expected in (STRAY_TO_TEXT, STRAY_DROPPED):
+        for heading, count in expected.items():
+            if seen.get(heading, 0) != count:
+                raise SystemExit(f"{heading!r}: expected {count} occurrence(s), found {seen.get(heading, 0)}")
+    repaired = [line for number, line in enumerate(out) if number not in drop]
+    return "\n".join(repaired) + ("\n" if text.endswith("\n") else ""), edits
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) != 3:
+        raise SystemExit(__doc__.strip().splitlines()[-1])
+    text, edits = repair(Path(argv[1]).read_text(encoding="utf-8"))
+    Path(argv[2]).write_text(text, encoding="utf-8")
+    print("\n".join(edits))
+    print(f"{len(edits)} edits")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
