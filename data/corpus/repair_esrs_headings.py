@@ -12,7 +12,8 @@ The repair, with every edit checked against the text it expects (the script fail
 - its table of contents (from the title to the first "Objective" heading followed by the standard's first
   paragraph) keeps its lines as plain text;
 - a topical standard's "ESRS 2 General disclosures" becomes a level-4 section of that standard;
-- the stray level-2 headings that are table rows or sentence starts become plain text.
+- the stray level-2 headings that are table rows or sentence starts become plain text;
+- ESRS 1's section titles written as plain lines ("4. Due diligence", "6. Time horizons") become headings.
 
 Usage: ``python data/corpus/repair_esrs_headings.py <upstream ALL.md> <out.md>`` (prints the edits).
 """
@@ -54,6 +55,17 @@ STRAY_TO_TEXT = {
     "## ESRS G1-4": 2,
 }
 STRAY_DROPPED = {"## ESRS 2": 1}  # inside ESRS 1, before the sentence "ESRS 2 includes: ..."
+# ESRS 1's section titles written as plain lines in its body: without a heading, due diligence (chapter 4) was cited
+# as "3.5 Financial materiality" and the time horizons (chapter 6) as "Reporting undertaking and value chain".
+ESRS1_PLAIN_TITLES = [
+    "2. Qualitative characteristics of information",
+    "4. Due diligence",
+    "5.2 Estimation using sector averages and proxies",
+    "6. Time horizons",
+    "7.7 Classified and sensitive information, and information on intellectual property, know-how or results of "
+    "innovation",
+    "9. Linkages with other parts of corporate reporting and connected information",
+]
 ESRS2_SECTION_RE = re.compile(r"^## ESRS 2 GENERAL DISCLOSURES$|^## ESRS 2 General disclosures$")
 ESRS2_SECTION = "#### ESRS 2 General disclosures"
 
@@ -82,9 +94,13 @@ def repair(text: str) -> tuple[str, list[str]]:
     out = list(lines)
     drop: set[int] = set()
     cursor = 0
+    body_ranges: list[tuple[int, int]] = []  # each standard's (body start, next standard's opening)
     for upstream, title, separate_title in STANDARDS:
         opening = _find(lines, upstream, cursor)
+        if body_ranges:
+            body_ranges[-1] = (body_ranges[-1][0], opening)
         body = _body_start(lines, opening + 1)
+        body_ranges.append((body, len(lines)))
         out[opening] = title
         edits.append(f"line {opening + 1}: {upstream!r} -> {title!r}")
         for number in range(opening + 1, body):
@@ -98,6 +114,13 @@ def repair(text: str) -> tuple[str, list[str]]:
             out[number] = f"- {heading.group(2)}"  # a table-of-contents entry
             edits.append(f"line {number + 1}: contents entry {lines[number]!r} -> text")
         cursor = body
+    esrs1_body = range(*body_ranges[0])
+    for plain_title in ESRS1_PLAIN_TITLES:
+        found = [number for number in esrs1_body if lines[number].rstrip() == plain_title]
+        if len(found) != 1:
+            raise SystemExit(f"{plain_title!r}: expected once in ESRS 1's body, found {len(found)} times")
+        out[found[0]] = f"#### {plain_title}"
+        edits.append(f"line {found[0] + 1}: section title {plain_title!r} -> heading")
     seen: dict[str, int] = {}
     for number, line in enumerate(lines):
         stripped = line.rstrip()

@@ -351,7 +351,7 @@ def article_key(source: PromptSource) -> str:
 
 
 def passage_name(source: PromptSource) -> str:
-    """How the answer names a passage: "Article 33 GDPR", "ESRS 2 › 3.3 Double materiality", "Article 226 VAT
+    """How the answer names a passage: "Article 33 GDPR", "ESRS 1 › 3.3 Double materiality", "Article 226 VAT
     Directive (FR)", a guidance section by its own heading and the guide's short title."""
     ref = _PART_RE.sub("", source.ref or "").strip()
     title = (source.title or "").strip()

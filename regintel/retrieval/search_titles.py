@@ -16,7 +16,7 @@ another language reads, while a question in the passage's own language keeps the
 quotes the passage's own text.
 
 Each line: ``{"document_id": ..., "article": "226" | "ref": "<unit ref>" | "heading": "<unit heading>",
-"titles": {"en": ..., ...}, "summary_en": ...}``. ESRS units are keyed by their ref ("ESRS 2 › 3.4 Impact
+"titles": {"en": ..., ...}, "summary_en": ...}``. ESRS units are keyed by their ref ("ESRS 1 › 3.4 Impact
 materiality"): their headings repeat across standards ("Objective", "Metrics and targets"), so a heading key would
 give one standard's titles to another's section. A document or unit without an entry keeps no gloss (sources a
 user brings in).
