@@ -13,6 +13,7 @@ from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified
 from regintel.retrieval.chunking import Chunk, chunk_document, demote_stray_headings, is_definition, parse_units
 from regintel.retrieval.corpus import CorpusDocument, read_document_text, scan_corpus
 from regintel.retrieval.sources import Source
+from regintel.retrieval.unit_roles import is_navigational
 
 from tests.conftest import CORPUS, REPO_ROOT
 
@@ -143,6 +144,9 @@ def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
     assert not misplaced, misplaced[:5]
     standards = {c.ref.split(" › ")[0] for c in chunks if c.ref.startswith("ESRS ")}
     assert {"ESRS 1", "ESRS 2", "ESRS E1", "ESRS E4", "ESRS S1", "ESRS G1"} <= standards
+    contents = [c for c in chunks if c.ref.startswith(("ESRS 1 › Table of contents", "ESRS E1 › Table of contents"))]
+    assert contents and all(is_navigational(c) for c in contents), "a standard's contents list is navigation"
+    assert not [c.ref for c in chunks if c.ref in standards], "no standard is cited by its contents list"
 
 
 @pytest.mark.skipif(not UPSTREAM_ESRS.exists(), reason="the upstream corpus (../shared/data/corpus) is not here")

@@ -10,7 +10,7 @@ contents are headings. A citation then read "ESRS 2 › 3.4 Impact materiality" 
 The repair, with every edit checked against the text it expects (the script fails instead of guessing):
 - each standard opens with one level-2 heading "ESRS <code> <title>" (its separate title line is dropped);
 - its table of contents (from the title to the first "Objective" heading followed by the standard's first
-  paragraph) keeps its lines as plain text;
+  paragraph) keeps its lines as plain text under one "Table of contents" heading;
 - a topical standard's "ESRS 2 General disclosures" becomes a level-4 section of that standard;
 - the stray level-2 headings that are table rows or sentence starts become plain text;
 - ESRS 1's section titles written as plain lines ("4. Due diligence", "6. Time horizons") become headings.
@@ -42,6 +42,10 @@ STANDARDS: list[tuple[str, str, str | None]] = [
     ("## ESRS S4 - Consumers and End-Users", "## ESRS S4 Consumers and end-users", None),
     ("## ESRS G1 - BUSINESS CONDUCT", "## ESRS G1 Business conduct", None),
 ]
+# A standard's table of contents stays a section of its own, so that search reads it as navigation (ranked after
+# the sections it lists, regintel.retrieval.unit_roles) and citations never name it as the standard itself.
+CONTENTS_HEADING = "#### Table of contents"
+CONTENTS_RE = re.compile(r"^table of contents$", re.IGNORECASE)
 # The first paragraph of a standard's body starts like this (after its "Objective" heading).
 BODY_START_RE = re.compile(r"^(?:\d{1,2}\.\s+)?(?:The objective|This ESRS sets out)")
 # Level-2 headings that are a table's row or the start of a sentence, each expected this many times.
@@ -101,15 +105,15 @@ def repair(text: str) -> tuple[str, list[str]]:
             body_ranges[-1] = (body_ranges[-1][0], opening)
         body = _body_start(lines, opening + 1)
         body_ranges.append((body, len(lines)))
-        out[opening] = title
-        edits.append(f"line {opening + 1}: {upstream!r} -> {title!r}")
+        out[opening] = f"{title}\n\n{CONTENTS_HEADING}"
+        edits.append(f"line {opening + 1}: {upstream!r} -> {title!r}, its contents under {CONTENTS_HEADING!r}")
         for number in range(opening + 1, body):
             heading = HEADING_RE.match(lines[number])
             if not heading:
                 continue
-            if separate_title and lines[number].rstrip() == separate_title:
+            if (separate_title and lines[number].rstrip() == separate_title) or CONTENTS_RE.match(heading.group(2)):
                 drop.add(number)
-                edits.append(f"line {number + 1}: dropped {separate_title!r} (in the title)")
+                edits.append(f"line {number + 1}: dropped {lines[number]!r} (in the title or the contents heading)")
                 continue
             out[number] = f"- {heading.group(2)}"  # a table-of-contents entry
             edits.append(f"line {number + 1}: contents entry {lines[number]!r} -> text")
