@@ -97,6 +97,18 @@ def test_a_heading_that_only_numbers_a_paragraph_is_that_paragraph_of_its_sectio
     assert demote_stray_headings(["#### Article 12", "", "text"]) == ["#### Article 12", "", "text"]
 
 
+def test_a_heading_that_continues_a_sentence_is_text_of_its_section():
+    """A converted PDF's "#### and" between two points of a list is a word of the list, not a section: the rest of
+    the requirement stays under it (it was cited as "ESRS 2 › and")."""
+    text = ("# Set\n\n## ESRS 2 General disclosures\n\n#### Disclosure Requirement GOV-1 – The role of the bodies\n\n"
+            "21. The undertaking shall disclose:\n\n(d) the percentage by gender;\n\n#### and\n\n"
+            "(e) the percentage of independent board members.\n\n#### Strategy\n\nText.\n")
+    units = parse_units(text)
+    assert [u.ref for u in units] == ["ESRS 2 › Disclosure Requirement GOV-1 – The role of the bodies",
+                                      "ESRS 2 › Strategy"]
+    assert "and" in units[0].paragraphs and units[0].paragraphs[-1].startswith("(e) the percentage")
+
+
 def test_a_section_ref_shared_by_several_standards_names_its_standard():
     text = ("# Set\n\n## ESRS E1\n\n### Appendix A\n\n#### Application Requirements\n\nAR 1. Climate text.\n\n"
             "## ESRS S1\n\n### Appendix A\n\n#### Application Requirements\n\nAR 1. Workforce text.\n\n"

@@ -264,10 +264,14 @@ class DocumentUnit:
 STRAY_NUMBER_HEADING_RE = re.compile(r"^(?P<label>(?:AR\s+)?\d{1,3}[a-z]?)\.?$")
 STRAY_POINT_HEADING_RE = re.compile(
     r"^(?P<label>\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,3})\)|[ivx]{1,5}\.)(?:\s+(?P<text>[a-z‘“\"«].*))?$")
+# A heading that starts in lower case ("#### and", "#### on Fundamental Principles and Rights at Work or OECD …") is
+# a line of the sentence around it that a converted PDF set as a heading: the ESRS's "#### and" between points (d)
+# and (e) of GOV-1 made the rest of GOV-1 a unit cited as "ESRS 2 › and".
+STRAY_FRAGMENT_HEADING_RE = re.compile(r"^[a-zà-ÿ]")
 
 
 def demote_stray_headings(lines: list[str]) -> list[str]:
-    """Headings that only number a paragraph or mark a list point become that paragraph or point again:
+    """Headings that only number a paragraph, mark a list point or continue a sentence become text again:
     "#### 37." + "Double materiality has two dimensions …" -> "37. Double materiality has two dimensions …", and
     "#### (b)" + "In the case of …" -> "- (b) In the case of …". Left as headings, each paragraph of a section was a
     unit of its own with a meaningless ref ("ESRS 2 › 38.") cut off from its section's title; "Appendix A › AR 24"
@@ -295,6 +299,9 @@ def demote_stray_headings(lines: list[str]) -> list[str]:
                 continue
             if stray_point:
                 pending = f"- {stray_point.group('label')}"
+                continue
+            if STRAY_FRAGMENT_HEADING_RE.match(text):
+                out.append(text)
                 continue
         out.append(line)
     return out
