@@ -133,6 +133,18 @@ def test_a_standard_is_named_by_its_code_in_every_ref_under_it():
         "ESRS E4 › ESRS 2 General disclosures", "TITRE 2 Champ d'application › Question un", "Appendix B › Scope"]
 
 
+def test_a_small_unit_is_not_merged_into_another_standard():
+    """A unit below min_chars joins a neighbour of its own standard only: the last application requirement of ESRS
+    E4 and ESRS E5's short table of contents stay two passages (one passage citing both read as E4-6 and E5)."""
+    text = ("# Set\n\n## ESRS E4 Biodiversity\n\n#### Objective\n\n" + "Biodiversity text. " * 30 + "\n\n"
+            "#### Disclosure Requirement E4-6 – Financial effects\n\nAR 1. A short one.\n\n"
+            "## ESRS E5 Resource use\n\n#### Table of contents\n\n- Objective\n- Disclosure Requirements\n\n"
+            "#### Objective\n\n" + "Resource text. " * 30 + "\n")
+    refs = [c.ref for c in chunk_document(doc(), text)]
+    assert refs == ["ESRS E4 › Objective; ESRS E4 › Disclosure Requirement E4-6 – Financial effects",
+                    "ESRS E5 › Table of contents; ESRS E5 › Objective"], refs
+
+
 def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
     """The shipped ESRS text (headings repaired by data/corpus/repair_esrs_headings.py) files each section under its
     own standard: ESRS 1's chapter 3 is not cited as ESRS 2, and every requirement sits under the standard its code

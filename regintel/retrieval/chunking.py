@@ -605,15 +605,21 @@ def _pack(paragraphs: Sequence[str], max_chars: int, overlap_chars: int) -> list
 
 def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int,
                  fixed: Callable[[DocumentUnit], bool] = lambda unit: False) -> list[DocumentUnit]:
-    """Merge each unit below min_chars into the next unit, else the previous one, when the result fits. A ``fixed``
-    unit (a definitions article) is never merged with another."""
+    """Merge each unit below min_chars into the next unit, else the previous one, when the result fits and both sit
+    in the same part of the document (a coded standard: ESRS E4's last application requirement is not one passage
+    with ESRS E5's table of contents). A ``fixed`` unit (a definitions article) is never merged with another."""
     merged: list[DocumentUnit] = []
     pending: DocumentUnit | None = None
+
+    def joinable(first: DocumentUnit, second: DocumentUnit) -> bool:
+        return (not fixed(first) and not fixed(second) and first.size + second.size + 2 <= max_chars
+                and _coded_part(first) == _coded_part(second))
+
     for unit in units:
         if pending is not None:
-            if not fixed(unit) and pending.size + unit.size + 2 <= max_chars:
+            if joinable(pending, unit):
                 unit = _join(pending, unit)
-            elif merged and not fixed(merged[-1]) and merged[-1].size + pending.size + 2 <= max_chars:
+            elif merged and joinable(merged[-1], pending):
                 merged[-1] = _join(merged[-1], pending)
             else:
                 merged.append(pending)
@@ -623,11 +629,17 @@ def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int,
         else:
             merged.append(unit)
     if pending is not None:
-        if merged and not fixed(merged[-1]) and merged[-1].size + pending.size + 2 <= max_chars:
+        if merged and joinable(merged[-1], pending):
             merged[-1] = _join(merged[-1], pending)
         else:
             merged.append(pending)
     return merged
+
+
+def _coded_part(unit: DocumentUnit) -> str:
+    """The coded standard a unit belongs to ("ESRS E5"), or "" outside any."""
+    top = unit.path[0] if unit.path else unit.heading
+    return part_name(top) if is_coded_part(top) else ""
 
 
 def _join(first: DocumentUnit, second: DocumentUnit) -> DocumentUnit:
