@@ -107,6 +107,7 @@ def test_a_heading_that_continues_a_sentence_is_text_of_its_section():
     assert [u.ref for u in units] == ["ESRS 2 › Disclosure Requirement GOV-1 – The role of the bodies",
                                       "ESRS 2 › Strategy"]
     assert "and" in units[0].paragraphs and units[0].paragraphs[-1].startswith("(e) the percentage")
+    assert [u.ref for u in parse_units("# Act\n\n## eIDAS trust services\n\nText.\n")] == ["eIDAS trust services"]
 
 
 def test_a_section_ref_shared_by_several_standards_names_its_standard():

@@ -266,8 +266,9 @@ STRAY_POINT_HEADING_RE = re.compile(
     r"^(?P<label>\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,3})\)|[ivx]{1,5}\.)(?:\s+(?P<text>[a-z‘“\"«].*))?$")
 # A heading that starts in lower case ("#### and", "#### on Fundamental Principles and Rights at Work or OECD …") is
 # a line of the sentence around it that a converted PDF set as a heading: the ESRS's "#### and" between points (d)
-# and (e) of GOV-1 made the rest of GOV-1 a unit cited as "ESRS 2 › and".
-STRAY_FRAGMENT_HEADING_RE = re.compile(r"^[a-zà-ÿ]")
+# and (e) of GOV-1 made the rest of GOV-1 a unit cited as "ESRS 2 › and". A first word in mixed case is a name
+# ("eIDAS trust services"), not a fragment.
+STRAY_FRAGMENT_HEADING_RE = re.compile(r"^[a-zà-ÿ]+(?:[\s,;:]|$)")
 
 
 def demote_stray_headings(lines: list[str]) -> list[str]:
