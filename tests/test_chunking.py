@@ -21,8 +21,8 @@ UPSTREAM_ESRS = REPO_ROOT.parent / "shared" / "data" / "corpus" / "eu" / "esrs_d
 
 
 def repair_esrs_headings(text: str) -> tuple[str, list[str]]:
-    """The committed repair script (data/corpus/repair_esrs_headings.py, a data-preparation tool, not a module)."""
-    spec = importlib.util.spec_from_file_location("repair_esrs_headings", CORPUS / "repair_esrs_headings.py")
+    """The committed repair script (scripts/repair_esrs_headings.py, a data-preparation tool, not a module)."""
+    spec = importlib.util.spec_from_file_location("repair_esrs_headings", REPO_ROOT / "scripts" / "repair_esrs_headings.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.repair(text)
@@ -147,7 +147,7 @@ def test_a_small_unit_is_not_merged_into_another_standard():
 
 
 def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
-    """The shipped ESRS text (headings repaired by data/corpus/repair_esrs_headings.py) files each section under its
+    """The shipped ESRS text (headings repaired by scripts/repair_esrs_headings.py) files each section under its
     own standard: ESRS 1's chapter 3 is not cited as ESRS 2, and every requirement sits under the standard its code
     names ("ESRS S1 › Disclosure Requirement S1-6 ...", not "ESRS 2 General disclosures › ...")."""
     chunks = corpus_chunks("eu-esrs")
@@ -172,6 +172,12 @@ def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
     contents = [c for c in chunks if c.ref.startswith(("ESRS 1 › Table of contents", "ESRS E1 › Table of contents"))]
     assert contents and all(is_navigational(c) for c in contents), "a standard's contents list is navigation"
     assert not [c.ref for c in chunks if c.ref in standards], "no standard is cited by its contents list"
+
+
+def test_the_demo_corpus_folder_holds_only_its_documents():
+    """Every file of data/corpus is a listed document: anything else (a tool, a note) is reported on every ingest."""
+    scan = scan_corpus(CORPUS)
+    assert scan.problems == [] and len(scan.documents) == 7
 
 
 @pytest.mark.skipif(not UPSTREAM_ESRS.exists(), reason="the upstream corpus (../shared/data/corpus) is not here")

@@ -15,7 +15,7 @@ The repair, with every edit checked against the text it expects (the script fail
 - the stray level-2 headings that are table rows or sentence starts become plain text;
 - ESRS 1's section titles written as plain lines ("4. Due diligence", "6. Time horizons") become headings.
 
-Usage: ``python data/corpus/repair_esrs_headings.py <upstream ALL.md> <out.md>`` (prints the edits).
+Usage: ``python scripts/repair_esrs_headings.py <upstream ALL.md> <out.md>`` (prints the edits).
 """
 
 from __future__ import annotations
