@@ -120,8 +120,7 @@ def is_coded_part(heading: str) -> bool:
 
 def part_name(heading: str) -> str:
     """How a reference names a part: a standard's code ("ESRS E1") for a coded heading, else the heading itself."""
-    match = PART_CODE_RE.match(heading)
-    return match.group("code") if match and is_coded_part(heading) else heading
+    return PART_CODE_RE.match(heading).group("code") if is_coded_part(heading) else heading
 
 
 def article_number(heading: str) -> str | None:
