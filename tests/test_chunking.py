@@ -17,15 +17,21 @@ from regintel.retrieval.unit_roles import is_navigational
 
 from tests.conftest import CORPUS, REPO_ROOT
 
-UPSTREAM_ESRS = REPO_ROOT.parent / "shared" / "data" / "corpus" / "eu" / "esrs_delegated_reg_2023_2772.md"
+UPSTREAM_CORPUS = REPO_ROOT.parent / "shared" / "data" / "corpus"
+UPSTREAM_ESRS = UPSTREAM_CORPUS / "eu" / "esrs_delegated_reg_2023_2772.md"
+UPSTREAM_ASBL = UPSTREAM_CORPUS / "be" / "be-guidance-asbl-tva-fr.md"
+
+
+def repair_script(name: str):
+    """A committed repair script (scripts/<name>.py, a data-preparation tool, not a module)."""
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def repair_esrs_headings(text: str) -> tuple[str, list[str]]:
-    """The committed repair script (scripts/repair_esrs_headings.py, a data-preparation tool, not a module)."""
-    spec = importlib.util.spec_from_file_location("repair_esrs_headings", REPO_ROOT / "scripts" / "repair_esrs_headings.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.repair(text)
+    return repair_script("repair_esrs_headings").repair(text)
 
 
 def doc(doc_id: str = "doc", language: str = "en") -> CorpusDocument:
@@ -192,6 +198,37 @@ def test_the_shipped_esrs_text_is_the_upstream_text_with_its_headings_repaired()
     text_lines = [line for line in upstream.splitlines() if not line.startswith("#")]
     assert all(any(candidate in (line, f"#### {line}") for candidate in repaired_lines) for line in text_lines), \
         "every upstream line that is not a heading is kept, in order (a section title as a heading)"
+
+
+@pytest.mark.skipif(not UPSTREAM_ASBL.exists(), reason="the upstream corpus (../shared/data/corpus) is not here")
+def test_the_shipped_asbl_guidance_is_the_upstream_text_with_its_misplaced_lines_put_back():
+    """Running the committed script on the upstream file gives the shipped copy; it only moves lines (and drops an
+    empty heading and a stray bold mark), so every upstream line of text is still there once."""
+    upstream = UPSTREAM_ASBL.read_text(encoding="utf-8")
+    repaired, edits = repair_script("repair_be_asbl_guidance").repair(upstream)
+    assert repaired == (CORPUS / "be" / "be-guidance-asbl-tva-fr.md").read_text(encoding="utf-8")
+    assert len(edits) == 3
+    def text_lines(text: str) -> list[str]:
+        return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    assert text_lines(repaired) == text_lines(upstream)
+
+
+def test_the_repair_refuses_a_text_it_was_not_written_for():
+    module = repair_script("repair_be_asbl_guidance")
+    with pytest.raises(module.RepairError):
+        module.repair("# TVA pour les ASBL\n\n## **Dois-je payer la TVA sur une vente de crêpes ?**\n\nTexte.\n")
+
+
+def test_the_crepe_sale_answer_holds_its_three_conditions_and_the_next_section_none():
+    """"Dois-je payer la TVA sur une vente de crêpes ?" lists three conditions and a warning; the conversion had put
+    the third condition and the warning under the Amblève/Eupen section, which cited them."""
+    units = {chunk.ref: chunk.text for chunk in corpus_chunks("be-guidance-asbl-tva-fr")}
+    crepes = units["Dois-je payer la TVA sur une vente de crêpes ?"]
+    assert crepes.index("votre ASBL soit exemptée") < crepes.index("soutien financier") \
+        < crepes.index("organisée par l’ASBL") < crepes.index("Attention !")
+    eupen = next(text for ref, text in units.items() if ref.startswith("Mon ASBL est établie à Amblève"))
+    assert "organisée par l’ASBL" not in eupen and "Attention !" not in eupen
+    assert "Pourquoi des grandes entreprises?" in units  # its own unit, no longer merged into the crêpe answer
 
 
 def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():
