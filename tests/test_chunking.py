@@ -74,6 +74,19 @@ def test_french_articles_bis_and_premier():
     assert first, "'Article premier' is read as Article 1"
 
 
+def test_a_heading_indented_by_up_to_three_spaces_is_a_heading():
+    """CommonMark reads "   #### Article 2" as a heading (four spaces would be code): the VAT Implementing
+    Regulation's " #### Article 5 ter" (what "facilitating" a supply through a marketplace means) was filed, and
+    cited, as the end of Article 5 bis."""
+    text = ("#### Article 1\n\nThe first rule applies to every supply of goods made by a taxable person.\n\n"
+            "   #### Article 2\n\nThe second rule applies to every supply of services made by a taxable person.\n")
+    assert [c.ref for c in chunk_document(doc(), text, min_chars=10)] == ["Article 1", "Article 2"]
+    regulation = corpus_chunks("eu-vat-ir-282-2011-fr")
+    ter = by_ref(regulation, "Article 5 ter")
+    assert ter and ter[0].text.startswith("Aux fins de l’application de l’article 14 bis")
+    assert all("le terme “facilite”" not in c.text for c in regulation if "Article 5 bis" in c.ref)
+
+
 def test_esrs_application_requirements_keep_their_standard_in_the_path():
     """The converted ESRS gives some application requirements a heading of their own ("#### AR 12") and not their
     neighbours ("AR 11. …" inline): every one is read as a paragraph of its requirement, cited under it."""

@@ -39,7 +39,8 @@ from typing import Callable, Sequence
 from regintel.retrieval.corpus import CorpusDocument
 from regintel.retrieval.search_titles import SearchTitles, load_search_titles
 
-HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# up to three spaces may indent a heading (CommonMark): " #### Article 5 ter" in the VAT Implementing Regulation
+HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 # Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
 PAGE_MARKER_RE = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$")
 # A requirement's label written as a plain line in a converted PDF ("Disclosure Requirement S1-8 – Collective
