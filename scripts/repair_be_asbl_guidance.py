@@ -34,10 +34,11 @@ class RepairError(ValueError):
     """The upstream text is not the one this repair was written for."""
 
 
-def _only(lines: list[str], wanted: str, startswith: bool = False) -> int:
-    found = [i for i, line in enumerate(lines) if (line.startswith(wanted) if startswith else line == wanted)]
+def _only(lines: list[str], wanted: str) -> int:
+    """The index of the one line equal to ``wanted``."""
+    found = [i for i, line in enumerate(lines) if line == wanted]
     if len(found) != 1:
-        raise RepairError(f"expected one line {'starting with ' if startswith else ''}{wanted!r}, found {len(found)}")
+        raise RepairError(f"expected one line {wanted!r}, found {len(found)}")
     return found[0]
 
 
