@@ -13,7 +13,11 @@ The repair, with every edit checked against the text it expects (the script fail
   paragraph) keeps its lines as plain text under one "Table of contents" heading;
 - a topical standard's "ESRS 2 General disclosures" becomes a level-4 section of that standard;
 - the stray level-2 headings that are table rows or sentence starts become plain text;
-- ESRS 1's section titles written as plain lines ("4. Due diligence", "6. Time horizons") become headings.
+- ESRS 1's section titles written as plain lines ("4. Due diligence", "6. Time horizons") become headings, and so
+  does ESRS E1's "Climate-related scenario analysis";
+- level-4 headings that are a table's cells or caption inside a standard's application requirements become plain
+  text ("Water stress", a cell of ESRS E1's table of climate-related hazards, filed AR 12 on transition risks under
+  "Water stress"; "Table 4" filed ESRS S1-6's AR 56-60 under "Table 4").
 
 Usage: ``python scripts/repair_esrs_headings.py <upstream ALL.md> <out.md>`` (prints the edits).
 """
@@ -70,6 +74,27 @@ ESRS1_PLAIN_TITLES = [
     "innovation",
     "9. Linkages with other parts of corporate reporting and connected information",
 ]
+# Plain lines that title a section of another standard's application requirements: without a heading, ESRS E1's AR
+# 13-15 on climate-related scenario analysis were cited as a cell of the table before them.
+PLAIN_TITLES = {
+    "## ESRS 1 General requirements": ESRS1_PLAIN_TITLES,
+    "## ESRS E1 Climate change": ["Climate-related scenario analysis"],
+}
+# Level-4 headings that are a table's cells or its caption, each expected once in the standard's body.
+TABLE_HEADINGS_TO_TEXT = {
+    "## ESRS E1 Climate change": [
+        "#### Sea level rise",  # cells of the table of climate-related hazards (AR 11)
+        "#### Water stress",
+        "#### Mandates on and regulation of existing production processes",  # the examples of transition events
+        "#### Base year         2030 target         2035 target              …              Up to 2050",  # E1-4
+        "#### Scope 2 GHG emissions",  # rows of AR 48's table of GHG emissions
+        "#### Significant scope 3 GHG emissions",
+        "#### Total GHG emissions",
+        "#### Recognised quality standard 3 (%)",  # rows of AR 64's table of carbon credits
+        "#### Carbon credits planned to be cancelled in the future",
+    ],
+    "## ESRS S1 Own workforce": ["#### Table 3", "#### Table 4"],  # S1-6's tables of employees (AR 55)
+}
 ESRS2_SECTION_RE = re.compile(r"^## ESRS 2 GENERAL DISCLOSURES$|^## ESRS 2 General disclosures$")
 ESRS2_SECTION = "#### ESRS 2 General disclosures"
 
@@ -118,13 +143,21 @@ def repair(text: str) -> tuple[str, list[str]]:
             out[number] = f"- {heading.group(2)}"  # a table-of-contents entry
             edits.append(f"line {number + 1}: contents entry {lines[number]!r} -> text")
         cursor = body
-    esrs1_body = range(*body_ranges[0])
-    for plain_title in ESRS1_PLAIN_TITLES:
-        found = [number for number in esrs1_body if lines[number].rstrip() == plain_title]
-        if len(found) != 1:
-            raise SystemExit(f"{plain_title!r}: expected once in ESRS 1's body, found {len(found)} times")
-        out[found[0]] = f"#### {plain_title}"
-        edits.append(f"line {found[0] + 1}: section title {plain_title!r} -> heading")
+    body_of = {title: range(*body) for (_, title, _), body in zip(STANDARDS, body_ranges)}
+    for standard, plain_titles in PLAIN_TITLES.items():
+        for plain_title in plain_titles:
+            found = [number for number in body_of[standard] if lines[number].rstrip() == plain_title]
+            if len(found) != 1:
+                raise SystemExit(f"{plain_title!r}: expected once in the body of {standard!r}, found {len(found)} times")
+            out[found[0]] = f"#### {plain_title}"
+            edits.append(f"line {found[0] + 1}: section title {plain_title!r} -> heading")
+    for standard, headings in TABLE_HEADINGS_TO_TEXT.items():
+        for table_heading in headings:
+            found = [number for number in body_of[standard] if lines[number].rstrip() == table_heading]
+            if len(found) != 1:
+                raise SystemExit(f"{table_heading!r}: expected once in the body of {standard!r}, found {len(found)} times")
+            out[found[0]] = HEADING_RE.match(table_heading).group(2)
+            edits.append(f"line {found[0] + 1}: table cell or caption {table_heading!r} -> text")
     seen: dict[str, int] = {}
     for number, line in enumerate(lines):
         stripped = line.rstrip()

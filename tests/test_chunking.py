@@ -257,6 +257,38 @@ def test_a_requirement_labelled_on_a_plain_line_is_its_own_unit():
     assert payment, "a label keeps its standard as parent, like its sibling requirements"
 
 
+def test_a_requirement_label_keeps_a_long_subtitle_line_under_it():
+    """ESRS E1's "Disclosure Requirement E1-7 – GHG removals ..." label is followed by an 88-character subtitle line
+    before AR 56: it is still a unit of its own, so AR 56-60 on GHG removals are not cited as the E1-6 section on
+    GHG intensity before them."""
+    text = ("# Standard\n\n## Appendix A\n\n#### Connectivity of GHG intensity\n\nAR 55. The reconciliation of net "
+            "revenue.\n\nDisclosure Requirement E1-7 – GHG removals and GHG mitigation projects financed through carbon "
+            "credits\n\nGHG removals and storage in own operations and the upstream and downstream value chain\n\n"
+            "AR 56. In addition to their GHG emission inventories, undertakings shall provide transparency.\n")
+    chunks = chunk_document(doc("esrs"), text, min_chars=0)  # (no merging of the fixture's short sections)
+    removals = [c for c in chunks if "In addition to their GHG emission inventories" in c.text]
+    assert [c.ref for c in removals] == [
+        "Appendix A › Disclosure Requirement E1-7 – GHG removals and GHG mitigation projects financed through carbon "
+        "credits"]
+
+
+def test_table_cells_and_captions_of_the_esrs_are_no_sections():
+    """The shipped ESRS text's table cells set as headings ("Water stress" in ESRS E1's table of climate-related
+    hazards, "Table 4" of ESRS S1-6) are plain text (scripts/repair_esrs_headings.py): the application requirements
+    after them are cited under their own section, not under a table cell."""
+    chunks = corpus_chunks("eu-esrs")
+    def cited_as(words: str) -> list[str]:
+        return [c.ref for c in chunks if words in c.text]
+    assert all(r.startswith("ESRS E1 › Appendix A › Impact, risk and opportunity management")
+               for r in cited_as("processes to identify transition risks and opportunities as required under paragraph 20"))
+    assert all(r.startswith("ESRS E1 › Appendix A › Climate-related scenario analysis")
+               for r in cited_as("When conducting scenario analysis, the undertaking may consider"))
+    assert all(r.startswith("ESRS S1 › Appendix A › Disclosure Requirement S1-6")
+               for r in cited_as("The definitions of permanent, temporary, non-guaranteed hours"))
+    refs = {c.ref.split(" (")[0] for c in chunks}
+    assert not {r for r in refs if r.endswith(("› Water stress", "› Table 4", "› Total GHG emissions"))}, refs
+
+
 def test_a_list_of_requirement_labels_stays_text():
     """A table of contents (labels one after another, no numbered paragraph after the last) makes no units."""
     text = ("# Standard\n\n## Disclosure Requirements\n\nDisclosure Requirement E1-1 – Transition plan\n"

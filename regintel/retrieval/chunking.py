@@ -334,13 +334,18 @@ def promote_label_headings(lines: list[str]) -> list[str]:
     return out
 
 
+# A requirement label's subtitle line, at most this long ("GHG removals and storage in own operations and the upstream
+# and downstream value chain", 88 characters, under ESRS E1-7's label); a longer line is a paragraph.
+SUBTITLE_MAX_CHARS = 120
+
+
 def _numbered_text_follows(lines: list[str], start: int) -> bool:
     """Whether a numbered paragraph ("58. …", "AR 66. …") comes next, directly or after one short subtitle line
     ("Collective bargaining coverage")."""
     texts = [line.strip() for line in lines[start:start + 12] if line.strip() and not PAGE_MARKER_RE.match(line)]
     if texts and NUMBERED_START_RE.match(texts[0]):
         return True
-    subtitle = len(texts) > 1 and len(texts[0]) <= 80 and not HEADING_RE.match(texts[0]) and texts[0][-1].isalnum()
+    subtitle = len(texts) > 1 and len(texts[0]) <= SUBTITLE_MAX_CHARS and not HEADING_RE.match(texts[0]) and texts[0][-1].isalnum()
     return bool(subtitle and NUMBERED_START_RE.match(texts[1]))
 
 
