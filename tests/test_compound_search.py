@@ -34,6 +34,18 @@ def test_coordinated_asks_and_comparison_sides_are_parts():
         == ["Quelle TVA un assujetti peut-il déduire", "quelles conditions doit-il remplir ?"]
 
 
+def test_a_later_part_is_searched_with_the_situation_told_before_the_question():
+    """"... rejects candidates without any human review. Do we need a DPIA, and what rights must rejected applicants
+    have?": the second part alone has lost the automated decision it asks about."""
+    situation = "We screen job applicants with a fully automated tool that rejects candidates without human review."
+    assert searchable_parts(f"{situation} Do we need an impact assessment, and what rights must rejected applicants "
+                            "have?", "en") == [f"{situation} Do we need an impact assessment",
+                                               f"{situation} what rights must rejected applicants have?"]
+    # the sides of a comparison are searched alone (with the situation they would share its words)
+    assert searchable_parts("Some plants sit in flood-prone areas. How does ESRS tell apart a physical risk from a "
+                            "transition risk?", "en") == ["a physical risk", "a transition risk"]
+
+
 @pytest.mark.parametrize("question, sides", [
     ("How does the simplified ICT risk management framework differ from the full framework?",
      ["the simplified ICT risk management framework", "the full framework"]),

@@ -6,8 +6,10 @@ sections). Searched as one text, the question's words pull towards whichever uni
 other unit's passage can fall out of the handful that reach the answer. So each part
 (:func:`regintel.text.question_parts.split_question`) is searched too, and the best unit of each part that the
 whole question's leading hits lack is placed among them, right after the whole question's best hit (from the
-documents those hits come from). A simple
-question (one part) is searched once, as before.
+documents those hits come from). A part after the first is searched with the sentences told before the question
+(the asker's situation), which the first part holds: "what rights must rejected applicants have?" alone finds the
+right to rectification, with "We screen applicants with a fully automated tool ..." the article on automated
+decisions. A simple question (one part) is searched once, as before.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Callable, Sequence
 
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import tokenize
-from regintel.text.question_parts import split_question
+from regintel.text.question_parts import SENTENCE_END_RE, comparison_sides, split_question
 
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
@@ -29,7 +31,20 @@ def searchable_parts(question: str, language: str) -> list[str]:
     parts = split_question(question, language)
     if not 2 <= len(parts) <= MAX_PARTS:
         return []
-    return [part for part in parts if len(set(tokenize(part, language))) >= MIN_PART_TERMS]
+    searchable = [part for part in parts if len(set(tokenize(part, language))) >= MIN_PART_TERMS]
+    situation = "" if comparison_sides(question) else _situation(question)
+    return [part if situation in part else f"{situation} {part}" for part in searchable]
+
+
+def _situation(question: str) -> str:
+    """The sentences told before the first question ("We screen job applicants with a fully automated tool."):
+    a later part ("what rights must rejected applicants have?") is searched with them, as the first part is."""
+    told = []
+    for sentence in SENTENCE_END_RE.split(" ".join(question.split())):
+        if sentence.rstrip().endswith("?"):
+            break
+        told.append(sentence)
+    return " ".join(told)
 
 
 def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]], unit_of: Callable[[Source], str],
