@@ -74,8 +74,8 @@ ESRS1_PLAIN_TITLES = [
     "innovation",
     "9. Linkages with other parts of corporate reporting and connected information",
 ]
-# Plain lines that title a section of another standard's application requirements: without a heading, ESRS E1's AR
-# 13-15 on climate-related scenario analysis were cited as a cell of the table before them.
+# Plain lines that title a section, by standard: without a heading, ESRS E1's AR 13-15 on climate-related scenario
+# analysis were cited as a cell of the table before them.
 PLAIN_TITLES = {
     "## ESRS 1 General requirements": ESRS1_PLAIN_TITLES,
     "## ESRS E1 Climate change": ["Climate-related scenario analysis"],
@@ -104,6 +104,14 @@ def _find(lines: list[str], text: str, start: int) -> int:
         if lines[number].rstrip() == text:
             return number
     raise SystemExit(f"expected line not found after line {start + 1}: {text!r}")
+
+
+def _once_in(lines: list[str], body: range, text: str, standard: str) -> int:
+    """The number of the one line of a standard's body that reads ``text``; fails when there is none or several."""
+    found = [number for number in body if lines[number].rstrip() == text]
+    if len(found) != 1:
+        raise SystemExit(f"{text!r}: expected once in the body of {standard!r}, found {len(found)} times")
+    return found[0]
 
 
 def _body_start(lines: list[str], start: int) -> int:
@@ -146,18 +154,14 @@ def repair(text: str) -> tuple[str, list[str]]:
     body_of = {title: range(*body) for (_, title, _), body in zip(STANDARDS, body_ranges)}
     for standard, plain_titles in PLAIN_TITLES.items():
         for plain_title in plain_titles:
-            found = [number for number in body_of[standard] if lines[number].rstrip() == plain_title]
-            if len(found) != 1:
-                raise SystemExit(f"{plain_title!r}: expected once in the body of {standard!r}, found {len(found)} times")
-            out[found[0]] = f"#### {plain_title}"
-            edits.append(f"line {found[0] + 1}: section title {plain_title!r} -> heading")
+            number = _once_in(lines, body_of[standard], plain_title, standard)
+            out[number] = f"#### {plain_title}"
+            edits.append(f"line {number + 1}: section title {plain_title!r} -> heading")
     for standard, headings in TABLE_HEADINGS_TO_TEXT.items():
         for table_heading in headings:
-            found = [number for number in body_of[standard] if lines[number].rstrip() == table_heading]
-            if len(found) != 1:
-                raise SystemExit(f"{table_heading!r}: expected once in the body of {standard!r}, found {len(found)} times")
-            out[found[0]] = HEADING_RE.match(table_heading).group(2)
-            edits.append(f"line {found[0] + 1}: table cell or caption {table_heading!r} -> text")
+            number = _once_in(lines, body_of[standard], table_heading, standard)
+            out[number] = HEADING_RE.match(table_heading).group(2)
+            edits.append(f"line {number + 1}: table cell or caption {table_heading!r} -> text")
     seen: dict[str, int] = {}
     for number, line in enumerate(lines):
         stripped = line.rstrip()

@@ -345,7 +345,8 @@ def _numbered_text_follows(lines: list[str], start: int) -> bool:
     texts = [line.strip() for line in lines[start:start + 12] if line.strip() and not PAGE_MARKER_RE.match(line)]
     if texts and NUMBERED_START_RE.match(texts[0]):
         return True
-    subtitle = len(texts) > 1 and len(texts[0]) <= SUBTITLE_MAX_CHARS and not HEADING_RE.match(texts[0]) and texts[0][-1].isalnum()
+    subtitle = (len(texts) > 1 and len(texts[0]) <= SUBTITLE_MAX_CHARS and not HEADING_RE.match(texts[0])
+                and texts[0][-1].isalnum())
     return bool(subtitle and NUMBERED_START_RE.match(texts[1]))
 
 
