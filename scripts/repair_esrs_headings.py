@@ -30,6 +30,10 @@ from pathlib import Path
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 
+
+class RepairError(ValueError):
+    """The upstream text is not the one this repair was written for (an expected line is missing or repeated)."""
+
 # (the heading that opens the standard in the upstream file, the title heading we give it, the standard's separate
 # upper-case title heading (dropped) or None)
 STANDARDS: list[tuple[str, str, str | None]] = [
@@ -103,14 +107,14 @@ def _find(lines: list[str], text: str, start: int) -> int:
     for number in range(start, len(lines)):
         if lines[number].rstrip() == text:
             return number
-    raise SystemExit(f"expected line not found after line {start + 1}: {text!r}")
+    raise RepairError(f"expected line not found after line {start + 1}: {text!r}")
 
 
 def _once_in(lines: list[str], body: range, text: str, standard: str) -> int:
     """The number of the one line of a standard's body that reads ``text``; fails when there is none or several."""
     found = [number for number in body if lines[number].rstrip() == text]
     if len(found) != 1:
-        raise SystemExit(f"{text!r}: expected once in the body of {standard!r}, found {len(found)} times")
+        raise RepairError(f"{text!r}: expected once in the body of {standard!r}, found {len(found)} times")
     return found[0]
 
 
@@ -122,7 +126,7 @@ def _body_start(lines: list[str], start: int) -> int:
         following = next((line for line in lines[number + 1:] if line.strip()), "")
         if BODY_START_RE.match(following.strip()):
             return number
-    raise SystemExit(f"no 'Objective' heading opening a standard's body after line {start + 1}")
+    raise RepairError(f"no 'Objective' heading opening a standard's body after line {start + 1}")
 
 
 def repair(text: str) -> tuple[str, list[str]]:
@@ -179,19 +183,19 @@ def repair(text: str) -> tuple[str, list[str]]:
     for expected in (STRAY_TO_TEXT, STRAY_DROPPED):
         for heading, count in expected.items():
             if seen.get(heading, 0) != count:
-                raise SystemExit(f"{heading!r}: expected {count} occurrence(s), found {seen.get(heading, 0)}")
+                raise RepairError(f"{heading!r}: expected {count} occurrence(s), found {seen.get(heading, 0)}")
     repaired = [line for number, line in enumerate(out) if number not in drop]
     return "\n".join(repaired) + ("\n" if text.endswith("\n") else ""), edits
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) != 3:
+    if len(argv) != 2:
         raise SystemExit(__doc__.strip().splitlines()[-1])
-    text, edits = repair(Path(argv[1]).read_text(encoding="utf-8"))
-    Path(argv[2]).write_text(text, encoding="utf-8")
+    text, edits = repair(Path(argv[0]).read_text(encoding="utf-8"))
+    Path(argv[1]).write_text(text, encoding="utf-8")
     print("\n".join(edits))
     print(f"{len(edits)} edits")
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main(sys.argv[1:])

@@ -226,10 +226,13 @@ def test_the_shipped_asbl_guidance_is_the_upstream_text_with_its_misplaced_lines
     assert text_lines(repaired) == text_lines(upstream)
 
 
-def test_the_repair_refuses_a_text_it_was_not_written_for():
+def test_the_repairs_refuse_a_text_they_were_not_written_for():
     module = repair_script("repair_be_asbl_guidance")
     with pytest.raises(module.RepairError):
         module.repair("# TVA pour les ASBL\n\n## **Dois-je payer la TVA sur une vente de crêpes ?**\n\nTexte.\n")
+    module = repair_script("repair_esrs_headings")
+    with pytest.raises(module.RepairError):
+        module.repair("## ESRS 1 - GENERAL REQUIREMENTS\n\n#### Objective\n\n1. The objective of this Standard.\n")
 
 
 def test_the_crepe_sale_answer_holds_its_three_conditions_and_the_next_section_none():
