@@ -281,7 +281,9 @@ def test_table_cells_and_captions_of_the_esrs_are_no_sections():
     after them are cited under their own section, not under a table cell."""
     chunks = corpus_chunks("eu-esrs")
     def cited_as(words: str) -> list[str]:
-        return [c.ref for c in chunks if words in c.text]
+        refs = [c.ref for c in chunks if words in c.text]
+        assert refs, f"no passage holds {words!r}"
+        return refs
     assert all(r.startswith("ESRS E1 › Appendix A › Impact, risk and opportunity management")
                for r in cited_as("processes to identify transition risks and opportunities as required under paragraph 20"))
     assert all(r.startswith("ESRS E1 › Appendix A › Climate-related scenario analysis")
