@@ -14,10 +14,11 @@
    questions refused, and the allowed type of answerable questions whose category names one. Only aggregates are
    printed: the evaluation questions are never shown, so nothing is tuned on them by looking.
 
-4. **The independent probe set** (``regintel/bench/calibration/guardrail_probe.jsonl``, session 20): 130 questions
-   (16 of each refused type, 50 allowed) written by a writer who saw neither the training file nor the evaluation
-   set. Its misses were looked at on one half only (``"half": "looked"``); the other half (``"unseen"``) is the
-   measurement: refused with the right type, and allowed questions kept, per half.
+4. **The independent probe sets** (``regintel/bench/calibration/``), each written by a writer who saw neither the
+   training file nor the evaluation set: ``guardrail_probe.jsonl`` (session 20: 130 questions, 16 of each refused
+   type, 50 allowed) and ``guardrail_probe2.jsonl`` (session 30: 220 questions, 22 of each refused type, 110 allowed
+   look-alikes, with their allowed type). Misses were looked at on one half only (``"half": "looked"``); the other
+   half (``"unseen"``) is the measurement: refused with the right type, and allowed questions kept, per half.
 
 ``--json`` prints one JSON object last.
 """
@@ -41,6 +42,7 @@ from regintel.retrieval.data_files import jsonl_records
 
 EVAL_DIR = REPO_ROOT / "data" / "eval"
 PROBE_PATH = Path(__file__).resolve().parent / "calibration" / "guardrail_probe.jsonl"
+PROBE_PATHS = (PROBE_PATH, PROBE_PATH.with_name("guardrail_probe2.jsonl"))
 PROBE_ALLOWED = "ALLOWED"  # the probe's label of any allowed question (its allowed type is not scored)
 CATEGORY_TYPES = {"definition": "DEFINITION", "deadline": "DEADLINE", "obligation": "OBLIGATION",
                   "applicability": "APPLICABILITY", "comparison": "COMPARISON"}
@@ -193,13 +195,13 @@ def run_guardrails_bench(settings: Settings, train_path: Path = gm.TRAIN_PATH, s
     production = classifier.model() if l2 == gm.L2 else gm.train(examples, X, decide_type, l2=l2, folds=folds)
     paths = sorted(Path(eval_dir).glob("*.jsonl")) if Path(eval_dir).is_dir() else []
     evaluation = run_eval(classifier, paths, split) if paths and l2 == gm.L2 else None
-    probe = run_probe(classifier) if l2 == gm.L2 else None
+    probes = [p for p in (run_probe(classifier, path) for path in PROBE_PATHS) if p] if l2 == gm.L2 else []
     return {
         "bench": "guardrails", "train_file": str(Path(train_path).relative_to(REPO_ROOT)) if Path(train_path).is_relative_to(REPO_ROOT) else str(train_path),
         "n_train": len(examples), "labels": dict(Counter(e.label for e in examples)),
         "model": {"embedding": gm.model_id_of(embedder), "l2": l2, "threshold": production.threshold,
                   "false_refusal_budget": gm.FALSE_REFUSAL_BUDGET, "key": production.key},
-        "cross_validation": cv, "threshold_sweep": production.sweep, "eval": evaluation, "probe": probe,
+        "cross_validation": cv, "threshold_sweep": production.sweep, "eval": evaluation, "probes": probes,
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -250,8 +252,7 @@ def format_report(result: dict[str, Any], show_errors: bool = False) -> str:
                 lines.append(f"    {kind:24} P {_fmt(t['precision'])}  R {_fmt(t['recall'])}  tp {t['tp']} fp {t['fp']} "
                              f"fn {t['fn']}" + (f"  far off-corpus refused {t['far_offcorpus_refused']}"
                                                if kind == "OUT_OF_DOMAIN" else ""))
-    probe = result.get("probe")
-    if probe:
+    for probe in result.get("probes", []):
         lines += ["", f"independent probe set ({probe['file']}), classifier only, no retrieval signal"]
         for half, h in sorted(probe["halves"].items(), key=lambda kv: kv[0] != "unseen"):
             per_label = ", ".join(f"{label} {right}/{n}" for label, (right, n) in sorted(h["per_label"].items()))
