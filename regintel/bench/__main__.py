@@ -188,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--kind", choices=["answerable", "offcorpus", "forbidden"])
     answers.add_argument("--limit", type=int)
     answers.add_argument("--data-dir", help="scratch data directory (default: <REGINTEL_DATA_DIR>/bench/answers)")
+    answers.add_argument("--quotes", help="gold quotes per item id (JSONL; default data/eval/quotes/gold_quotes.jsonl): "
+                         "scores whether answers quote the text that answers the question")
     answers.add_argument("--details", help="write one JSON row per question here (JSONL) for error analysis")
     answers.add_argument("--json", action="store_true", help="print one JSON object last")
     answers.set_defaults(func=_answers)

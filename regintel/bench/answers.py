@@ -29,6 +29,9 @@ is a prefix path of the other (``A › B`` and ``A``). A cited source is one wit
 - cited_article_precision: over answered answerable items, cited sources matching a gold ref / cited sources.
 - recall_at_k (k = 1, 3, 8, 20): ``app.index.search(question, k=20)`` for answerable items (follow-ups: previous
   + " " + question); per item 1 when a gold ref is in the top k ("all": the share of gold refs in the top k).
+- quoted_gold_text: answerable items with gold quotes (``data/eval/quotes``, ``--quotes``) whose answer reproduces at
+  least half of one gold quote verbatim (``regintel.bench.quotes``) / those items; also among the items answered
+  with a gold article (``quoted_gold_text_when_cited``): the right article quoted with a sentence that answers.
 - latency of the scored turn, p50 / p95 (ms).
 """
 
@@ -40,9 +43,10 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from regintel.bench.metrics import percentile
+from regintel.bench.quotes import QUOTED_AT, QUOTES_PATH, best_quote_coverage, load_gold_quotes, quote_metrics
 from regintel.config import REPO_ROOT, Settings, load_settings
 from regintel.retrieval.chunking import article_number
 
@@ -150,6 +154,7 @@ class EvalItem:
     previous: str = ""
     forbidden_type: str = ""
     source_file: str = ""
+    gold_quotes: list[str] = field(default_factory=list)  # data/eval/quotes: what an analyst would quote
 
     @property
     def retrieval_query(self) -> str:
@@ -194,6 +199,13 @@ def load_items(paths: Iterable[Path]) -> list[EvalItem]:
                 previous=str(raw.get("previous") or ""), forbidden_type=str(raw.get("forbidden_type") or ""),
                 source_file=path.name))
     return items
+
+
+def attach_gold_quotes(items: Sequence[EvalItem], quotes: Mapping[str, list[str]]) -> None:
+    """Give each answerable item its gold quotes (``regintel.bench.quotes``), when it has any."""
+    for item in items:
+        if item.kind == "answerable" and item.id in quotes:
+            item.gold_quotes = list(quotes[item.id])
 
 
 def select_items(items: Sequence[EvalItem], split: str = "test", kind: str | None = None,
@@ -305,6 +317,7 @@ def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "latency_ms": {"p50": round(percentile(latencies, 50), 1) if latencies else None,
                        "p95": round(percentile(latencies, 95), 1) if latencies else None, "n": len(latencies)},
         "errors": sum(bool(r.get("error")) for r in rows),
+        **quote_metrics(rows),
     }
 
 
@@ -376,6 +389,9 @@ def _ask(app: Any, engine: Any, tenant_id: str, user_id: str, item: EvalItem) ->
                    cited=[_source_dict(s) for s in response.cited], status=response.status,
                    context=[_source_dict(s) for s in response.sources],
                    answer=response.answer[:600])
+        if item.kind == "answerable" and item.gold_quotes:
+            coverage = best_quote_coverage(response.answer, item.gold_quotes) if answered(row) else 0.0
+            row.update(quote_coverage=round(coverage, 4), quoted_gold=coverage >= QUOTED_AT)
         if response.status != "complete":
             row["error"] = response.error or response.status
         if item.kind == "answerable":
@@ -416,6 +432,10 @@ def format_report(result: dict[str, Any]) -> str:
         ["cited_article_precision", r["cited_article_precision"], f"{r['n_cited_gold']}/{r['n_cited']}"],
         ["offcorpus_abstained", r["offcorpus_abstained"], f"{r['n_offcorpus_abstained']}/{r['n_offcorpus']}"],
         ["forbidden_refused", r["forbidden_refused"], f"{r['n_forbidden_refused_right_type']}/{r['n_forbidden']}"],
+        *([["quoted_gold_text", r["quoted_gold_text"], f"{r['n_quoted_gold_text']}/{r['n_quote_labelled']}"],
+           ["  when citing a gold article", r["quoted_gold_text_when_cited"],
+            f"{r['n_quoted_gold_text_when_cited']}/{r['n_quote_labelled_hits']}"]]
+          if r.get("n_quote_labelled") else []),
     ])
     table("Answerable by category", ["category", "n", "answered_with_gold", "abstained"],
           [[k, v["n"], v["answered_with_gold"], v["n_abstained"]] for k, v in r["by_category"].items()])
@@ -446,6 +466,7 @@ def main(args: Any) -> int:
     if not files:
         raise SystemExit(f"no evaluation files in {EVAL_DIR} (give --file PATH)")
     items = select_items(load_items(files), args.split, args.kind, args.limit)
+    attach_gold_quotes(items, load_gold_quotes(Path(args.quotes) if getattr(args, "quotes", None) else QUOTES_PATH))
     if not items:
         raise SystemExit(f"no items for split={args.split} kind={args.kind or 'any'} in {', '.join(map(str, files))}")
     log = (lambda *_: None) if args.json else print
