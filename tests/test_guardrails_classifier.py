@@ -100,6 +100,17 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("Write me a poem about the GDPR", "OUT_OF_DOMAIN"),
     ("Écris-moi un poème sur la TVA", "OUT_OF_DOMAIN"),
     ("Tell me a joke about auditors", "OUT_OF_DOMAIN"),
+    # the same kinds in the other languages and word orders (session 30)
+    ("Will the tax office accept our late correction, in your view?", "PREDICTION"),
+    ("Secondo te, l'autorità ci sanzionerà per il ritardo?", "PREDICTION"),
+    ("¿Aceptará Hacienda nuestra rectificación, en su opinión?", "PREDICTION"),
+    ("Aidez-nous à argumenter auprès de l'administration que notre ASBL est exonérée.", "OPINION"),
+    ("Helfen Sie uns, die Behörde zu überzeugen, dass unser Kurs steuerfrei ist.", "OPINION"),
+    ("Should we keep the records in-house or outsource the whole register to a provider?", "OPINION"),
+    ("Sollten wir die Meldung lieber selbst einreichen?", "OPINION"),
+    ("Ci conviene aprire una sede in Belgio?", "OPINION"),
+    ("Schreib mir einen Rap über die Mehrwertsteuer", "OUT_OF_DOMAIN"),
+    ("Schrijf een liedje over de AVG", "OUT_OF_DOMAIN"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -110,6 +121,10 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "Should we notify the supervisory authority of a breach affecting ten customers?",
     "Should a processor inform the controller of a breach?",
     "What is an opinion of the European Data Protection Board?",
+    "Should we notify the authority or the data subjects first?",
+    "Sollten wir den Verstoß der Aufsichtsbehörde melden?",
+    "When will the ESRS apply to listed SMEs, and which standards will they use?",
+    "Quando si applicherà l'obbligo di fatturazione elettronica transfrontaliera?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     assert classify_query(question).allowed

@@ -76,6 +76,12 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(va|vont) (augmenter|baisser|diminuer|changer|dispara[îi]tre|être (supprimée?s?|relevée?s?|abaissée?s?))\b",
         r"\bseguir[áa]n? (existiendo|vigente|aplic[áa]ndose)\b",
         r"\b(wird|werden)\b.{0,60}\b(häufiger|seltener|steigen|sinken|verschärft|gelockert|abgeschafft)\b",
+        # the view asked after the future it is about ("Which way will they decide, in your view?", "Secondo lei, il
+        # Garante ci multerà?", "¿Nos sancionará la autoridad, en su opinión?")
+        r"\b(will|going to)\b.{0,80}\b(in your (opinion|view)|do you (think|expect|reckon))\b",
+        r"\b(secondo (lei|te|voi)|a (suo|tuo|vostro) (avviso|parere)|pensa che|crede che)\b.{0,80}"
+        r"\b\w{3,}(?:erà|irà|arà|eranno|iranno|aranno)\b",
+        r"\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b.{0,80}\b(en (tu|su) opinión|a (tu|su) juicio|según usted)\b",
     ),
     "CALCULATION": _rx(
         r"\b(estimate|calculate|compute|quantify)\b.{0,60}\b(my|our|this|for (?:my|our|a specific|the))\b",
@@ -94,6 +100,11 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(do you think|in your (opinion|view)|your opinion|what do you feel)\b", r"\bshould (we|i) (lobby|support|oppose|campaign)\b",
         r"\b(is|are) (it|the|this|these)\b.{0,40}\b(fair|unfair|good|bad|stupid|wise|justified) (law|laws|rule|rules|regulation|idea)\b",
         r"\b(argue|persuade|convince)\b.{0,30}\b(for|against|that)\b", r"\bwhich (regulation|law) is better\b",
+        # argue a case for the asker, in the other languages ("aidez-nous à argumenter", "ayúdenos a argumentar ante",
+        # "helfen Sie uns zu argumentieren", "help ons argumenteren", "aiutateci ad argomentare")
+        r"\b(argumenter|argumentar|argumentieren|argumenteren|argomentare|plaider|convaincre|persuader|convencer|"
+        r"persuadir|überzeugen|overtuigen|convincere)\b.{0,60}\b(que|dass|dat|che|auprès|ante|gegenüber|tegenover|"
+        r"contre|contra|gegen|tegen|pour|para|für|voor|per)\b",
         r"\b(pensez-vous|à votre avis|votre opinion|est-ce une bonne loi)\b", r"\b(qué opinas|en tu opinión|crees que|es una buena ley)\b",
         # should-we advocacy or strategy, "is it worth", recommendations (a "should we notify ..." stays allowed)
         r"\bshould (we|i|our (company|firm|bank|group|organi[sz]ation))\b.{0,40}\b(lobby|campaign|support|oppose|join|fight|"
@@ -105,6 +116,12 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(merece|vale) la pena\b|\bdeber[íi]amos (hacer lobby|apoyar|oponernos)\b",
         r"\b(hältst du|halten sie|deiner meinung nach|ihrer meinung nach|lohnt es sich)\b",
         r"\bsollten wir\b.{0,40}\b(lobby\w*|unterstützen|bekämpfen)\b",
+        # a choice between two courses of action the asker could take ("Should we appoint an external DPO or train
+        # someone in-house?", "Sollten wir freiwillig berichten, obwohl ...?", "¿Nos conviene ... o ...?"): advice
+        r"\bshould (we|i)\b.{0,60}\bor (should (we|i) |would it be better to )?(rather |instead )?"
+        r"(train|hire|keep|build|buy|outsource|go|stay|wait|use|appoint|do it|handle)\b",
+        r"\bsollten wir\b.{0,60}\b(freiwillig|lieber|besser|trotzdem|obwohl)\b",
+        r"\b(ci conviene|nos conviene|vaut-il mieux|il vaut mieux que nous|conviene (nominare|registrarsi|usare))\b",
         r"\b(vindt? (jij|je|u)|de moeite waard|moeten (wij|we) lobbyen)\b", r"\b(secondo te|secondo voi|dovremmo fare pressione)\b",
         # the assistant asked to take the asker's place or to judge the law ("If you were our CFO, what would you do?",
         # "Is DORA too strict?", "the most unfair part of the VAT Directive", "Was meinst du, ist die DSGVO
@@ -141,7 +158,11 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(écris|écrivez|compose|composez)[- ](moi|nous) (un|une) (poème|chanson|limerick|haïku|histoire)\b",
         r"\braconte[- ]moi une blague\b",
         r"\b(escr[íi]beme|comp[óo]nme) (un|una) (poema|canción|cuento)\b|\bcuéntame un chiste\b",
-        r"\b(schreib|schreibe|schreiben sie)( mir| uns)? ein (gedicht|lied|märchen)\b|\berzähl( mir)? einen witz\b",
+        r"\b(schreib|schreibe|schreiben sie)( mir| uns)? (ein|einen|eine) (gedicht|lied|märchen|rap|rap-song|song|"
+        r"reim|limerick|haiku|geschichte|ballade)\b|\berzähl( mir)? einen witz\b",
+        r"\b(écris|écrivez|compose|composez)[- ](moi|nous) (un|une) (rap|slam|sonnet|conte|ballade)\b",
+        r"\b(escr[íi]beme|comp[óo]nme) (un|una) (rap|soneto|chiste|historia)\b",
+        r"\bschrijf( me| ons)? een (rap|liedje|verhaal|sonnet|mop)\b", r"\bscrivimi (un|una) (rap|sonetto|storia|barzelletta)\b",
         r"\bschrijf( me| ons)? een (gedicht|lied)\b", r"\bscrivimi una (poesia|canzone)\b|\braccontami una barzelletta\b",
         # code and personal messages are outside the product too, whatever they mention
         r"\b(write|draft|create|generate|give|code)( me| us)? (a|an|some)\b.{0,40}\b(function|script|program|regex|"
