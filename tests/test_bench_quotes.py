@@ -54,6 +54,12 @@ def test_the_quote_metrics_count_labelled_answerable_rows_only():
     assert metrics["n_quote_labelled_hits"] == 2 and metrics["quoted_gold_text_when_cited"] == 0.5
 
 
+def test_the_median_answer_length_is_reported_over_answered_answerable_items():
+    rows = [{"kind": "answerable", "mode": "DIRECT", "answer_chars": n, "cited": [], "gold": []} for n in (100, 300, 900)]
+    rows.append({"kind": "answerable", "mode": "ABSTAIN", "answer_chars": 5000, "cited": [], "gold": []})
+    assert compute_metrics(rows)["answer_chars_p50"] == 300
+
+
 def test_a_malformed_quotes_file_is_refused_with_its_line(tmp_path):
     path = tmp_path / "q.jsonl"
     path.write_text(json.dumps({"id": "a", "quotes": ["x"]}) + "\n" + json.dumps({"id": "b", "quotes": []}) + "\n")

@@ -318,6 +318,9 @@ def compute_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                        "p95": round(percentile(latencies, 95), 1) if latencies else None, "n": len(latencies)},
         "errors": sum(bool(r.get("error")) for r in rows),
         **quote_metrics(rows),
+        # how long the answers are: a change that quotes more text may quote the gold text more often for that alone
+        "answer_chars_p50": percentile(lengths, 50) if (lengths := [r["answer_chars"] for r in answered_rows
+                                                                    if r.get("answer_chars")]) else None,
     }
 
 
@@ -388,7 +391,7 @@ def _ask(app: Any, engine: Any, tenant_id: str, user_id: str, item: EvalItem) ->
                    query_type=response.query_type, refused=bool(response.refused),
                    cited=[_source_dict(s) for s in response.cited], status=response.status,
                    context=[_source_dict(s) for s in response.sources],
-                   answer=response.answer[:600])
+                   answer=response.answer[:600], answer_chars=len(response.answer))
         if item.kind == "answerable" and item.gold_quotes:
             coverage = best_quote_coverage(response.answer, item.gold_quotes) if answered(row) else 0.0
             row.update(quote_coverage=round(coverage, 4), quoted_gold=coverage >= QUOTED_AT)
@@ -434,7 +437,8 @@ def format_report(result: dict[str, Any]) -> str:
         ["forbidden_refused", r["forbidden_refused"], f"{r['n_forbidden_refused_right_type']}/{r['n_forbidden']}"],
         *([["quoted_gold_text", r["quoted_gold_text"], f"{r['n_quoted_gold_text']}/{r['n_quote_labelled']}"],
            ["  when citing a gold article", r["quoted_gold_text_when_cited"],
-            f"{r['n_quoted_gold_text_when_cited']}/{r['n_quote_labelled_hits']}"]]
+            f"{r['n_quoted_gold_text_when_cited']}/{r['n_quote_labelled_hits']}"],
+           ["  answer length, median characters", r.get("answer_chars_p50"), ""]]
           if r.get("n_quote_labelled") else []),
     ])
     table("Answerable by category", ["category", "n", "answered_with_gold", "abstained"],
