@@ -200,6 +200,20 @@ def test_a_follow_up_answers_from_its_own_retrieval_not_from_the_earlier_turns_l
     assert_grounded(answer, marked)
 
 
+def test_a_deadline_asked_across_languages_quotes_the_period_from_another_part_of_the_article():
+    """An English question on the French VAT Directive: the first part of Article 17 bis shares the carried-over words
+    (stocks sous contrat de dépôt, État membre, biens) but holds no period; the period ("dans les douze mois suivant
+    leur arrivée") stands in a later part, in words of its own. The answer quotes it, not the first part's sentences."""
+    sources = numbered(passage("eu-vat-directive-fr", "Article 17 bis", "est réputé exister"),
+                       passage("eu-vat-directive-fr", "Article 17 bis", "douze mois"), similarity=80.0)
+    assert "douze mois" not in sources[0].text
+    question = ("We send goods to a customer's warehouse in another Member State under a call-off stock arrangement. "
+                "How long may they stay there before the transfer is no longer covered?")
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert "douze mois" in answer and 2 in cited(answer), answer[:400]
+    assert_grounded(answer, sources)
+
+
 def test_across_languages_retrievals_first_article_answers_over_a_lower_one_in_the_questions_language():
     """A French question; retrieval's best passage is English (it addresses the question through the terms the
     legal term list carries over), the second is French and shares every word of the question. Word matching

@@ -944,7 +944,27 @@ class Composer:
             if timed:
                 return self._pick(sorted(timed, key=lambda s: (-s.score, s.segment.source.index, s.segment.position)),
                                   limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
+            periods = self._periods_of_article(self.by_index[relevant[0].segment.source.index].article, scored)
+            if periods:
+                return periods
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+
+    def _periods_of_article(self, article: str, scored: list[Scored]) -> list[Unit]:
+        """For a deadline ask no sentence holding a period matches well enough: the sentences holding a period of the
+        article the answer would quote, best first (at most two, the second close to the first). Across languages
+        few of the question's words are carried over, and the period often stands in another part of the article
+        in words of its own ("dans les douze mois suivant leur arrivée" for "how long can our goods sit in the
+        customer's warehouse"); any other sentence of the article would leave the period unsaid."""
+        timed = sorted((s for s in scored if s.segment.timed and s.segment.quotable
+                        and self.by_index[s.segment.source.index].article == article),
+                       key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
+        chosen = [s for s in timed[:2] if s is timed[0] or s.score >= DEADLINE_CUTOFF * timed[0].score]
+        units: list[Unit] = []
+        for s in chosen:
+            unit = self._as_unit(s.segment, expand_lists=False)
+            if not any(_overlaps(unit, u) for u in units):
+                units.append(unit)
+        return units
 
     def _keep_leading_articles(self, passage_coverage: dict[int, float], plan: QuestionPlan) -> None:
         """Answer from retrieval's leading articles when they address the question: the first ``LEADING_ARTICLES``
