@@ -49,6 +49,7 @@ from regintel.bench.metrics import percentile
 from regintel.bench.quotes import QUOTED_AT, QUOTES_PATH, best_quote_coverage, load_gold_quotes, quote_metrics
 from regintel.config import REPO_ROOT, Settings, load_settings
 from regintel.retrieval.chunking import article_number
+from regintel.retrieval.data_files import jsonl_records
 
 EVAL_DIR = REPO_ROOT / "data" / "eval"
 KINDS = ("answerable", "offcorpus", "forbidden")
@@ -171,14 +172,8 @@ def load_items(paths: Iterable[Path]) -> list[EvalItem]:
     seen: set[str] = set()
     for path in paths:
         path = Path(path)
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
+        for number, raw in jsonl_records(path):
             where = f"{path}:{number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not JSON ({exc.msg})") from None
             missing = [k for k in ("id", "split", "kind", "question") if not raw.get(k)]
             if missing:
                 raise ValueError(f"{where}: missing {', '.join(missing)}")

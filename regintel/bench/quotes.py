@@ -15,12 +15,12 @@ offline composer, which quotes its sources verbatim; a model's paraphrase scores
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from regintel.config import REPO_ROOT
+from regintel.retrieval.data_files import jsonl_records
 
 QUOTES_PATH = REPO_ROOT / "data" / "eval" / "quotes" / "gold_quotes.jsonl"
 SHINGLE = 5  # words per shingle: long enough that shared legal phrases ("referred to in paragraph 1") rarely match
@@ -62,14 +62,8 @@ def load_gold_quotes(path: Path = QUOTES_PATH) -> dict[str, list[str]]:
     if not path.exists():
         return {}
     quotes: dict[str, list[str]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, raw in jsonl_records(path):
         where = f"{path}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg})") from None
         item_quotes = raw.get("quotes")
         if not raw.get("id") or not isinstance(item_quotes, list) or not item_quotes \
                 or not all(isinstance(q, str) and q.strip() for q in item_quotes):

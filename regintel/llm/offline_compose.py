@@ -958,13 +958,8 @@ class Composer:
         timed = sorted((s for s in scored if s.segment.timed and s.segment.quotable
                         and self.by_index[s.segment.source.index].article == article),
                        key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
-        chosen = [s for s in timed[:2] if s is timed[0] or s.score >= DEADLINE_CUTOFF * timed[0].score]
-        units: list[Unit] = []
-        for s in chosen:
-            unit = self._as_unit(s.segment, expand_lists=False)
-            if not any(_overlaps(unit, u) for u in units):
-                units.append(unit)
-        return units
+        return self._units_of([s for s in timed[:2] if s is timed[0] or s.score >= DEADLINE_CUTOFF * timed[0].score],
+                              expand_lists=False)
 
     def _keep_leading_articles(self, passage_coverage: dict[int, float], plan: QuestionPlan) -> None:
         """Answer from retrieval's leading articles when they address the question: the first ``LEADING_ARTICLES``
@@ -1105,6 +1100,10 @@ class Composer:
                 per_source[candidate.segment.source.index] += 1
                 if article not in articles:
                     articles.append(article)
+        return self._units_of(chosen, expand_lists)
+
+    def _units_of(self, chosen: Iterable[Scored], expand_lists: bool) -> list[Unit]:
+        """The chosen sentences as units, in order, a unit overlapping an earlier one left out."""
         units: list[Unit] = []
         for scored in chosen:
             unit = self._as_unit(scored.segment, expand_lists)
