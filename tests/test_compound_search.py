@@ -34,6 +34,31 @@ def test_coordinated_asks_and_comparison_sides_are_parts():
         == ["Quelle TVA un assujetti peut-il déduire", "quelles conditions doit-il remplir ?"]
 
 
+@pytest.mark.parametrize("question, language, second", [
+    ("When does the right to deduct arise, and on what amount is it calculated?", "en",
+     "on what amount is it calculated?"),
+    ("Quelle TVA peut-on déduire, et de quels documents faut-il disposer ?", "fr",
+     "de quels documents faut-il disposer ?"),
+    ("Cette livraison est-elle exonérée, et sur quelle base calcule-t-on la taxe ?", "fr",
+     "sur quelle base calcule-t-on la taxe ?"),
+    ("Devons-nous facturer la TVA sur ces ventes, et pouvons-nous récupérer la TVA sur nos achats ?", "fr",
+     "pouvons-nous récupérer la TVA sur nos achats ?"),
+    ("¿Dónde tributa el servicio y a qué tipo se grava?", "es", "a qué tipo se grava?"),
+    ("Welche Pflichten gelten für uns und ab welchem Betrag müssen wir melden?", "de",
+     "ab welchem Betrag müssen wir melden?"),
+])
+def test_an_ask_opened_by_a_preposition_or_an_inverted_verb_is_a_part(question, language, second):
+    parts = searchable_parts(question, language)
+    assert len(parts) == 2 and parts[1] == second
+
+
+def test_a_told_sentence_with_a_verb_after_its_and_is_not_an_ask():
+    """"Wir sind ein Softwarehaus und haben ...": only the sentence that asks is cut at a verb after its "und"."""
+    assert searchable_parts("Wir sind ein Softwarehaus und haben Kunden in Belgien. Wo ist die Leistung steuerbar?",
+                            "de") == []
+    assert searchable_parts("Vendemos libros y tenemos clientes en Bélgica. ¿Dónde tributa la venta?", "es") == []
+
+
 def test_a_later_part_is_searched_with_the_situation_told_before_the_question():
     """"... rejects candidates without any human review. Do we need a DPIA, and what rights must rejected applicants
     have?": the second part alone has lost the automated decision it asks about."""

@@ -61,7 +61,24 @@ _ASK_WORDS = {
           r"in welchen|unter welchen|für wie lange|an wen)",
 }
 _CONJUNCTIONS = {"en": r"(?:and|or)", "fr": r"(?:et|ou)", "es": r"(?:y|e|o)", "de": r"(?:und|oder)"}
-SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b)", _I) for lang in _ASK_WORDS}
+# an ask opened by a preposition and an interrogative ("and on what amount?", "et de quels documents", "y a qué tipo",
+# "und ab welchem Alter"), or by a verb before its subject ("et pouvons-nous", "und müssen wir")
+_PREPOSED_ASKS = {
+    "en": r"(?:on|at|from|for|to|in|by|under|with|of|after|before|until|up to)\s+(?:what|which|whom|how)",
+    "fr": r"(?:(?:de|d['’]|sur|à|pour|par|dans|en|avec|sous|selon|jusqu['’]à|après|avant)\s*(?:quel|quelle|quels|quelles|"
+          r"qui|quoi|combien|lequel|laquelle|lesquels|lesquelles)|[\wàâçéèêëîïôûùüÿœ]+-(?:t-)?(?:nous|on|il|elle|ils|elles|vous)|"
+          r"y a-t-il|existe-t-il)",
+    "es": r"(?:(?:de|a|en|sobre|por|para|con|bajo|hasta|desde|según)\s+(?:qué|cuál|cuáles|quién|quiénes|cuánto|cuánta|"
+          r"cuántos|cuántas|dónde|cuándo)|podemos|debemos|tenemos|hay que|se puede|se debe|es|son|está|están)",
+    "de": r"(?:(?:ab|auf|für|in|mit|nach|bei|unter|von|bis|an|aus|zu|gegen|über)\s+(?:welche|welcher|welches|welchem|"
+          r"welchen|wen|wem|was|wann|wie)|wo(?:r)?(?:auf|für|zu|mit|nach|bei|von|an|aus|über)|dürfen|darf|sollen|soll|"
+          r"ist|sind|hat|haben|gilt|gelten|brauchen|benötigen)",
+}
+# (the latter only in the sentence that asks: told sentences before it, "Wir sind ein Softwarehaus und haben ...",
+# are not asks)
+SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)",
+                              _I)
+             for lang in _ASK_WORDS}
 
 
 def comparison_sides(question: str) -> list[str]:
