@@ -111,6 +111,13 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("Ci conviene aprire una sede in Belgio?", "OPINION"),
     ("Schreib mir einen Rap über die Mehrwertsteuer", "OUT_OF_DOMAIN"),
     ("Schrijf een liedje over de AVG", "OUT_OF_DOMAIN"),
+    # next year with a verb in the future, in the sentence that asks (session 31)
+    ("Will the reduced VAT rate on e-books be scrapped next year?", "PREDICTION"),
+    ("Is the authority likely to publish stricter cookie guidance next year?", "PREDICTION"),
+    ("Le taux de TVA sur l'électricité baissera-t-il l'année prochaine ?", "PREDICTION"),
+    ("¿Subirá el tipo reducido el próximo año?", "PREDICTION"),
+    ("Pouvez-vous calculer la TVA due sur nos ventes de ce trimestre ?", "CALCULATION"),
+    ("Calculate the fine our company faces for a turnover of 40 million euros.", "CALCULATION"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -127,6 +134,20 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "Quando si applicherà l'obbligo di fatturazione elettronica transfrontaliera?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
+    assert classify_query(question).allowed
+
+
+@pytest.mark.parametrize("question", [
+    # a plan told before the question, or the date an obligation starts from, is no prediction
+    "We plan to open a branch in Spain next year. Which VAT registration rules apply to the branch?",
+    "Nous quitterons le régime OSS l'année prochaine. Quel préavis devons-nous respecter ?",
+    "Do we have to publish comparatives in our first report? And from next year on, what must the report show?",
+    # how a figure is worked out is a question on the rule, not a calculation asked for
+    "This year we changed how we calculate our energy metric. What must we disclose about the change?",
+    "Pour calculer notre prorata de déduction, faut-il inclure les intérêts de nos placements ?",
+    "Para calcular el prorrata, ¿se incluyen las ventas de bienes de inversión?",
+])
+def test_a_told_plan_or_how_a_figure_is_worked_out_does_not_fire_the_rules(question):
     assert classify_query(question).allowed
 
 

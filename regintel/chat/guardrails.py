@@ -54,13 +54,23 @@ def _rx(*patterns: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
 
+# a verb in the future (EN, FR, ES) and "next year" (EN, FR, ES), for the prediction rule below
+_FUTURE = (r"\b(?:will|won't|going to|likely to|expected to|set to|\w+(?:ra|ront)-t-(?:il|elle|on|ils|elles)|sera|"
+           r"seront|aura|auront|va|vont|\w+(?:era|eront|ira|iront)|\w+(?:ará|erá|irá|arán|erán|irán)|va a|van a)\b")
+_NEXT_YEAR = r"(?:\b(?:next|coming|following) (?:year|years|decade)\b|\bl['’]année prochaine\b|\bel próximo año\b)"
+
+
 FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
     "PREDICTION": _rx(
         r"\bwill\b.{0,40}\b(require|change|introduce|adopt|ban|tighten|amend|become|be (?:adopted|amended|repealed))\b",
-        r"\b(next|coming|following) (year|years|decade)\b", r"\bin the (near )?future\b", r"\b(predict|forecast|anticipate)\b",
+        # next year in the sentence that asks, with a verb in the future ("Will the GDPR be amended next year?"): a
+        # plan told before the question ("We want to leave the OSS next year. How much notice ...?") or a date an
+        # obligation starts from ("And from next year on, what must we disclose?") is no prediction
+        rf"{_FUTURE}[^.!?]{{0,80}}{_NEXT_YEAR}[^.!?]*\?|{_NEXT_YEAR}[^.!?]{{0,80}}{_FUTURE}[^.!?]*\?",
+        r"\bin the (near )?future\b", r"\b(predict|forecast|anticipate)\b",
         r"\bfuture (law|laws|regulation|rules|amendments?)\b", r"\blikely to (change|be amended|be adopted)\b",
-        r"\b(l'année prochaine|à l'avenir|prédire|prévoir que|va-t-(il|elle) changer|futures? (lois?|règles))\b",
-        r"\b(el próximo año|en el futuro|predecir|va a cambiar|cambiará|futuras? (leyes|normas))\b",
+        r"\b(à l'avenir|prédire|prévoir que|va-t-(il|elle) changer|futures? (lois?|règles))\b",
+        r"\b(en el futuro|predecir|va a cambiar|cambiará|futuras? (leyes|normas))\b",
         # an opinion asked about what will happen is a prediction ("do you think X will ...", "à votre avis, quand
         # la Commission adoptera-t-elle ...", "¿crees que endurecerán ...?")
         r"\b(do you (think|expect|believe)|in your (opinion|view))\b.{0,80}\b(will|going to|is likely|are likely)\b",
@@ -84,10 +94,12 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b.{0,80}\b(en (tu|su) opinión|a (tu|su) juicio|según usted)\b",
     ),
     "CALCULATION": _rx(
-        r"\b(estimate|calculate|compute|quantify)\b.{0,60}\b(my|our|this|for (?:my|our|a specific|the))\b",
+        # a figure asked for, not how one is worked out ("how we calculate one of our metrics", "to calculate the
+        # ratio, which items count?", "pour calculer notre prorata, faut-il ...?": the rule behind it)
+        r"(?<!how we )(?<!how to )(?<!\bto )\b(estimate|calculate|compute|quantify)\b.{0,60}\b(my|our|this|for (?:my|our|a specific|the))\b",
         r"\bhow much (will|would|do|does|should) (i|we|my|our)\b", r"\bwhat (will|would) (my|our)\b.{0,40}\b(be|cost|owe)\b",
-        r"\b(calculer|estimer|combien (vais-je|devons-nous|devrons-nous|dois-je))\b",
-        r"\b(calcular|estimar|cuánto (tendré|tendremos|pagaré|pagaremos|debo))\b",
+        r"(?<!pour )\b(calculer|estimer)\b|\bcombien (vais-je|devons-nous|devrons-nous|dois-je)\b",
+        r"(?<!para )\b(calcular|estimar)\b|\bcuánto (tendré|tendremos|pagaré|pagaremos|debo)\b",
         # the asker's own figures to be worked through ("run the numbers for us", "add it up and tell us whether",
         # "welche Strafe droht uns konkret", "¿qué multa nos correspondería?")
         r"\b(run|crunch|do) the (numbers|maths?|math)\b|\badd (it|them|these|those) up\b",
