@@ -36,6 +36,7 @@ from typing import Any, Mapping
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
+from regintel.text.question_parts import SENTENCE_END_RE
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,7 @@ ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
 
 def _asking_sentence(question: str) -> str:
     """The last sentence of the question that ends with a question mark ("" when none does)."""
-    asked = [s for s in re.split(r"(?<=[?.!])\s+", " ".join(question.split())) if s.rstrip().endswith("?")]
+    asked = [s for s in SENTENCE_END_RE.split(" ".join(question.split())) if s.rstrip().endswith("?")]
     return asked[-1] if asked else ""
 
 
