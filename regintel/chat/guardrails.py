@@ -36,7 +36,7 @@ from typing import Any, Mapping
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
-from regintel.text.question_parts import SENTENCE_END_RE
+from regintel.text.question_parts import asking_sentence
 
 log = logging.getLogger(__name__)
 
@@ -258,12 +258,6 @@ ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
     r"\b(im sinne|nach|gemäß)\b.{0,20}\b(dsgvo|dora|esrs|richtlinie|verordnung)\b|\b(regeln|regelt)\b|\bsieht\b.{0,30}\bvor\b")
 
 
-def _asking_sentence(question: str) -> str:
-    """The last sentence of the question that ends with a question mark ("" when none does)."""
-    asked = [s for s in SENTENCE_END_RE.split(" ".join(question.split())) if s.rstrip().endswith("?")]
-    return asked[-1] if asked else ""
-
-
 def has_required_evidence(query_type: str, question: str) -> bool:
     """Whether ``question`` holds what ``query_type`` needs to be refused on the classifier's word (always, for the
     types that need nothing particular)."""
@@ -274,7 +268,7 @@ def has_required_evidence(query_type: str, question: str) -> bool:
     if query_type == "OPINION":
         if OPINION_WORDS.search(question):
             return True
-        return not PERMISSION_WORDS.search(question) and not ASKS_WHAT_THE_TEXT_PROVIDES.search(_asking_sentence(question))
+        return not PERMISSION_WORDS.search(question) and not ASKS_WHAT_THE_TEXT_PROVIDES.search(asking_sentence(question))
     return True
 
 

@@ -928,7 +928,7 @@ class Composer:
         for s in scored:  # a sentence is worth as much as its passage addresses the question
             s.score *= passage_coverage[s.segment.source.index]
         self._weigh_lists(scored, weights)
-        scored.sort(key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
+        scored.sort(key=_best_first)
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
             return []
         relevant = [s for s in scored if s.coverage >= MIN_COVERAGE / 2
@@ -942,8 +942,7 @@ class Composer:
         if ask.shape == "deadline":
             timed = [s for s in relevant if s.segment.timed and s.segment.quotable and s.coverage >= MIN_COVERAGE]
             if timed:
-                return self._pick(sorted(timed, key=lambda s: (-s.score, s.segment.source.index, s.segment.position)),
-                                  limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
+                return self._pick(sorted(timed, key=_best_first), limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
             periods = self._periods_of_article(self.by_index[relevant[0].segment.source.index].article, scored)
             if periods:
                 return periods
@@ -956,8 +955,7 @@ class Composer:
         in words of its own ("dans les douze mois suivant leur arrivée" for "how long can our goods sit in the
         customer's warehouse"); any other sentence of the article would leave the period unsaid."""
         timed = sorted((s for s in scored if s.segment.timed and s.segment.quotable
-                        and self.by_index[s.segment.source.index].article == article),
-                       key=lambda s: (-s.score, s.segment.source.index, s.segment.position))
+                        and self.by_index[s.segment.source.index].article == article), key=_best_first)
         return self._units_of([s for s in timed[:2] if s is timed[0] or s.score >= DEADLINE_CUTOFF * timed[0].score],
                               expand_lists=False)
 
@@ -1346,6 +1344,11 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
+
+
+def _best_first(scored: Scored) -> tuple[float, int, int]:
+    """Sort key of scored sentences: best score first, then retrieval's order and the passage's order (stable)."""
+    return -scored.score, scored.segment.source.index, scored.segment.position
 
 
 def rank_prior(index: int) -> float:

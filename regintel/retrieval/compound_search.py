@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import tokenize
-from regintel.text.question_parts import SENTENCE_END_RE, comparison_sides, split_question
+from regintel.text.question_parts import comparison_sides, sentences, split_question
 
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
@@ -40,7 +40,7 @@ def _situation(question: str) -> str:
     """The sentences told before the first question ("We screen job applicants with a fully automated tool."):
     a later part ("what rights must rejected applicants have?") is searched with them, as the first part is."""
     told = []
-    for sentence in SENTENCE_END_RE.split(" ".join(question.split())):
+    for sentence in sentences(question):
         if sentence.rstrip().endswith("?"):
             break
         told.append(sentence)

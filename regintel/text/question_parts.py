@@ -48,6 +48,18 @@ CONTRAST_RE = re.compile(
     r"(?:los|las|estos|estas|ambos|ambas)\s+(?:dos\s+)?(?:casos|supuestos|situaciones|solicitudes)|"
     r"(?:die|diese|den)\s+beiden|in beiden)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
+
+
+def sentences(question: str) -> list[str]:
+    """The question's sentences, whitespace collapsed (a situation told, then what is asked)."""
+    return SENTENCE_END_RE.split(" ".join(question.split()))
+
+
+def asking_sentence(question: str) -> str:
+    """The last sentence of the question that ends with a question mark ("" when none does)."""
+    asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
+    return asked[-1] if asked else ""
+
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
 SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
 _ASK_WORDS = {
@@ -86,7 +98,7 @@ def comparison_sides(question: str) -> list[str]:
     question or in one of its sentences (a case told first, then "how do our duties differ between X and Y? ..."); a
     further ask coordinated after the second side is left out of it. Empty when it compares nothing."""
     text = " ".join(question.split())
-    for sentence in dict.fromkeys([*SENTENCE_END_RE.split(text), text]):  # each sentence, then the whole question
+    for sentence in dict.fromkeys([*sentences(text), text]):  # each sentence, then the whole question
         comparison = COMPARISON_RE.search(sentence) or next(filter(None, (p.search(sentence) for p in DIFFER_FROM_RES)),
                                                             None)
         sides = [g for g in comparison.groups() if g] if comparison else []
