@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     feedback_passages: int = Field(3, ge=1, le=20, description="How many top fused passages feed the dense feedback.")
     ranker_model: Path = Field(REPO_ROOT / "data" / "ranker" / "ranker.json", description="Learned second-stage ranker (LightGBM, `python -m regintel.bench train-ranker`). A missing file, or one trained on other features, leaves the fusion's order.")
     rerank_candidates: int = Field(100, ge=10, le=1000, description="First-stage candidates the learned ranker re-orders.")
+    word_translation_min_cosine: float = Field(
+        0.93, ge=0.0, le=1.0, description="Cosine a question word needs with a word of another corpus language's texts "
+        "to be added, as its translation, to that language's BM25 query (0: off).")
     llm_provider: Literal["auto", "offline", "openai", "openai-compatible"] = Field("auto", description="LLM provider. `auto`: `openai-compatible` when REGINTEL_LLM_BASE_URL is set, `openai` when an API key is set, else `offline` (no network).")
     llm_model: str = Field("gpt-4.1-mini", description="Model of the main chat task.")
     llm_model_extraction: str = Field("", description="Model of the concept extraction task (empty: REGINTEL_LLM_MODEL).")

@@ -335,3 +335,17 @@ def test_an_acronym_the_texts_never_write_finds_its_article(demo_index):
     # the English side of a VAT term is the wording of no English text of this corpus: it is not added
     assert demo_index.writes("data protection officer", "en") and not demo_index.writes("content of invoices", "en")
     assert demo_index.plan("What must an invoice contain?").lexical["en"] == ""
+
+
+@pytest.mark.slow
+def test_everyday_words_reach_the_other_language_through_the_corpus_vocabulary(demo_index):
+    """Words the term list does not hold are translated into the words the texts of the other language write
+    ("viajeros" -> "voyageurs", "passengers" -> "passagers"), from vectors the shipped seed already holds."""
+    before = demo_index.embedder.computed_count
+    spanish = demo_index.plan("¿Dónde tributa el transporte de viajeros entre dos países?")
+    assert "voyageurs" in spanish.lexical["fr"].split()
+    english = demo_index.plan("Where is the carriage of passengers taxed?")
+    assert "passagers" in english.lexical["fr"].split()
+    assert english.lexical["en"] == ""  # the question's own language is searched as written
+    # only the questions' own words were embedded, not the corpus vocabularies (they come from the seed)
+    assert demo_index.embedder.computed_count - before < 20

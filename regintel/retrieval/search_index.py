@@ -56,6 +56,7 @@ from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, Vecto
 from regintel.retrieval.sources import Source
 from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
+from regintel.retrieval.word_translation import VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class FusionConfig:
     document_prior: float = 0.1  # boost by the best fused score of the passage's document (0: off)
     crosslingual: bool = True  # per-language channels and glossary query translation on a multilingual corpus
     rerank_candidates: int = 100  # first-stage candidates the learned ranker re-orders (when a model is loaded)
+    word_translation_min_cosine: float = 0.93  # question words translated by nearest corpus word (0: off)
 
 
 @dataclass
@@ -167,6 +169,7 @@ class SearchIndex:
         self._titles_failed_at: float | None = None  # monotonic time of the last failed attempt to embed them
         self._token_texts: dict[str, str] = {}  # language -> its passages' BM25 tokens, one passage per line (lazy)
         self._written: dict[tuple[str, str], bool] = {}  # (phrase, language) -> a passage writes it
+        self._translator: VocabularyTranslator | None = None  # question words -> other languages' words (lazy)
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -202,7 +205,19 @@ class SearchIndex:
 
     def plan(self, question: str) -> QueryPlan | None:
         """The per-language query plan of a question, or None on a single-language corpus."""
-        return plan_query(question, self.languages, load_glossary(), self.writes) if self.multilingual else None
+        if not self.multilingual:
+            return None
+        return plan_query(question, self.languages, load_glossary(), self.writes, self._translate_words)
+
+    def _translate_words(self, question: str, source: str, target: str) -> list[str]:
+        """The question's words in ``target`` by nearest word of that language's texts (:mod:`word_translation`)."""
+        if self.fusion.word_translation_min_cosine <= 0:
+            return []
+        if self._translator is None:
+            self._translator = VocabularyTranslator(
+                corpus_vocabularies(self.chunks.values()), lambda texts: self.embedder.embed(texts, kind="query"),
+                self.fusion.word_translation_min_cosine)
+        return self._translator.translate(question, source, target)
 
     def writes(self, phrase: str, language: str) -> bool:
         """Whether a passage in ``language`` holds ``phrase`` (its stems in a row, in the BM25 tokens; cached)."""
