@@ -240,7 +240,8 @@ class QueryPlan:
     ``language``: the question's language. ``lexical``: per corpus language, the text BM25 searches in that
     language's documents: in the question's own language "" (the question as it is) or the question followed by
     the texts' own wording of the terms it says otherwise (:meth:`Glossary.corpus_wording`), else the question
-    followed by the glossary equivalents of its terms in that language. ``definitions``: per corpus language, the
+    followed by the glossary equivalents of its terms in that language and its other words' nearest words in that
+    language's texts (:mod:`regintel.retrieval.word_translation`). ``definitions``: per corpus language, the
     stemmed terms the question asks to define (it carries a definition cue such as "what counts as", "qu'entend-on
     par", "was versteht man unter"), which the index looks for quoted in its passages."""
 
@@ -256,7 +257,9 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
                written: Callable[[str, str], bool] = lambda phrase, language: True,
                translate_words: Callable[[str, str, str], list[str]] | None = None) -> QueryPlan:
     """How ``question`` is searched in each corpus language; ``written(phrase, language)``: whether the texts in that
-    language write a phrase (the corpus wording added in the question's own language must be theirs)."""
+    language write a phrase (the corpus wording added in the question's own language must be theirs);
+    ``translate_words(question, source, target)``: the question's everyday words in another language, added after
+    the term list's equivalents (:mod:`regintel.retrieval.word_translation`; None: the term list alone)."""
     language = detect_question_language(question, glossary)
     lexical: dict[str, str] = {}
     for target in corpus_languages:
