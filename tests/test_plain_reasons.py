@@ -16,12 +16,22 @@ CODE = re.compile(r"\b[A-Z]{3,}_[A-Z_]+\b")
 
 
 @pytest.mark.parametrize("code", HARD_REASONS)
-@pytest.mark.parametrize("language", ["en", "fr", "es"])
+@pytest.mark.parametrize("language", ["en", "fr", "es", "de"])
 def test_abstention_texts_explain_without_codes(code, language):
     text = abstention_text(code, language, ["What is a processor?"])
     assert not CODE.search(text), text
     caption = mode_caption(ChatResponse("", "ABSTAIN", "c", abstention_reason=code))
     assert caption.startswith("No answer: ") and not CODE.search(caption), caption
+
+
+@pytest.mark.parametrize("code", HARD_REASONS)
+@pytest.mark.parametrize("language", ["fr", "es", "de"])
+def test_an_abstention_says_why_in_the_question_language(code, language):
+    """The reason is in the language of the sentence around it, not the English explanation."""
+    from regintel.chat.evidence import EXPLANATIONS
+
+    text = abstention_text(code, language)
+    assert EXPLANATIONS[code] not in text, text
 
 
 def test_a_qualified_answer_says_why_in_one_plain_sentence():

@@ -17,6 +17,35 @@ ABSTENTION = {
     "en": "I cannot give a grounded answer: {reason}. The closest passages are listed below so you can check them.",
     "fr": "Je ne peux pas donner de réponse fondée : {reason}. Les passages les plus proches sont listés ci-dessous.",
     "es": "No puedo dar una respuesta fundamentada: {reason}. Los pasajes más cercanos se muestran abajo.",
+    "de": "Ich kann keine belegte Antwort geben: {reason}. Die nächstliegenden Passagen stehen unten zur Prüfung.",
+}
+# Why an abstention, in the question's language (EXPLANATIONS holds the English; a code not listed here falls back
+# to it): an abstention in Spanish read "No puedo dar una respuesta fundamentada: the closest passages are ...".
+ABSTENTION_REASONS = {
+    "fr": {
+        "NO_RELEVANT_EVIDENCE": "aucun passage de la base n'est assez proche de la question",
+        "LOW_SIMILARITY": "les passages les plus proches n'ont qu'un lien lointain avec la question",
+        "INSUFFICIENT_CHUNKS": "moins de deux passages traitent la question d'assez près pour fonder une réponse",
+        "AMBIGUOUS_QUERY": "la question est trop vague pour une recherche : nommez le texte, l'obligation ou le terme",
+        "OUT_OF_SCOPE": "la question sort de ce à quoi cet assistant peut répondre",
+        "NOT_IN_CORPUS": "la question porte sur un texte que la base ne contient pas",
+    },
+    "es": {
+        "NO_RELEVANT_EVIDENCE": "ningún pasaje de la base está lo bastante cerca de la pregunta",
+        "LOW_SIMILARITY": "los pasajes más cercanos solo guardan una relación lejana con la pregunta",
+        "INSUFFICIENT_CHUNKS": "menos de dos pasajes tratan la pregunta de cerca como para fundamentar una respuesta",
+        "AMBIGUOUS_QUERY": "la pregunta es demasiado vaga para buscar: indique la norma, la obligación o el término",
+        "OUT_OF_SCOPE": "la pregunta queda fuera de lo que este asistente puede responder",
+        "NOT_IN_CORPUS": "la pregunta trata de una norma que la base no contiene",
+    },
+    "de": {
+        "NO_RELEVANT_EVIDENCE": "keine Passage der Wissensbasis liegt nah genug an der Frage",
+        "LOW_SIMILARITY": "die nächstliegenden Passagen hängen nur lose mit der Frage zusammen",
+        "INSUFFICIENT_CHUNKS": "weniger als zwei Passagen behandeln die Frage nah genug, um eine Antwort zu belegen",
+        "AMBIGUOUS_QUERY": "die Frage ist zu vage für eine Suche: nennen Sie den Rechtsakt, die Pflicht oder den Begriff",
+        "OUT_OF_SCOPE": "die Frage liegt außerhalb dessen, was dieser Assistent beantworten darf",
+        "NOT_IN_CORPUS": "die Frage betrifft einen Rechtsakt, den die Wissensbasis nicht enthält",
+    },
 }
 NOT_HELD = {  # {missing}: the acts the question names; {held}: what the knowledge base holds
     "en": "The knowledge base does not hold {missing}, so I cannot answer from it. It holds: {held}.",
@@ -46,7 +75,8 @@ def not_held_text(missing: Sequence[str], held: Sequence[str], language: str, su
 
 def abstention_text(code: str, language: str, suggestions: Sequence[str] = ()) -> str:
     language = language if language in ABSTENTION else "en"
-    lines = [ABSTENTION[language].format(reason=EXPLANATIONS.get(code, "no passage supports an answer"))]
+    reason = ABSTENTION_REASONS.get(language, {}).get(code) or EXPLANATIONS.get(code, "no passage supports an answer")
+    lines = [ABSTENTION[language].format(reason=reason)]
     if suggestions:
         lines += ["", TRY_INSTEAD[language], *[f"- {s}" for s in suggestions]]
     return "\n".join(lines)
