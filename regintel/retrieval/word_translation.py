@@ -9,18 +9,17 @@ is its translation when the two are very close (cognates and common words: "viaj
 that merely looks alike ("Rechnung" -> "recours", "funeraria" -> "foires") and nothing is added.
 
 The vocabulary of each language is the corpus's: the words its texts write at least twice, minus stop words, so a
-translation is always a word BM25 can find. Vectors come through the index's embedder and its cache (ingestion embeds the vocabularies, and the shipped
-seed cache holds the demo corpus's, so no search waits for them).
+translation is always a word BM25 can find. Vectors come through the index's embedder and its cache (ingestion
+embeds the vocabularies, and the shipped seed cache holds the demo corpus's, so no search waits for them).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
-
-import re
 
 from regintel.text.analysis import STOPWORDS, fold
 
@@ -36,6 +35,7 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 def words(text: str) -> list[str]:
     """Lower-cased words with their accents (the vectors read "réduits", not "reduits"; BM25 folds them anyway)."""
     return _WORD_RE.findall(text.lower())
+
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
