@@ -70,3 +70,19 @@ def test_the_plan_adds_word_translations_to_the_other_language_only():
     same = plan_query("Who must appoint a data protection officer?", ["en", "fr"], load_glossary(),
                       translate_words=lambda q, s, t: ["délégué"])
     assert "délégué" not in same.lexical["en"]  # the question's own language is searched as written
+
+
+def test_one_embedding_batch_serves_every_target_language():
+    batches = []
+
+    def counting_embed(texts):
+        batches.append(list(texts))
+        return toy_embed(texts)
+
+    translator = VocabularyTranslator({"fr": ["voyageurs", "trimestre"], "en": ["passengers", "refund"]},
+                                      counting_embed)
+    question = "el transporte de viajeros y el trimestre"
+    assert translator.translate(question, "es", "fr") == ["voyageurs"]
+    assert translator.translate(question, "es", "en") == ["passengers"]
+    question_batches = [batch for batch in batches if "viajeros" in batch]
+    assert question_batches == [["transporte", "viajeros", "trimestre"]]  # once, for both languages

@@ -79,7 +79,11 @@ class VocabularyTranslator:
         self.embed = embed
         self.min_cosine = min_cosine
         self._words = vocabulary_by_language
+        self._known = {language: frozenset(vocab) for language, vocab in vocabulary_by_language.items()}
         self._vectors: dict[str, np.ndarray] = {}
+        # the last question's word vectors: a question is translated into each other language in turn, and one
+        # embedding batch serves them all (a chat turn paid one batch per language)
+        self._last: tuple[tuple[str, str], dict[str, np.ndarray]] | None = None
 
     def _matrix(self, language: str) -> np.ndarray:
         if language not in self._vectors:
@@ -87,18 +91,28 @@ class VocabularyTranslator:
             self._vectors[language] = _normalised(self.embed(vocab)) if vocab else np.zeros((0, 1), np.float32)
         return self._vectors[language]
 
+    def _word_vectors(self, question: str, source: str) -> dict[str, np.ndarray]:
+        """Vectors of the question's words that some other language's texts do not write, in one batch."""
+        last = self._last
+        if last is not None and last[0] == (question, source):
+            return last[1]
+        others = [known for language, known in self._known.items() if language != source]
+        wanted = [w for w in question_words(question, source) if any(w not in known for known in others)]
+        vectors = dict(zip(wanted, _normalised(self.embed(wanted)))) if wanted else {}
+        self._last = ((question, source), vectors)
+        return vectors
+
     def translate(self, question: str, source: str, target: str) -> list[str]:
         """Target-language words for the question's words (each word its nearest target word, when close enough;
         a word the target texts already write is kept as it is and adds nothing)."""
-        if source == target or target not in self._words:
+        if source == target or target not in self._words or not self._words[target]:
             return []
-        asked = question_words(question, source)
+        vectors = self._word_vectors(question, source)
+        unknown = [w for w in vectors if w not in self._known[target]]
+        if not unknown:
+            return []
         vocab = self._words[target]
-        known = set(vocab)
-        unknown = [w for w in asked if w not in known]
-        if not unknown or not vocab:
-            return []
-        similarities = _normalised(self.embed(unknown)) @ self._matrix(target).T
+        similarities = np.stack([vectors[w] for w in unknown]) @ self._matrix(target).T
         found: list[str] = []
         for row in similarities:
             best = int(np.argmax(row))
