@@ -56,7 +56,7 @@ from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, Vecto
 from regintel.retrieval.sources import Source
 from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
-from regintel.retrieval.word_translation import VocabularyTranslator, corpus_vocabularies
+from regintel.retrieval.word_translation import DEFAULT_MIN_COSINE, VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class FusionConfig:
     document_prior: float = 0.1  # boost by the best fused score of the passage's document (0: off)
     crosslingual: bool = True  # per-language channels and glossary query translation on a multilingual corpus
     rerank_candidates: int = 100  # first-stage candidates the learned ranker re-orders (when a model is loaded)
-    word_translation_min_cosine: float = 0.93  # question words translated by nearest corpus word (0: off)
+    word_translation_min_cosine: float = DEFAULT_MIN_COSINE  # question words translated by nearest corpus word (0: off)
 
 
 @dataclass

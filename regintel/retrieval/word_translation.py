@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
-from regintel.text.analysis import STOPWORDS, fold
+from regintel.text.analysis import fold, folded_stopwords
 
 if TYPE_CHECKING:
     from regintel.retrieval.chunking import Chunk
@@ -32,8 +32,9 @@ DEFAULT_MIN_COSINE = 0.93
 _WORD_RE = re.compile(r"[^\W\d_]+")
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased words with their accents (the vectors read "réduits", not "reduits"; BM25 folds them anyway)."""
+def accented_words(text: str) -> list[str]:
+    """Lower-cased words with their accents, unlike :func:`regintel.text.analysis.words`: the vectors read
+    "réduits", not "reduits" (BM25 folds them anyway)."""
     return _WORD_RE.findall(text.lower())
 
 
@@ -42,10 +43,10 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 
 def vocabulary(texts: Iterable[str], language: str) -> list[str]:
     """The content words the texts of one language write at least ``MIN_WORD_COUNT`` times, most frequent first."""
-    stop = {fold(w) for w in STOPWORDS.get(language, STOPWORDS["en"])}
+    stop = folded_stopwords(language)
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(w for w in words(text) if len(w) >= MIN_WORD_CHARS and fold(w) not in stop)
+        counts.update(w for w in accented_words(text) if len(w) >= MIN_WORD_CHARS and fold(w) not in stop)
     return sorted((w for w, n in counts.items() if n >= MIN_WORD_COUNT), key=lambda w: (-counts[w], w))
 
 
@@ -63,9 +64,9 @@ def corpus_vocabularies(chunks: Iterable["Chunk"]) -> dict[str, list[str]]:
 
 def question_words(question: str, language: str) -> list[str]:
     """The question's content words, once each, in order."""
-    stop = {fold(w) for w in STOPWORDS.get(language, STOPWORDS["en"])}
+    stop = folded_stopwords(language)
     seen: list[str] = []
-    for w in words(question):
+    for w in accented_words(question):
         if len(w) >= MIN_WORD_CHARS and fold(w) not in stop and w not in seen:
             seen.append(w)
     return seen

@@ -37,14 +37,15 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
 
 
 @lru_cache(maxsize=8)
-def _folded_stopwords(language: str) -> frozenset[str]:
+def folded_stopwords(language: str) -> frozenset[str]:
+    """A language's stop words as :func:`fold` writes them (English for a language without a list)."""
     return frozenset(fold(w) for w in STOPWORDS.get(language, STOPWORDS["en"]))
 
 
 def language_votes(text: str) -> dict[str, float]:
     """Per supported language: its stop words in ``text`` plus its script cues (``SCRIPT_CUES``)."""
     words = TOKEN_RE.findall(fold(text))
-    votes = {lang: float(sum(1 for w in words if w in _folded_stopwords(lang))) for lang in SUPPORTED_LANGUAGES}
+    votes = {lang: float(sum(1 for w in words if w in folded_stopwords(lang))) for lang in SUPPORTED_LANGUAGES}
     for lang, cue in SCRIPT_CUES.items():
         if cue.search(text):
             votes[lang] += SCRIPT_CUE_WEIGHT
@@ -82,7 +83,7 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
     """BM25 tokens of a text: folded words minus stop words, stemmed in the text's language (detected when
     ``language`` is None or not supported); an acronym that would be a stop word reads as its regulatory name."""
     language = language if language in SUPPORTED_LANGUAGES else detect_language(text)
-    stop = _folded_stopwords(language)
+    stop = folded_stopwords(language)
     text = _STOPWORD_ACRONYM_RE.sub(lambda m: STOPWORD_ACRONYMS[m.group(1)], text)
     words = [w for w in TOKEN_RE.findall(fold(text)) if w not in stop]
     stems = _stemmer(language).stemWords(words)
