@@ -11,6 +11,7 @@ import pytest
 
 from regintel.retrieval.chunking import corpus_version
 from regintel.retrieval.query_adapter import QueryAdapter
+from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES
 from regintel.retrieval.ranker import LearnedRanker, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
@@ -123,3 +124,11 @@ def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_pat
     assert model.training["questions"] == {"obliqa": len(questions), "obliqa-mp": 1}
     assert model.tail_gap == report["tail_filter"]["gap"]
     assert index.adapter is None
+    # its labelled questions are its memory, one row per question of both files, answered by their gold passages
+    assert model.memory is not None and len(model.memory) == len(questions) + 1
+    assert model.memory.answers[-1] == ("a33", "a4~def-12")
+    assert model.feature_names == FEATURE_NAMES + MEMORY_FEATURE_NAMES
+    assert model.training["question_memory"] == len(questions) + 1
+    plain, _ = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
+                            log=lambda *_: None, with_memory=False)
+    assert plain.memory is None and plain.feature_names == FEATURE_NAMES

@@ -235,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--obliqa-model", action="store_true",
                         help="also train a model for the ObliQA passages alone, with a query adapter learned from "
                              "its questions, saved in the model file as their corpus model")
+    ranker.add_argument("--obliqa-model-only", action="store_true",
+                        help="train only the ObliQA corpus model and put it into the existing model file (--out): the "
+                             "shared model, the demo corpus's ranker, is kept as it is")
+    ranker.add_argument("--no-question-memory", action="store_true",
+                        help="the ObliQA corpus model without its labelled questions as a memory (the model before "
+                             "session 33)")
     ranker.add_argument("--ablate", action="store_true", help="retrain without each feature group (slow)")
     ranker.add_argument("--dry-run", action="store_true", help="measure, do not save the model")
     ranker.add_argument("--json", action="store_true", help="print one JSON object last")

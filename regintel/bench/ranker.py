@@ -30,7 +30,8 @@ With ``--obliqa-model``, a second model is trained for the ObliQA passages alone
 their corpus model (:meth:`LearnedRanker.for_corpus`): ObliQA is searched with a query adapter learned from its own
 questions (:mod:`regintel.retrieval.query_adapter`; one per fold, trained on the other folds' questions, computes the
 out-of-fold features; one trained on every question is saved with the corpus model), and the corpus model is trained
-on ObliQA's adapted features only. The shared model is trained as without the option (plain ObliQA features, the demo
+on ObliQA's adapted features only, and, unless ``--no-question-memory``, on features from its labelled questions as a
+memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold). The shared model is trained as without the option (plain ObliQA features, the demo
 corpus), so the demo corpus ranks exactly as before. Why not one model with the adapter: measured (docs/benchmarks.md,
 issue 19 session 24), ObliQA gained 1.5 to 1.9 Recall@10 points out of fold but the one model answered 2 to 6 fewer
 demo dev questions (its trees lean on dense ranks that only ObliQA's adapter makes reliable). The demo corpus has no
@@ -51,6 +52,7 @@ import numpy as np
 from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
+from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES, QuestionMemory
 from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
@@ -155,11 +157,48 @@ def obliqa_adapters(index: Any, question_files: Sequence[Path], folds: int, seed
     return per_fold, full
 
 
+def obliqa_memory(index: Any, question_files: Sequence[Path], limit: int | None) -> QuestionMemory:
+    """ObliQA dev and ObliQA-MP dev questions as the corpus model's memory (:mod:`question_memory`), one row per
+    question in the order :func:`collect_obliqa` reads them (row i is group i)."""
+    from regintel.bench.obliqa import load_questions
+
+    questions = [q for path in question_files for q in load_questions(path)[: limit or None]]
+    vectors = index.embedder.embed([q.question for q in questions], kind="query")  # cached by collect_obliqa
+    return QuestionMemory([q.question for q in questions], vectors, [tuple(q.gold_pids) for q in questions])
+
+
+def with_memory_features(group: Group, memory: QuestionMemory, row: int, excluded: np.ndarray) -> np.ndarray:
+    """The group's features and its memory features, read without the ``excluded`` memory rows."""
+    return np.hstack([group.features, memory.features(memory.vectors[row], memory.questions[row], group.candidates,
+                                                      excluded)])
+
+
+def out_of_fold_with_memory(groups: Sequence[Group], memory: QuestionMemory, folds: int, seed: int,
+                            ensemble: int) -> list[np.ndarray]:
+    """As :func:`out_of_fold`, with memory features that never read the ranked fold: a test question reads the
+    memory without its fold, a training question without its own fold and the test fold (nested, so no label of
+    the ranked fold reaches the model through another question's features)."""
+    assigned = np.array([fold_of(g.key, folds, seed) for g in groups])
+    names = FEATURE_NAMES + MEMORY_FEATURE_NAMES
+    scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
+    for fold in range(folds):
+        train = [i for i in range(len(groups)) if assigned[i] != fold]
+        matrices = [with_memory_features(groups[i], memory, i, (assigned == assigned[i]) | (assigned == fold))
+                    for i in train]
+        model = LearnedRanker(fit_ensemble(matrices, [groups[i].labels for i in train], seed=seed, size=ensemble,
+                                           feature_names=names), names)
+        for i in np.flatnonzero(assigned == fold):
+            scores[i] = model.score(with_memory_features(groups[i], memory, i, assigned == fold))
+    return scores
+
+
 def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: int, ensemble: int, candidates: int,
-                 limit: int | None, log: Callable[..., None]) -> tuple[LearnedRanker, dict[str, Any]]:
+                 limit: int | None, log: Callable[..., None], with_memory: bool = True,
+                 ) -> tuple[LearnedRanker, dict[str, Any]]:
     """The ObliQA passages' corpus model (see the module doc) and its out-of-fold report: each question's features
     are computed with the adapter of its fold, each fold ranked by a model trained on the other folds; then the
-    model and its adapter are trained on every question, and its tail gap chosen on ObliQA-MP's out-of-fold scores."""
+    model and its adapter are trained on every question, and its tail gap chosen on ObliQA-MP's out-of-fold scores.
+    ``with_memory``: the model reads its labelled questions as a memory (:mod:`question_memory`)."""
     fold_adapters, full_adapter = obliqa_adapters(index, question_files, folds, seed, limit, log)
 
     def adapter_of(key: str) -> QueryAdapter | None:
@@ -167,19 +206,30 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
 
     groups = collect_obliqa(index, question_files[0], "obliqa", candidates, limit, log, adapter_of)
     groups += collect_obliqa(index, question_files[1], "obliqa-mp", candidates, limit, log, adapter_of)
-    oof = out_of_fold(groups, folds, seed, ensemble=ensemble)
+    memory = obliqa_memory(index, question_files, limit) if with_memory else None
+    if memory is not None:
+        oof = out_of_fold_with_memory(groups, memory, folds, seed, ensemble)
+    else:
+        oof = out_of_fold(groups, folds, seed, ensemble=ensemble)
     multi = [(g, s) for g, s in zip(groups, oof) if g.dataset == "obliqa-mp"]
     tail_gap, tail_table = choose_tail_gap(tail_rankings(multi))
     report = {"out_of_fold": compare(groups, oof), "tail_filter": {"gap": tail_gap, "by_gap": tail_table,
                                                                    "fixed_k": fixed_k_table(multi)}}
-    boosters = fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed, size=ensemble)
+    names = FEATURE_NAMES
+    matrices = [g.features for g in groups]
+    if memory is not None:  # each question reads the memory without its own fold, as out of fold
+        names = FEATURE_NAMES + MEMORY_FEATURE_NAMES
+        assigned = np.array([fold_of(g.key, folds, seed) for g in groups])
+        matrices = [with_memory_features(g, memory, i, assigned == f) for i, (g, f) in enumerate(zip(groups, assigned))]
+    boosters = fit_ensemble(matrices, [g.labels for g in groups], seed=seed, size=ensemble, feature_names=names)
     version = index.passages_version
-    model = LearnedRanker(boosters, FEATURE_NAMES, FEATURES_VERSION, {
+    model = LearnedRanker(boosters, names, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker --obliqa-model", "seed": seed, "ensemble": ensemble,
         "folds": folds, "candidates": candidates, "corpus": "ObliQA passages",
         "questions": {d: sum(g.dataset == d for g in groups) for d in sorted({g.dataset for g in groups})},
-        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training},
-        {version: full_adapter})
+        "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training,
+        "question_memory": len(memory) if memory is not None else 0},
+        {version: full_adapter}, memory=memory)
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
     return model, report
 
@@ -319,6 +369,9 @@ def main(args: Any) -> int:
     obliqa_dir = Path(args.obliqa_dir)
     obliqa = open_obliqa(settings, obliqa_dir)
     question_files = [obliqa_dir / "obliqa_dev.jsonl", obliqa_dir / "obliqa_mp_dev.jsonl"]
+    ensemble = ENSEMBLE_SIZE if getattr(args, "ensemble", None) is None else args.ensemble
+    if getattr(args, "obliqa_model_only", False):
+        return retrain_obliqa_model(args, settings, obliqa, question_files, ensemble)
     groups += collect_obliqa(obliqa, question_files[0], "obliqa", candidates, args.limit, print)
     groups += collect_obliqa(obliqa, question_files[1], "obliqa-mp", candidates, args.limit, print)
     groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print,
@@ -326,7 +379,6 @@ def main(args: Any) -> int:
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
 
     training = [g for g in groups if not g.dataset.endswith("test")]
-    ensemble = ENSEMBLE_SIZE if getattr(args, "ensemble", None) is None else args.ensemble
     oof = out_of_fold(training, folds, seed, weights=weights, ensemble=ensemble)
     report: dict[str, Any] = {"out_of_fold": compare(training, oof)}
     if args.ablate:
@@ -351,7 +403,8 @@ def main(args: Any) -> int:
     if args.obliqa_model:
         version = obliqa.passages_version
         model.corpus_models[version], report["obliqa_model"] = obliqa_model(
-            obliqa, question_files, folds, seed, ensemble, candidates, args.limit, print)
+            obliqa, question_files, folds, seed, ensemble, candidates, args.limit, print,
+            with_memory=not getattr(args, "no_question_memory", False))
         model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
@@ -373,6 +426,30 @@ def main(args: Any) -> int:
     return 0
 
 
+def retrain_obliqa_model(args: Any, settings: Settings, obliqa: Any, question_files: Sequence[Path],
+                         ensemble: int) -> int:
+    """``--obliqa-model-only``: train the ObliQA corpus model and put it into the existing model file, whose shared
+    model (the demo corpus's ranker) stays byte for byte as it was."""
+    out = Path(args.out) if args.out else settings.ranker_model
+    model = LearnedRanker.load(out)
+    if model is None:
+        raise SystemExit(f"--obliqa-model-only needs a model file to put the corpus model into; {out} is not one "
+                         "(train the whole model with --obliqa-model)")
+    version = obliqa.passages_version
+    model.corpus_models[version], obliqa_report = obliqa_model(
+        obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
+        with_memory=not getattr(args, "no_question_memory", False))
+    model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
+    report = {"out_of_fold": {}, "obliqa_model": obliqa_report, "tail_filter": obliqa_report["tail_filter"]}
+    if not args.dry_run:
+        model.save(out)
+        print(f"saved the ranker to {out} ({out.stat().st_size // 1024} KiB)")
+    print_report(report)
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
 def print_report(report: dict[str, Any]) -> None:
     def rows(section: dict[str, Any], title: str) -> None:
         print(f"\n{title}")
@@ -381,8 +458,10 @@ def print_report(report: dict[str, Any]) -> None:
                 print(f"  {dataset:<10} {key:<18} first stage {values['first_stage'][key]:.4f}  "
                       f"ranker {values['ranker'][key]:.4f}  (n={values['questions']['n']})")
 
-    rows(report["out_of_fold"], "out-of-fold (never ranked by a model that saw the question)")
-    rows(report["held_back_demo_test"], "held-back demo test split (the saved model)")
+    if report["out_of_fold"]:  # empty with --obliqa-model-only
+        rows(report["out_of_fold"], "out-of-fold (never ranked by a model that saw the question)")
+    if "held_back_demo_test" in report:
+        rows(report["held_back_demo_test"], "held-back demo test split (the saved model)")
     if "obliqa_model" in report:
         rows(report["obliqa_model"]["out_of_fold"], "ObliQA corpus model with its query adapter (out-of-fold)")
         print("  its feature importance (gain share): " + ", ".join(
@@ -397,6 +476,8 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"\ntail filter (ObliQA-MP dev, out-of-fold): gap {tail['gap']} keeps passages with precision "
           f"{chosen['precision']:.4f} recall {chosen['recall']:.4f} F1 {chosen['f1']:.4f}; fixed top-k F1: "
           + ", ".join(f"k={k} {v:.4f}" for k, v in tail["fixed_k"].items()))
+    if "importance" not in report:
+        return
     print("\nfeature importance (gain share): " + ", ".join(f"{k} {v:.3f}" for k, v in
                                                           list(report["importance"].items())[:12]))
     print(f"latency: first stage p95 {report['latency_ms']['first_stage_p95']} ms, ranker predict p95 "

@@ -18,7 +18,9 @@ corpus's query adapter, keyed by its :func:`chunking.corpus_version` and used in
 index holds exactly that corpus (``for_corpus``). The shared model must serve every corpus, the demo one above all,
 so it cannot lean on features only one corpus's adapter makes reliable (docs/benchmarks.md, issue 19 session 24);
 a corpus model can. A damaged corpus model is dropped with a warning, and the shared model (trained on that corpus's
-plain features) serves it.
+plain features) serves it. A corpus model may also carry its labelled questions as a memory
+(:mod:`regintel.retrieval.question_memory`): the passages answering the questions closest to a new one are features
+after the others.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 
 from regintel.atomic_files import write_text_atomically
 from regintel.retrieval.query_adapter import QueryAdapter
+from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES, QuestionMemory
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ class LearnedRanker:
     adapters: dict[str, QueryAdapter] = field(default_factory=dict)
     # corpus version -> a ranker trained on that corpus's own questions (see the module doc)
     corpus_models: dict[str, "LearnedRanker"] = field(default_factory=dict)
+    # a corpus model's labelled questions: their passages are features too (``MEMORY_FEATURE_NAMES`` after the rest)
+    memory: QuestionMemory | None = None
 
     def for_corpus(self, corpus: str) -> "LearnedRanker":
         """The model that ranks the corpus of this version (:func:`chunking.corpus_version`): its own corpus model
@@ -109,6 +114,8 @@ class LearnedRanker:
         document = {"features_version": self.features_version, "feature_names": list(self.feature_names),
                     "training": self.training, "models": [b.model_to_string() for b in self.boosters],
                     "query_adapters": {corpus: adapter.to_json() for corpus, adapter in self.adapters.items()}}
+        if self.memory is not None:
+            document["question_memory"] = self.memory.to_json()
         if self.corpus_models:
             document["corpus_models"] = {corpus: model.to_document() for corpus, model in self.corpus_models.items()}
         return document
@@ -155,7 +162,9 @@ class LearnedRanker:
 
         names = tuple(document["feature_names"])
         version = int(document["features_version"])
-        if version != FEATURES_VERSION or names != FEATURE_NAMES:
+        memory = QuestionMemory.from_json(document["question_memory"]) if "question_memory" in document else None
+        expected = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
+        if version != FEATURES_VERSION or names != expected:
             log.warning("learned ranker at %s not used: trained on features v%s, the code computes v%s "
                         "(retrain with `python -m regintel.bench train-ranker`)", where, version, FEATURES_VERSION)
             return None
@@ -166,11 +175,12 @@ class LearnedRanker:
         # a ranker without the adapter its features were computed with would read other cosines: all or nothing
         adapters = {str(corpus): QueryAdapter.from_json(adapter)
                     for corpus, adapter in (document.get("query_adapters") or {}).items()}
-        return cls(boosters, names, version, dict(document.get("training") or {}), adapters)
+        return cls(boosters, names, version, dict(document.get("training") or {}), adapters, memory=memory)
 
 
 def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int = 7, rounds: int = ROUNDS,
-        params: dict[str, Any] | None = None, weights: Sequence[float] | None = None) -> Any:
+        params: dict[str, Any] | None = None, weights: Sequence[float] | None = None,
+        feature_names: Sequence[str] = FEATURE_NAMES) -> Any:
     """Train a lambdarank booster on per-question groups (one matrix and label vector per question). Groups
     without any relevant candidate teach nothing and are left out. ``weights``: one per question."""
     import lightgbm
@@ -181,7 +191,7 @@ def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int 
     data = np.vstack([matrices[i] for i in kept])
     target = np.concatenate([labels[i] for i in kept])
     group = [len(labels[i]) for i in kept]
-    dataset = lightgbm.Dataset(data, label=target, group=group, feature_name=list(FEATURE_NAMES),
+    dataset = lightgbm.Dataset(data, label=target, group=group, feature_name=list(feature_names),
                                weight=np.concatenate([np.full(len(labels[i]), weights[i]) for i in kept])
                                if weights is not None else None, free_raw_data=True)
     configured = {**DEFAULT_PARAMS, **(params or {}), "seed": seed}
@@ -227,8 +237,10 @@ def choose_tail_gap(rankings: Sequence[tuple[Sequence[float], Sequence[bool]]],
 
 
 def fit_ensemble(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], seed: int = 7,
-                 size: int = ENSEMBLE_SIZE, weights: Sequence[float] | None = None) -> list[Any]:
+                 size: int = ENSEMBLE_SIZE, weights: Sequence[float] | None = None,
+                 feature_names: Sequence[str] = FEATURE_NAMES) -> list[Any]:
     """``size`` boosters trained as :func:`fit` with the seeds ``seed`` .. ``seed + size - 1`` (see the module doc)."""
     if size < 1:
         raise ValueError("an ensemble needs at least one booster")
-    return [fit(matrices, labels, seed=seed + offset, weights=weights) for offset in range(size)]
+    return [fit(matrices, labels, seed=seed + offset, weights=weights, feature_names=feature_names)
+            for offset in range(size)]

@@ -491,7 +491,10 @@ class SearchIndex:
         assert ranker is not None
         ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
         candidates = [cid for cid, _ in ordered]
-        scores = ranker.score(self.features.matrix(question, stage, candidates))
+        matrix = self.features.matrix(question, stage, candidates)
+        if ranker.memory is not None:  # a corpus model reads its labelled questions too (:mod:`question_memory`)
+            matrix = np.hstack([matrix, ranker.memory.features(stage.plain_vector, question, candidates)])
+        scores = ranker.score(matrix)
         order = np.argsort(-scores, kind="stable")
         return [(candidates[i], float(scores[i])) for i in order[:k]]
 
