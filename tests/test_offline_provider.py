@@ -158,6 +158,8 @@ def test_list_runs_on_into_the_next_part_of_the_article():
     assert cited(answer) == {1, 3}
     numbers = re.findall(r"^(\d+(?: bis)?)\) ", answer.partition("\n\n")[2], re.MULTILINE)
     assert numbers[:3] == ["1", "2", "3"] and "10" in numbers and numbers.index("10") > numbers.index("9")
+    # the second part repeats the paragraph the first ended with (the chunker's overlap): quoted once
+    assert len(numbers) == len(set(numbers)), [n for n in numbers if numbers.count(n) > 1]
     assert answer.count("Article 226") == 1  # one article named once, however many parts are quoted
     assert_grounded(answer, sources)
 

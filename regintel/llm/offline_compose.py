@@ -1148,7 +1148,9 @@ class Composer:
             points = following.leading_points(segments[0].lead_text)
             if not points:
                 break
-            segments.extend(points)
+            # a part repeats the paragraph(s) the previous part ended with (the chunker's overlap): quote them once
+            quoted = {" ".join(s.text.split()) for s in segments}
+            segments.extend(point for point in points if " ".join(point.text.split()) not in quoted)
             current = following
             if points[-1] is not following.segments[-1]:
                 break
