@@ -132,3 +132,35 @@ def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_pat
     plain, _ = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
                             log=lambda *_: None, with_memory=False)
     assert plain.memory is None and plain.feature_names == FEATURE_NAMES
+
+
+def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(tiny_index, tmp_path):  # noqa: F811
+    """``train-ranker --obliqa-model-only``: the corpus model goes into the existing file, the shared model (the demo
+    corpus's ranker) stays exactly as it was; without a model file there is nothing to put it into."""
+    from types import SimpleNamespace
+
+    from regintel.bench.ranker import retrain_obliqa_model
+
+    chunks, store = tiny_index
+    questions = [("When must the controller notify a personal data breach?", ["a33"]),
+                 ("Notify the supervisory authority of a breach within how many hours?", ["a33"]),
+                 ("What makes processing lawful?", ["a6~1"]),
+                 ("Which conditions make a processing of data lawful?", ["a6~1"])]
+    files = [write_obliqa_questions(tmp_path / "obliqa_dev.jsonl", questions),
+             write_obliqa_questions(tmp_path / "obliqa_mp_dev.jsonl", [("Breach and its definition", ["a33", "a4~def-12"])])]
+    matrices, labels = synthetic_groups(questions=10)
+    path = tmp_path / "ranker.json"
+    LearnedRanker(fit(matrices, labels, rounds=5), training={"tail_gap": 1.5}).save(path)
+    shared_models = json.loads(path.read_text())["models"]
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
+    args = SimpleNamespace(out=str(path), folds=2, seed=7, candidates=4, limit=None, dry_run=False, json=False,
+                           no_question_memory=False)
+    assert retrain_obliqa_model(args, None, index, files, ensemble=1) == 0
+    saved = json.loads(path.read_text())
+    assert saved["models"] == shared_models
+    loaded = LearnedRanker.load(path)
+    corpus = loaded.for_corpus(corpus_version(chunks))
+    assert corpus is not loaded and corpus.memory is not None and len(corpus.memory) == len(questions) + 1
+    with pytest.raises(SystemExit, match="needs a model file"):
+        retrain_obliqa_model(SimpleNamespace(**{**vars(args), "out": str(tmp_path / "none.json")}), None, index, files,
+                             ensemble=1)

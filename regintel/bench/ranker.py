@@ -164,7 +164,7 @@ def obliqa_memory(index: Any, question_files: Sequence[Path], limit: int | None)
 
     questions = [q for path in question_files for q in load_questions(path)[: limit or None]]
     vectors = index.embedder.embed([q.question for q in questions], kind="query")  # cached by collect_obliqa
-    return QuestionMemory([q.question for q in questions], vectors, [tuple(q.gold_pids) for q in questions])
+    return QuestionMemory([q.question for q in questions], vectors, [tuple(sorted(q.gold_pids)) for q in questions])
 
 
 def with_memory_features(group: Group, memory: QuestionMemory, row: int, excluded: np.ndarray) -> np.ndarray:
