@@ -10,7 +10,7 @@ written from one passage share its rare terms even when their vectors differ. Ea
 measure, the similarity of the closest memorised question it answers, its gap to the closest question overall, its
 rank among the memory's passages, a softmax vote over the neighbours answering it, and the closest similarity itself
 (how much the memory knows about this question at all). Out of fold on ObliQA dev this moved the corpus model from
-Recall@10 / MAP@10 0.8333 / 0.7097 to 0.841 / 0.716, and ObliQA-MP from 0.683 / 0.555 to 0.703 / 0.578
+Recall@10 / MAP@10 0.8333 / 0.7097 to 0.841 / 0.716, and ObliQA-MP from 0.683 / 0.555 to 0.709 / 0.579
 (docs/benchmarks.md, issue 19 session 33).
 
 Only a corpus model carries a memory: on the demo corpus the nearest labelled question shares a gold article with a
