@@ -147,7 +147,8 @@ def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(ti
                  ("What makes processing lawful?", ["a6~1"]),
                  ("Which conditions make a processing of data lawful?", ["a6~1"])]
     files = [write_obliqa_questions(tmp_path / "obliqa_dev.jsonl", questions),
-             write_obliqa_questions(tmp_path / "obliqa_mp_dev.jsonl", [("Breach and its definition", ["a33", "a4~def-12"])])]
+             write_obliqa_questions(tmp_path / "obliqa_mp_dev.jsonl",
+                                    [("Breach and its definition", ["a33", "a4~def-12"])])]
     matrices, labels = synthetic_groups(questions=10)
     path = tmp_path / "ranker.json"
     LearnedRanker(fit(matrices, labels, rounds=5), training={"tail_gap": 1.5}).save(path)

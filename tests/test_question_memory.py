@@ -14,7 +14,8 @@ from regintel.retrieval.question_memory import ABSENT_RANK, MEMORY_FEATURE_NAMES
 from regintel.retrieval.ranker import LearnedRanker, fit
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
-from tests.test_ranker import HashingEmbedder, ReverseRanker, bm25_over, hashed_vector, synthetic_groups, tiny_index  # noqa: F401
+from tests.test_ranker import (HashingEmbedder, ReverseRanker, bm25_over, hashed_vector, synthetic_groups,  # noqa: F401
+                               tiny_index)
 
 lightgbm = pytest.importorskip("lightgbm")
 

@@ -31,11 +31,13 @@ their corpus model (:meth:`LearnedRanker.for_corpus`): ObliQA is searched with a
 questions (:mod:`regintel.retrieval.query_adapter`; one per fold, trained on the other folds' questions, computes the
 out-of-fold features; one trained on every question is saved with the corpus model), and the corpus model is trained
 on ObliQA's adapted features only, and, unless ``--no-question-memory``, on features from its labelled questions as a
-memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold). The shared model is trained as without the option (plain ObliQA features, the demo
-corpus), so the demo corpus ranks exactly as before. Why not one model with the adapter: measured (docs/benchmarks.md,
-issue 19 session 24), ObliQA gained 1.5 to 1.9 Recall@10 points out of fold but the one model answered 2 to 6 fewer
-demo dev questions (its trees lean on dense ranks that only ObliQA's adapter makes reliable). The demo corpus has no
-adapter of its own: with its 166 training questions one made the out-of-fold ranking worse.
+memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold).
+The shared model is trained as without the option (plain ObliQA features, the demo corpus), so the demo corpus ranks
+exactly as before. ``--obliqa-model-only`` trains the corpus model alone and puts it into the existing model file.
+Why not one model with the adapter: measured (docs/benchmarks.md, issue 19 session 24), ObliQA gained 1.5 to 1.9
+Recall@10 points out of fold but the one model answered 2 to 6 fewer demo dev questions (its trees lean on dense ranks
+that only ObliQA's adapter makes reliable). The demo corpus has no adapter of its own: with its 166 training questions
+one made the out-of-fold ranking worse.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ class QuestionMemory:
     def __post_init__(self) -> None:
         if not (len(self.questions) == len(self.vectors) == len(self.answers)):
             raise ValueError(f"a question memory needs one vector and one answer list per question: "
-                             f"{len(self.questions)} questions, {len(self.vectors)} vectors, {len(self.answers)} answers")
+                             f"{len(self.questions)} questions, {len(self.vectors)} vectors, "
+                             f"{len(self.answers)} answers")
         vectors = np.asarray(self.vectors, dtype=np.float32)
         self.vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         tokens = [tokenize(q, self.language) for q in self.questions]
