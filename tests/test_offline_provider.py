@@ -164,6 +164,20 @@ def test_list_runs_on_into_the_next_part_of_the_article():
     assert_grounded(answer, sources)
 
 
+def test_a_question_naming_an_articles_heading_is_answered_from_that_article():
+    """"conditions for consent" is Article 7's heading; retrieval put Article 8 (a child's consent) first, whose
+    sentence on the "validity" of contracts matched the question's words better than Article 7's sentences."""
+    sources = numbered(passage("eu-gdpr", "Article 8"), passage("eu-gdpr", "Article 7"),
+                       passage("eu-gdpr", "Article 4", "‘consent’ of the data subject means"))
+    answer, _, _ = run(OfflineProvider(), "What are the conditions for consent to be valid under the GDPR?", sources)
+    assert cited(answer) == {2}
+    assert "Article 7 GDPR" in answer.partition("\n\n")[0]
+    assert_grounded(answer, sources)
+    # a question that names no heading whole keeps retrieval's first article
+    answer, _, _ = run(OfflineProvider(), "Under which conditions may a child consent to an online service?", sources)
+    assert cited(answer) == {1}
+
+
 def test_compound_question_gets_each_part():
     sources = numbered(passage("eu-gdpr", "Article 34"), passage("eu-gdpr", "Article 33"),
                        passage("eu-gdpr", "Article 4", "‘personal data breach’ means"))

@@ -72,6 +72,7 @@ MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
+NAMED_HEADING_ARTICLES = 3  # a question naming the heading of one of retrieval's first this many articles asks it
 HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
@@ -1005,7 +1006,14 @@ class Composer:
         ``HEADING_AS_QUESTION`` of the heading's): guidance written as questions and answers ("Une ASBL est-elle
         assujettie à la TVA ?") answers it there, where a short sentence of a neighbouring answer ("L'ASBL est, en
         tant qu'assujettie à la TVA, obligée de :") would outscore the answer's own sentences on the same words.
-        For a question of one part, in the passages' language; None when no heading does."""
+        Failing that, the article among retrieval's first ``NAMED_HEADING_ARTICLES`` whose heading's words (two at least,
+        without its "Article 7") the question holds all of: "What are the conditions for consent to be valid?" asks
+        about Article 7, "Conditions for consent", though retrieval put Article 8 (a child's consent) first and its
+        sentence on the "validity" of contracts outscored Article 7's on the same words; the longest such heading, then
+        retrieval's order, when several are named, and none when another of those headings shares more of the
+        question's words ("Under which conditions may a child consent to an online service?" is Article 8's, "Conditions
+        applicable to child's consent in relation to information society services"). For a question of one part, in
+        the passages' language; None when no heading does."""
         if len(plan.asks) != 1:
             return None
         noise = set(tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language))
@@ -1017,7 +1025,17 @@ class Composer:
             if passage.language == plan.language and heading and asked <= heading \
                     and len(asked) >= HEADING_AS_QUESTION * len(heading):
                 return passage.article
-        return None
+        named, shared = [], 0
+        for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
+            if passage.language != plan.language:
+                continue
+            reference = set(tokenize(passage.source.ref, passage.language))  # "Article 7" is not the subject
+            heading = {t for t in passage.heading_terms - noise - reference if not t.isdigit()}
+            shared = max(shared, len(heading & asked))
+            if len(heading) >= 2 and heading <= asked:
+                named.append((len(heading), -self._rank_of(passage), passage.article))
+        best = max(named) if named else None
+        return best[2] if best is not None and best[0] >= shared else None
 
     def _leading_scope_articles(self, plan: QuestionPlan) -> set[str]:
         """The scope articles ("Material scope", "Territorial scope", "Champ d'application") at the head of the
