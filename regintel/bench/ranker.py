@@ -403,11 +403,7 @@ def main(args: Any) -> int:
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
     if args.obliqa_model:
-        version = obliqa.passages_version
-        model.corpus_models[version], report["obliqa_model"] = obliqa_model(
-            obliqa, question_files, folds, seed, ensemble, candidates, args.limit, print,
-            with_memory=not getattr(args, "no_question_memory", False))
-        model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
+        report["obliqa_model"] = add_obliqa_model(model, obliqa, question_files, args, ensemble)
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
@@ -418,7 +414,22 @@ def main(args: Any) -> int:
         rerank_ms.append((time.perf_counter() - tick) * 1000)
     report["latency_ms"] = {"first_stage_p95": round(percentile([g.first_stage_ms for g in groups], 95), 1),
                             "ranker_predict_p95": round(percentile(rerank_ms, 95), 2)}
-    out = Path(args.out) if args.out else settings.ranker_model
+    return save_and_report(model, Path(args.out) if args.out else settings.ranker_model, report, args)
+
+
+def add_obliqa_model(model: LearnedRanker, obliqa: Any, question_files: Sequence[Path], args: Any,
+                     ensemble: int) -> dict[str, Any]:
+    """Train the ObliQA passages' corpus model (:func:`obliqa_model`) into ``model``; returns its report."""
+    version = obliqa.passages_version
+    model.corpus_models[version], report = obliqa_model(
+        obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
+        with_memory=not getattr(args, "no_question_memory", False))
+    model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
+    return report
+
+
+def save_and_report(model: LearnedRanker, out: Path, report: dict[str, Any], args: Any) -> int:
+    """Save the model to ``out`` (unless ``--dry-run``) and print the report (and its JSON with ``--json``)."""
     if not args.dry_run:
         model.save(out)
         print(f"saved the ranker to {out} ({out.stat().st_size // 1024} KiB)")
@@ -437,19 +448,9 @@ def retrain_obliqa_model(args: Any, settings: Settings, obliqa: Any, question_fi
     if model is None:
         raise SystemExit(f"--obliqa-model-only needs a model file to put the corpus model into; {out} is not one "
                          "(train the whole model with --obliqa-model)")
-    version = obliqa.passages_version
-    model.corpus_models[version], obliqa_report = obliqa_model(
-        obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
-        with_memory=not getattr(args, "no_question_memory", False))
-    model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
+    obliqa_report = add_obliqa_model(model, obliqa, question_files, args, ensemble)
     report = {"out_of_fold": {}, "obliqa_model": obliqa_report, "tail_filter": obliqa_report["tail_filter"]}
-    if not args.dry_run:
-        model.save(out)
-        print(f"saved the ranker to {out} ({out.stat().st_size // 1024} KiB)")
-    print_report(report)
-    if args.json:
-        print(json.dumps(report))
-    return 0
+    return save_and_report(model, out, report, args)
 
 
 def print_report(report: dict[str, Any]) -> None:

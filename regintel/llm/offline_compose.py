@@ -290,6 +290,7 @@ class Passage:
     article: str  # document + article/section, without the part suffix: passages of one article share it
     part: tuple[int, int] | None  # (k, n) of "(k/n)"
     heading_terms: set[str] = field(default_factory=set)  # the words of the article's heading
+    ref_terms: set[str] = field(default_factory=set)  # the words of its reference ("Article 7"), without the part
 
     @property
     def terms(self) -> set[str]:
@@ -450,7 +451,7 @@ def parse_passage(source: PromptSource) -> Passage:
     heading_terms = set(tokenize(source.heading, language))
     return Passage(source, language, segments, set(tokenize(source.title or "", language)) | ref_terms | heading_terms,
                    article_key(source), (int(part.group(1)), int(part.group(2))) if part else None,
-                   heading_terms if source.heading else ref_terms)
+                   heading_terms if source.heading else ref_terms, ref_terms)
 
 
 # -- scoring ----------------------------------------------------------------------------------------------------------
@@ -1029,8 +1030,8 @@ class Composer:
         for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
             if passage.language != plan.language:
                 continue
-            reference = set(tokenize(passage.source.ref, passage.language))  # "Article 7" is not the subject
-            heading = {t for t in passage.heading_terms - noise - reference if not t.isdigit()}
+            # "Article 7" is not the subject
+            heading = {t for t in passage.heading_terms - noise - passage.ref_terms if not t.isdigit()}
             shared = max(shared, len(heading & asked))
             if len(heading) >= 2 and heading <= asked:
                 named.append((len(heading), -self._rank_of(passage), passage.article))
