@@ -46,6 +46,35 @@ def test_a_question_asking_about_no_term_or_an_undefined_one_changes_nothing():
     assert defining_among("What is a carbon credit?", "en", ["e1-7", "gdpr-4-7"]) == [], "only candidates count"
 
 
+def test_terms_of_numbered_definitions_and_of_a_term_with_a_qualifier():
+    """Definitions written without "means" right after the term: the French VAT texts' numbered items («1) «bon», un
+    instrument», «2) «exigibilité de la taxe» le droit», «1. “régime non-UE”: le régime», two terms joined by "et") and
+    the GDPR's "‘consent’ of the data subject means". A number in running text defines nothing."""
+    from regintel.retrieval.term_definitions import terms_defined_by
+
+    assert terms_defined_by("Aux fins de la présente directive, on entend par:  1) «bon», un instrument qui est "
+                            "assorti d'une obligation") == ["bon"]
+    assert terms_defined_by("2) «exigibilité de la taxe» le droit que le Trésor peut faire valoir") == \
+        ["exigibilité de la taxe"]
+    assert terms_defined_by("2) «État membre d’identification», l’État membre dans lequel") == \
+        ["État membre d’identification"]
+    assert terms_defined_by("1. “régime non-UE”: le régime particulier applicable aux services") == ["régime non-UE"]
+    assert terms_defined_by("1) «Communauté» et «territoire de la Communauté», les territoires des États membres") == \
+        ["Communauté", "territoire de la Communauté"]
+    assert terms_defined_by("(11) ‘consent’ of the data subject means any freely given, specific indication") == \
+        ["consent"]
+    assert terms_defined_by("Un payeur au sens de l’article 4, point 8), de la directive (UE) 2015/2366;") == []
+    assert terms_defined_by("The request may be made by electronic means.") == []
+
+
+def test_a_qualified_definition_is_found_across_languages():
+    chunks = {**CHUNKS, "gdpr-4-11": chunk(
+        "gdpr-4-11", "(11) ‘consent’ of the data subject means any freely given, specific, informed and unambiguous "
+        "indication of the data subject's wishes;", "Article 4(11)", "Article 4 — Definitions")}
+    question = "Was versteht man unter Einwilligung nach der DSGVO?"
+    assert DefiningPassages(chunks).among(asked_term(question), "de", list(chunks)) == ["gdpr-4-11"]
+
+
 def test_defining_passages_move_to_the_front_in_their_order():
     ranked = [("a", 0.9), ("b", 0.8), ("c", 0.7)]
     scores = {"a": 0.9, "b": 0.8, "c": 0.7, "z": 0.1}

@@ -120,6 +120,30 @@ def test_french_definition_est_considere_comme():
     assert_grounded(answer, sources)
 
 
+def test_a_numbered_french_definition_without_means_answers_its_term():
+    """The VAT Directive's definitions lists write «1) «bon», un instrument ...»: no "on entend par" before the term, no
+    colon after it. A question about the second term is answered from its own item, not from the list's first."""
+    sources = numbered(passage("eu-vat-directive-fr", "Article 30 bis", "«bon», un instrument"),
+                       passage("eu-vat-directive-fr", "Article 30 bis", "«bon à usage unique»"),
+                       passage("eu-vat-directive-fr", "Article 30 bis", "«bon à usages multiples»"))
+    answer, _, _ = run(OfflineProvider(), "Qu'entend-on par « bon à usage unique » ?", sources)
+    assert cited(answer) == {2}, answer
+    assert "«bon à usage unique», un bon pour lequel" in answer
+    assert_grounded(answer, sources)
+
+
+def test_a_term_followed_by_its_qualifier_before_means_is_a_definition():
+    """"(11) ‘consent’ of the data subject means ...": the term is the quoted word, the qualifier sits between it and
+    "means"; the German question reaches it through the legal term list."""
+    sources = numbered(passage("eu-gdpr", "Article 4", "‘controller’ means"),
+                       passage("eu-gdpr", "Article 4", "‘consent’ of the data subject means"),
+                       passage("eu-gdpr", "Article 7", "Where processing is based on consent"))
+    answer, _, _ = run(OfflineProvider(), "Was versteht man unter Einwilligung nach der DSGVO?", sources)
+    assert cited(answer) == {2}, answer
+    assert "‘consent’ of the data subject means any freely given" in answer
+    assert_grounded(answer, sources)
+
+
 def test_list_question_gets_the_lead_in_and_every_point_in_order():
     lawful = passage("eu-gdpr", "Article 6", "Processing shall be lawful only if")
     sources = numbered(passage("eu-gdpr", "Article 13", "further information necessary"), lawful,

@@ -238,11 +238,15 @@ TIME_RE = re.compile(
     r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
     r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)  # 30.04.2023
 DEFINING_RES = [re.compile(p, _I) for p in (
-    r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:means|shall mean|refers to|"
-    r"is defined as|désigne|signifie|s['’]entend)",
+    r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:[a-z][\w-]*\s+){0,5}?"
+    r"(?:means|shall mean|refers to|is defined as|désigne|signifie|s['’]entend)",  # "‘consent’ of the data subject means"
     r"\bon entend par\s*:?\s*[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
     r"\b(?:est|sont) considérée?s? comme (?:une? )?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
     r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
+    # a numbered item of a French definitions list: "1) «bon», un instrument ...", "2) «exigibilité de la taxe» le droit
+    # ...", "1. “régime non-UE”: ..." (regintel.retrieval.term_definitions.NUMBERED_ITEM_RE)
+    r"^(?:\(\d{1,3}\)|\d{1,3}[).])\s*[«\"“‘]\s*(?P<t>(?:[^»\"”’]|’(?=\w)){2,120}?)\s*[»\"”’]"
+    r"(?:\s+et\s+[«\"“‘][^»\"”’]{2,120}[»\"”’])?\s*(?:[:,]|\s+(?:le|la|les|l['’]|un|une|des|tout|toute|tous|toutes)\b)",
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
 REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
