@@ -21,7 +21,7 @@ from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
-from regintel.llm.offline_compose import Composer, plan_question, split_question
+from regintel.llm.offline_compose import Composer, Unit, parse_passage, plan_question, render, split_question
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.bm25_index import BM25Index
@@ -186,6 +186,27 @@ def test_list_runs_on_into_the_next_part_of_the_article():
     assert len(numbers) == len(set(numbers)), [n for n in numbers if numbers.count(n) > 1]
     assert answer.count("Article 226") == 1  # one article named once, however many parts are quoted
     assert_grounded(answer, sources)
+
+
+def test_points_from_two_parts_of_one_list_share_a_single_lead_in():
+    """A long list split over two parts of an article: the chunker repeats its lead-in at the start of the second
+    part, and points quoted from both parts were shown under two copies of it."""
+    e1_6 = "ESRS E1 › Appendix A › Disclosure Requirements E1-6 – Gross Scopes 1, 2, 3 and Total GHG emissions"
+    sources = numbered(passage("eu-esrs", e1_6, "(c) screen its total Scope 3"),
+                       passage("eu-esrs", e1_6, "(g) disclose the extent to which"))
+    lead_in = "When preparing the information on gross Scope 3 GHG emissions required under paragraph 51"
+    assert all(lead_in in s.text for s in sources), "both parts start with the list's lead-in"
+    answer, _, _ = run(OfflineProvider(), "What does ESRS E1-6 require on Scope 3 emissions?", sources)
+    assert answer.count(lead_in) == 1, answer
+    assert "[1]" in answer and "[2]" in answer and "(g) disclose the extent" in answer
+    assert_grounded(answer, sources)
+
+    # two articles opening their lists alike stay two lists, each under its own lead-in
+    lead_in = "Ne sont pas à comprendre dans la base d'imposition les éléments suivants"
+    sources = numbered(passage("eu-vat-directive-fr", "Article 79", lead_in),
+                       passage("eu-vat-directive-fr", "Article 87", lead_in))
+    lists = [Unit(parse_passage(source).segments[:3], kind="list") for source in sources]
+    assert render(lists, "fr").count(lead_in) == 2
 
 
 def test_a_question_naming_an_articles_heading_is_answered_from_that_article():

@@ -1452,14 +1452,33 @@ def render(units: Sequence[Unit], language: str) -> str:
     blocks: list[list[str]] = []
     ordered = sorted(units, key=lambda u: (rank[u.segments[0].source.index], u.segments[0].position))
     previous_source = None
+    previous_list: Unit | None = None
     for unit in ordered:
         lines = _unit_lines(unit)
-        if unit.kind == "list" or previous_source != unit.segments[0].source.index or not blocks:
+        if previous_list is not None and blocks and _continues_list(previous_list, unit):
+            # the chunker repeats a list's lead-in at the start of the article's next part: the points quoted from
+            # that part continue the list under the lead-in already shown, not under a second copy of it
+            blocks[-1].extend(lines[1:])
+        elif unit.kind == "list" or previous_source != unit.segments[0].source.index or not blocks:
             blocks.append(lines)
         else:
             blocks[-1][-1] += " " + " ".join(lines)
         previous_source = unit.segments[-1].source.index if unit.kind != "list" else None
+        previous_list = unit if unit.kind == "list" else None
     return lead + "\n\n" + "\n\n".join(_join_lines(lines) for lines in blocks)
+
+
+def _continues_list(previous: Unit, unit: Unit) -> bool:
+    """Whether ``unit`` is the same list as ``previous`` carried on in the next part of its article: it opens with the
+    same lead-in (which the chunker repeats at the part's start), from another part of the same article, and
+    ``previous`` ended on a point. Two articles opening their lists alike ("Ne sont pas à comprendre dans la base
+    d'imposition les éléments suivants:", Articles 79 and 87 of the VAT Directive) stay two lists."""
+    if unit.kind != "list" or not unit.segments[0].lead_in or len(unit.segments) < 2:
+        return False
+    first, last = previous.segments[0], previous.segments[-1]
+    return (first.lead_in and last.item and first.text.strip() == unit.segments[0].text.strip()
+            and first.source.index != unit.segments[0].source.index
+            and article_key(first.source) == article_key(unit.segments[0].source))
 
 
 def _join_lines(lines: list[str]) -> str:
