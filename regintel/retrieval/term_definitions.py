@@ -30,7 +30,7 @@ QUALIFIED_TERM_RE = re.compile(r"[‘“\"]\s*([^’”\"\n]{2,80}?)\s*[’”\"
 
 def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
     """The terms a passage defines: its quoted definitions (also "Est considéré comme « assujetti » ...", the VAT
-    Directive's way), else the titles of the glossary entries it is: the short last level of a hierarchical heading
+    Directive's way, the numbered items of its definitions lists and "‘consent’ of the data subject means"), else the titles of the glossary entries it is: the short last level of a hierarchical heading
     ("ANNEX II › Carbon credit"), or of the reference when the heading is just those titles (a unit merging short
     entries, "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each)."""
     numbered = [t.strip() for pair in NUMBERED_ITEM_RE.findall(text) for t in pair if t.strip()]
