@@ -120,27 +120,23 @@ def test_french_definition_est_considere_comme():
     assert_grounded(answer, sources)
 
 
-def test_a_numbered_french_definition_without_means_answers_its_term():
-    """The VAT Directive's definitions lists write «1) «bon», un instrument ...»: no "on entend par" before the term, no
-    colon after it. A question about the second term is answered from its own item, not from the list's first."""
-    sources = numbered(passage("eu-vat-directive-fr", "Article 30 bis", "«bon», un instrument"),
-                       passage("eu-vat-directive-fr", "Article 30 bis", "«bon à usage unique»"),
-                       passage("eu-vat-directive-fr", "Article 30 bis", "«bon à usages multiples»"))
-    answer, _, _ = run(OfflineProvider(), "Qu'entend-on par « bon à usage unique » ?", sources)
+@pytest.mark.parametrize("document, passages, question, quote", [
+    # the VAT Directive's definitions lists write «1) «bon», un instrument ...»: no "on entend par" before the term, no
+    # colon after it; a question about the second term is answered from its own item, not from the list's first
+    ("eu-vat-directive-fr", [("Article 30 bis", "«bon», un instrument"), ("Article 30 bis", "«bon à usage unique»"),
+                             ("Article 30 bis", "«bon à usages multiples»")],
+     "Qu'entend-on par « bon à usage unique » ?", "«bon à usage unique», un bon pour lequel"),
+    # "(11) ‘consent’ of the data subject means ...": the term is the quoted word, the qualifier sits between it and
+    # "means"; the German question reaches it through the legal term list
+    ("eu-gdpr", [("Article 4", "‘controller’ means"), ("Article 4", "‘consent’ of the data subject means"),
+                 ("Article 7", "Where processing is based on consent")],
+     "Was versteht man unter Einwilligung nach der DSGVO?", "‘consent’ of the data subject means any freely given"),
+], ids=["numbered-french-item", "qualifier-before-means"])
+def test_a_definition_written_without_means_after_the_term_answers_its_term(document, passages, question, quote):
+    sources = numbered(*(passage(document, article, containing) for article, containing in passages))
+    answer, _, _ = run(OfflineProvider(), question, sources)
     assert cited(answer) == {2}, answer
-    assert "«bon à usage unique», un bon pour lequel" in answer
-    assert_grounded(answer, sources)
-
-
-def test_a_term_followed_by_its_qualifier_before_means_is_a_definition():
-    """"(11) ‘consent’ of the data subject means ...": the term is the quoted word, the qualifier sits between it and
-    "means"; the German question reaches it through the legal term list."""
-    sources = numbered(passage("eu-gdpr", "Article 4", "‘controller’ means"),
-                       passage("eu-gdpr", "Article 4", "‘consent’ of the data subject means"),
-                       passage("eu-gdpr", "Article 7", "Where processing is based on consent"))
-    answer, _, _ = run(OfflineProvider(), "Was versteht man unter Einwilligung nach der DSGVO?", sources)
-    assert cited(answer) == {2}, answer
-    assert "‘consent’ of the data subject means any freely given" in answer
+    assert quote in answer
     assert_grounded(answer, sources)
 
 

@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
+from regintel.retrieval.term_definitions import NUMBERED_ITEM_RE
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -238,15 +239,14 @@ TIME_RE = re.compile(
     r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
     r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)  # 30.04.2023
 DEFINING_RES = [re.compile(p, _I) for p in (
+    # (a few words may stand between the term and its verb: "‘consent’ of the data subject means")
     r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:[a-z][\w-]*\s+){0,5}?"
-    r"(?:means|shall mean|refers to|is defined as|désigne|signifie|s['’]entend)",  # "‘consent’ of the data subject means"
+    r"(?:means|shall mean|refers to|is defined as|désigne|signifie|s['’]entend)",
     r"\bon entend par\s*:?\s*[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
     r"\b(?:est|sont) considérée?s? comme (?:une? )?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]",
     r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
-    # a numbered item of a French definitions list: "1) «bon», un instrument ...", "2) «exigibilité de la taxe» le droit
-    # ...", "1. “régime non-UE”: ..." (regintel.retrieval.term_definitions.NUMBERED_ITEM_RE)
-    r"^(?:\(\d{1,3}\)|\d{1,3}[).])\s*[«\"“‘]\s*(?P<t>(?:[^»\"”’]|’(?=\w)){2,120}?)\s*[»\"”’]"
-    r"(?:\s+et\s+[«\"“‘][^»\"”’]{2,120}[»\"”’])?\s*(?:[:,]|\s+(?:le|la|les|l['’]|un|une|des|tout|toute|tous|toutes)\b)",
+    # a numbered item of a French definitions list: "1) «bon», un instrument ...", "1. “régime non-UE”: ..."
+    NUMBERED_ITEM_RE.pattern,
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
 REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
@@ -1011,14 +1011,14 @@ class Composer:
         ``HEADING_AS_QUESTION`` of the heading's): guidance written as questions and answers ("Une ASBL est-elle
         assujettie à la TVA ?") answers it there, where a short sentence of a neighbouring answer ("L'ASBL est, en
         tant qu'assujettie à la TVA, obligée de :") would outscore the answer's own sentences on the same words.
-        Failing that, the article among retrieval's first ``NAMED_HEADING_ARTICLES`` whose heading's words (two at least,
-        without its "Article 7") the question holds all of: "What are the conditions for consent to be valid?" asks
-        about Article 7, "Conditions for consent", though retrieval put Article 8 (a child's consent) first and its
-        sentence on the "validity" of contracts outscored Article 7's on the same words; the longest such heading, then
-        retrieval's order, when several are named, and none when another of those headings shares more of the
-        question's words ("Under which conditions may a child consent to an online service?" is Article 8's, "Conditions
-        applicable to child's consent in relation to information society services"). For a question of one part, in
-        the passages' language; None when no heading does."""
+        Failing that, the article among retrieval's first ``NAMED_HEADING_ARTICLES`` whose heading's words (two at
+        least, without its "Article 7") the question holds all of: "What are the conditions for consent to be valid?"
+        asks about Article 7, "Conditions for consent", though retrieval put Article 8 (a child's consent) first and
+        its sentence on the "validity" of contracts outscored Article 7's on the same words; the longest such heading,
+        then retrieval's order, when several are named, and none when another of those headings shares more of the
+        question's words ("Under which conditions may a child consent to an online service?" is Article 8's,
+        "Conditions applicable to child's consent in relation to information society services"). For a question of one
+        part, in the passages' language; None when no heading does."""
         if len(plan.asks) != 1:
             return None
         noise = set(tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language))
@@ -1455,7 +1455,7 @@ def render(units: Sequence[Unit], language: str) -> str:
     previous_list: Unit | None = None
     for unit in ordered:
         lines = _unit_lines(unit)
-        if previous_list is not None and blocks and _continues_list(previous_list, unit):
+        if previous_list is not None and _continues_list(previous_list, unit):
             # the chunker repeats a list's lead-in at the start of the article's next part: the points quoted from
             # that part continue the list under the lead-in already shown, not under a second copy of it
             blocks[-1].extend(lines[1:])

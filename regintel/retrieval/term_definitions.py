@@ -17,22 +17,31 @@ from regintel.text.analysis import tokenize
 
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
 CONSIDERED_AS_RE = re.compile(r"\b(?:est|sont) considérée?s? comme (?:une? |des )?[«“]\s*([^»”\n]{2,80}?)\s*[»”]", re.I)
+
+
+def _quoted(group: str) -> str:
+    """A quoted term as the named group ``group``; an apostrophe inside a word ("d’identification") stays in it."""
+    return r"[«“\"‘]\s*(?P<" + group + r">(?:[^»”\"’\n]|’(?=\w)){2,80}?)\s*[»”\"’]"
+
+
 # a numbered item of a definitions list that writes no "means": the French VAT texts' «1) «bon», un instrument ...»,
 # «2) «exigibilité de la taxe» le droit ...», «1. “régime non-UE”: le régime ...» (after "on entend par:" or "sont
-# considérés comme:"), with a second term joined by "et" («Communauté» et «territoire de la Communauté»)
-_QUOTED = r"[«“\"‘]\s*((?:[^»”\"’\n]|’(?=\w)){2,80}?)\s*[»”\"’]"  # an apostrophe inside a word ("d’identification") stays
+# considérés comme:"), with a second term joined by "et" («Communauté» et «territoire de la Communauté»). The offline
+# composer reads the first term of a sentence with it too (``regintel.llm.offline_compose.DEFINING_RES``).
 NUMBERED_ITEM_RE = re.compile(
-    r"(?:^|\n|:)\s*(?:\(\d{1,3}\)|\d{1,3}[).])\s*" + _QUOTED + r"(?:\s+et\s+" + _QUOTED + r")?"
+    r"(?:^|\n|:)\s*(?:\(\d{1,3}\)|\d{1,3}[).])\s*" + _quoted("t") + r"(?:\s+et\s+" + _quoted("t2") + r")?"
     r"\s*(?:[:,]|\s+(?:le|la|les|l['’]|un|une|des|tout|toute|tous|toutes)\b)", re.I)
 # English with words between the term and "means": "(11) ‘consent’ of the data subject means any freely given ..."
-QUALIFIED_TERM_RE = re.compile(r"[‘“\"]\s*([^’”\"\n]{2,80}?)\s*[’”\"](?:\s+[a-z][\w-]*){1,5}\s+(?:means|shall mean)\b")
+QUALIFIED_TERM_RE = re.compile(
+    r"[‘“\"]\s*([^’”\"\n]{2,80}?)\s*[’”\"](?:\s+[a-z][\w-]*){1,5}\s+(?:means|shall mean)\b")
 
 
 def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
     """The terms a passage defines: its quoted definitions (also "Est considéré comme « assujetti » ...", the VAT
-    Directive's way, the numbered items of its definitions lists and "‘consent’ of the data subject means"), else the titles of the glossary entries it is: the short last level of a hierarchical heading
-    ("ANNEX II › Carbon credit"), or of the reference when the heading is just those titles (a unit merging short
-    entries, "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each)."""
+    Directive's way, the numbered items of its definitions lists and "‘consent’ of the data subject means"), else the
+    titles of the glossary entries it is: the short last level of a hierarchical heading ("ANNEX II › Carbon credit"),
+    or of the reference when the heading is just those titles (a unit merging short entries, "ANNEX II › Carbon
+    credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each)."""
     numbered = [t.strip() for pair in NUMBERED_ITEM_RE.findall(text) for t in pair if t.strip()]
     terms = list(dict.fromkeys(defined_terms(text) + [t.strip() for t in CONSIDERED_AS_RE.findall(text)] + numbered
                                + [t.strip() for t in QUALIFIED_TERM_RE.findall(text)]))
