@@ -681,9 +681,10 @@ class Composer:
         ``TWO_ARTICLE_LEADING`` articles: the quotes from other articles are left out (a part matched by its words
         alone in a lower-ranked article, "a private individual" in an article on identification numbers), and a
         leading article no quote comes from yet is added, read by meaning with the part (or the whole question)
-        closest to it. When one leading article is quoted, the next article closer in meaning to a part than that
-        one (:meth:`_second_article`) is preferred to the second leading one. An article headed by a side of the
-        comparison (:meth:`_side_articles`, among retrieval's first ``SIDE_ARTICLES``) counts as leading.
+        closest to it, also when a later article is closer in meaning to one part (preferring that one, as
+        :meth:`_second_article` would, lost more answers than it won: docs/benchmarks.md, session 35). An article
+        headed by a side of the comparison (:meth:`_side_articles`, among retrieval's first ``SIDE_ARTICLES``)
+        counts as leading.
         Why: of 48 questions needing two articles, written without the evaluation set, the composer's own choice
         cited both gold articles for 6, this rule for 14 (docs/benchmarks.md, session 22)."""
         leading = self._current_articles(plan)[:TWO_ARTICLE_LEADING]
@@ -693,10 +694,6 @@ class Composer:
         quoted = {self.by_index[u.source.index].article for u in kept}
         if len(quoted) >= 2:
             return kept
-        if len(quoted) == 1:
-            second = self._second_article(plan, kept)
-            if second:
-                return kept + second
         asks = list(dict.fromkeys(
             [a.text for a in plan.asks if self._own_terms(a, plan) >= SECOND_ARTICLE_OWN_TERMS] + [plan.question]))
         for article in leading:
@@ -854,7 +851,10 @@ class Composer:
 
     def _named_passages(self, plan: QuestionPlan) -> set[int] | None:
         """The passages of the acts the question names by their short name ("GDPR", "RGPD", "DORA", "TVA"), in any
-        language the term list knows; None when it names none of the acts in the context."""
+        language the term list knows; None when it names none of the acts in the context, or when retrieval's best
+        passage is of another act: a name in a guidance's title ("One Stop Shop (OSS)") does not make the guidance
+        the act that answers ("excluded from the OSS non-Union scheme": the Implementing Regulation's Article 58 ter,
+        which retrieval put first, not the guidance's contact page)."""
         names = set(ACRONYM_RE.findall(f"{plan.question} {plan.context}"))
         if not names:
             return None
@@ -865,7 +865,10 @@ class Composer:
                 variants.update(p for p in phrases if ACRONYM_RE.fullmatch(p))
         named = {p.source.index for p in self.passages
                  if variants & set(re.findall(r"[\w-]+", p.source.title or ""))}
-        return named or None
+        best = min(self.passages, key=self._rank_of, default=None)
+        if best is None or best.source.index not in named:
+            return None
+        return named
 
     def _cited_references(self, plan: QuestionPlan) -> set[int] | None:
         """The passages whose ref holds a reference the question cites ("E1-6", "GOV-4", "Article 33"); None when
