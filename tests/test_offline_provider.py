@@ -205,6 +205,21 @@ def test_points_from_two_parts_of_one_list_share_a_single_lead_in():
     assert render(lists, "fr").count(lead_in) == 2
 
 
+def test_a_list_quoted_from_a_parts_start_takes_its_first_points_from_the_previous_part():
+    """Article 28(3) GDPR: the lead-in "... shall stipulate, in particular, that the processor:" and point (a) end the
+    article's first part; the second part repeats the lead-in and goes on with (b) to (h). A list question matched
+    the second part's list and quoted it without point (a)."""
+    lead_in = "That contract or other legal act shall stipulate, in particular, that the processor:"
+    sources = numbered(passage("eu-gdpr", "Article 28", "(b) ensures that persons authorised"),
+                       passage("eu-gdpr", "Article 28", "(a) processes the personal data only on documented"))
+    assert sources[0].ref.endswith("(2/4)") and sources[1].ref.endswith("(1/4)")
+    answer, _, _ = run(OfflineProvider(), "What must a contract between a controller and a processor contain?", sources)
+    assert answer.count(lead_in) == 1, answer
+    points = re.findall(r"^\(([a-h])\) ", answer, re.M)
+    assert points == list("abcdefgh"), answer
+    assert_grounded(answer, sources)
+
+
 def test_a_question_naming_an_articles_heading_is_answered_from_that_article():
     """"conditions for consent" is Article 7's heading; retrieval put Article 8 (a child's consent) first, whose
     sentence on the "validity" of contracts matched the question's words better than Article 7's sentences."""

@@ -1164,6 +1164,7 @@ class Composer:
         segments = list(passage.block(start))
         if len(segments) == 1:
             return Unit(segments)
+        segments = self._begun_in_earlier_parts(passage, start, segments)
         # a list that runs to the end of the passage goes on in the next part of the same article, when given
         current = passage
         while segments[-1] is current.segments[-1] and current.part and current.part[0] < current.part[1]:
@@ -1188,6 +1189,35 @@ class Composer:
                 return Unit(kept, "list", truncated=True)
             kept.append(segment)
         return Unit(kept, "list")
+
+    def _begun_in_earlier_parts(self, passage: Passage, start: int, segments: list[Segment]) -> list[Segment]:
+        """A list quoted from where a part of the article opens (``segments``: its lead-in and points) that began in
+        the previous part: the chunker repeats a long list's lead-in at the next part's start, so "That contract
+        ... shall stipulate, in particular, that the processor:" opens Article 28 (2/4) with points (b) to (h), and
+        point (a) stands under the same lead-in at the end of Article 28 (1/4). When that part is given too, the
+        list is quoted from its lead-in there, all of its points in order (the repeated lead-in once)."""
+        lead = segments[0]
+        current, current_start = passage, start
+        while lead.lead_text and lead.text.rstrip().endswith(":") and current.part and current.part[0] > 1 \
+                and not any(s.quotable for s in current.segments[:current_start]):
+            previous = next((p for p in self.passages if p.article == current.article and p.part
+                             and p.part[0] == current.part[0] - 1), None)
+            if previous is None:
+                break
+            begun = next((i for i in range(len(previous.segments) - 1, -1, -1)
+                          if previous.segments[i].lead_in and previous.segments[i].lead_text == lead.lead_text), None)
+            if begun is None:
+                break
+            earlier = previous.block(begun)
+            if len(earlier) < 2 or earlier[-1] is not previous.segments[-1]:
+                break  # the previous part's list under this lead-in does not run to its end: another list
+            quoted = {" ".join(s.text.split()) for s in earlier}
+            whole = earlier + [s for s in segments[1:] if " ".join(s.text.split()) not in quoted]
+            if sum(len(s.text) for s in whole) > MAX_LIST_CHARS:
+                break  # cut to size, the list would lose the points quoted for the question
+            segments = whole
+            lead, current, current_start = earlier[0], previous, begun
+        return segments
 
     def _definition(self, ask: Ask, plan: QuestionPlan,
                     eligible: Callable[[Passage], bool] = lambda passage: True) -> list[Unit]:
