@@ -205,6 +205,39 @@ def test_points_from_two_parts_of_one_list_share_a_single_lead_in():
     assert render(lists, "fr").count(lead_in) == 2
 
 
+@pytest.mark.parametrize("text, points_back", [
+    ("Ces registres doivent être conservés pendant dix ans.", True),
+    ("Such penalties shall be effective, proportionate and dissuasive.", True),
+    ("In case of such outsourcing, the financial entity remains fully responsible.", True),
+    ("That information shall be provided in writing.", True),
+    ("This Regulation does not apply to the processing of personal data:", False),
+    ("Cette directive s'applique aux opérations suivantes.", False),
+    ("The controller shall notify the breach.", False),
+])
+def test_a_sentence_pointing_back_is_recognised(text, points_back):
+    from regintel.llm.offline_compose import POINTS_BACK_RE
+
+    assert bool(POINTS_BACK_RE.match(text)) is points_back
+
+
+def test_a_sentence_pointing_back_to_the_one_before_is_quoted_with_it():
+    """"Ces registres doivent être conservés pendant dix ans" answers how long a platform keeps its records, but on
+    its own does not say which records: the sentence before it ("Les registres visés au paragraphe 1 ...") is quoted
+    too."""
+    sources = numbered(passage("eu-vat-directive-fr", "Article 242; Article 242 bis"))
+    composer = Composer(sources, embedder=None, glossary=None)
+    keeping = next(s for s in composer.passages[0].segments if s.text.startswith("Ces registres doivent"))
+    (unit,) = composer._with_antecedents([Unit([keeping])])
+    assert [s.text[:40] for s in unit.segments] == ["Les registres visés au paragraphe 1 doiv", keeping.text[:40]]
+    # quoted already by another unit: not twice
+    before = composer.passages[0].segments[keeping.position - 1]
+    units = composer._with_antecedents([Unit([before]), Unit([keeping])])
+    assert [len(u.segments) for u in units] == [1, 1]
+    answer, _, _ = run(OfflineProvider(), "Combien de temps une plateforme doit-elle conserver ses registres ?", sources)
+    assert "Les registres visés au paragraphe 1" in answer and "Ces registres doivent" in answer, answer
+    assert_grounded(answer, sources)
+
+
 def test_a_list_quoted_from_a_parts_start_takes_its_first_points_from_the_previous_part():
     """Article 28(3) GDPR: the lead-in "... shall stipulate, in particular, that the processor:" and point (a) end the
     article's first part; the second part repeats the lead-in and goes on with (b) to (h). A list question matched

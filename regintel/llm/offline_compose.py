@@ -251,6 +251,13 @@ DEFINING_RES = [re.compile(p, _I) for p in (
 )]
 REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
 ARTICLE_NUMBER_RE = re.compile(r"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{1,3}(?:\s?(?:bis|ter|quater))?)\b", _I)
+# a sentence opening on a word that points back to the sentence before it (not the act naming itself: "This Regulation")
+POINTS_BACK_RE = re.compile(
+    r"^(?:In (?:such|that|this|those|these) (?:a )?cases?\b|In case of such\b|Such\b|The same\b|"
+    r"(?:This|That|These|Those)\s+(?!Regulation\b|Directive\b|Standard\b|Chapter\b|Article\b|Section\b|Annex\b|"
+    r"Title\b|ESRS\b|Appendix\b)\w|"
+    r"Dans (?:ce|ces|un tel) cas\b|En pareil cas\b|(?:Ce|Cet|Cette|Ces)\s+(?!règlement\b|directive\b|chapitre\b|"
+    r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b)")
 NUMERIC_DATE_RE = re.compile(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b")
 BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
@@ -624,6 +631,30 @@ class Composer:
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
+        selection = self._select(plan)
+        selection.units = self._with_antecedents(selection.units)
+        return selection
+
+    def _with_antecedents(self, units: list[Unit]) -> list[Unit]:
+        """A quoted sentence that points back to the one before it ("Such penalties shall be effective, ...",
+        "Ces registres doivent être conservés pendant dix ans", "In case of such outsourcing, ...") is quoted with
+        that sentence (when the passage holds it and no other quote does): on its own it does not say what it is
+        about."""
+        quoted = {(s.source.index, s.position) for u in units for s in u.segments}
+        completed = []
+        for unit in units:
+            first = unit.segments[0]
+            if unit.kind == "sentence" and first.position > 0 and POINTS_BACK_RE.match(first.text):
+                passage = self.by_index[first.source.index]
+                before = passage.sentence_of(first.position - 1)
+                if all(s.quotable and not s.item and not s.lead_in for s in before) \
+                        and not any((s.source.index, s.position) in quoted for s in before):
+                    unit = Unit([*before, *unit.segments], unit.kind, unit.truncated)
+                    quoted.update((s.source.index, s.position) for s in before)
+            completed.append(unit)
+        return completed
+
+    def _select(self, plan: QuestionPlan) -> Selection:
         scope = self._leading_scope_articles(plan)
         if scope and len(plan.asks) == 1:
             # "Does the GDPR apply to a US shop selling to Europe?": which scope article, and which of its sentences,
