@@ -205,6 +205,19 @@ def test_points_from_two_parts_of_one_list_share_a_single_lead_in():
     assert render(lists, "fr").count(lead_in) == 2
 
 
+def test_quotes_from_two_parts_of_an_article_read_in_the_laws_order():
+    """Retrieval put Article 17 (2/2), the exceptions of paragraph 3, before Article 17 (1/2), the right itself: the
+    answer quotes the right first, then its exceptions; another article keeps its place after them."""
+    sources = numbered(passage("eu-gdpr", "Article 17", "Paragraphs 1 and 2 shall not apply"),
+                       passage("eu-gdpr", "Article 18"),
+                       passage("eu-gdpr", "Article 17", "right to obtain from the controller the erasure"))
+    exceptions, restriction, right = (parse_passage(s) for s in sources)
+    units = [Unit(exceptions.segments[:1]), Unit(restriction.segments[:1]), Unit(right.segments[:1])]
+    text = render(units, "en")
+    assert text.index("the erasure of personal data") < text.index("Paragraphs 1 and 2 shall not apply") \
+        < text.index("restriction of processing where"), text
+
+
 @pytest.mark.parametrize("text, points_back", [
     ("Ces registres doivent être conservés pendant dix ans.", True),
     ("Such penalties shall be effective, proportionate and dissuasive.", True),

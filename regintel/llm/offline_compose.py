@@ -1511,10 +1511,21 @@ def render(units: Sequence[Unit], language: str) -> str:
     if any(u.truncated for u in units):
         lead += LIST_CONTINUES[language]
     lead = " ".join(lead.replace("[", "(").replace("]", ")").split()) + COLON[language]
-    # the units in reading order: by the first place their passage appears, then by position
+    # the units in reading order: articles by the first place they appear; inside an article, the law's order (its
+    # parts in turn: the right of Article 17(1) before the exceptions of 17(3), whichever part retrieval put first)
     rank = {index: i for i, index in enumerate(order)}
+    article_rank: dict[str, int] = {}
+    for index in order:
+        article_rank.setdefault(article_key(sources[index]), len(article_rank))
+
+    def reading_order(unit: Unit) -> tuple[int, int, int, int]:
+        source = unit.segments[0].source
+        part = _PART_RE.search(source.ref or "")
+        return (article_rank[article_key(source)], int(part.group(1)) if part else 0, rank[source.index],
+                unit.segments[0].position)
+
     blocks: list[list[str]] = []
-    ordered = sorted(units, key=lambda u: (rank[u.segments[0].source.index], u.segments[0].position))
+    ordered = sorted(units, key=reading_order)
     previous_source = None
     previous_list: Unit | None = None
     for unit in ordered:
