@@ -501,6 +501,7 @@ class LexicalScorer:
         self.unseen_idf = ranked[-1] if ranked else 1.0
         self.median_idf = ranked[len(ranked) // 2] if ranked else 1.0
         self.average_length = sum(len(s.terms) for s in segments) / self.n if segments else 1.0
+        self.aliases: dict[str, str] = {}  # the law's word -> the question's word it stands for (see question_aliases)
 
     def idf_of(self, term: str) -> float:
         """IDF of a term; a question word that no passage uses counts as a very rare one, and a word the term list
@@ -513,15 +514,15 @@ class LexicalScorer:
         return sum(w * self.idf_of(t) for t, w in weights.items()) or 1.0
 
     def coverage(self, terms: Iterable[str], weights: dict[str, float]) -> float:
-        present = set(terms) & weights.keys()
+        present = {self.aliases.get(t, t) for t in terms} & weights.keys()
         return sum(weights[t] * self.idf_of(t) for t in present) / self.weight_mass(weights)
 
     def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str]) -> Scored:
-        counts = Counter(segment.terms)
+        counts = Counter(self.aliases.get(t, t) for t in segment.terms)
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
-        bm25 = sum(weights[t] * self.idf[t] * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
-        coverage = self.coverage(matched | (weights.keys() & title_terms), weights)
+        bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
+        coverage = self.coverage(matched | (weights.keys() & {self.aliases.get(t, t) for t in title_terms}), weights)
         prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
         return Scored(segment, bm25 * prior * (0.5 + coverage), coverage)
 
@@ -587,6 +588,43 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     return carried
 
 
+def question_aliases(question: str, language: str, glossary: Any) -> dict[str, str]:
+    """The law's words for the question's own, read from the term list's variants in the question's language: the
+    variant of a matched term that differs from the asker's phrase by one word stands for that word ("designation of the
+    data protection officer" for "appoint a data protection officer": designate -> appoint; "erasure" for "delete").
+    A sentence holding the law's word then covers the asker's. Variants differing by more words ("large scale") are
+    related terms, not another wording, and are left out. Measured (session 35): held-back 156 -> 160 / 241, cited
+    precision 0.583 -> 0.594; dev 103 -> 102, checks 92 -> 96, unused batch 95 -> 96."""
+    if glossary is None:
+        return {}
+    try:
+        from regintel.retrieval.crosslingual import terms as glossary_terms
+
+        tokens = glossary_terms(question, language)
+        matches = glossary.matches(question, language)
+    except Exception:  # noqa: BLE001 - a side reading: without it the words match as written
+        return {}
+    asked = set(tokenize(question, language))
+    aliases: dict[str, str] = {}
+    for match in matches:
+        if match.entry.id.startswith("cue."):
+            continue  # the question's shape ("deadline", "within", "no later than"), not words of the law
+        phrases = match.entry.phrases.get(language, ())
+        span = tokens[match.start:match.end]
+        matched = next((p for p in phrases if glossary_terms(p, language) == span), None)
+        if matched is None:
+            continue
+        own = set(tokenize(matched, language))
+        for phrase in phrases:
+            variant = set(tokenize(phrase, language))
+            law_only, asker_only = variant - own, own - variant
+            if len(law_only) == 1 and len(asker_only) == 1:
+                (law_word,), (asker_word,) = law_only, asker_only
+                if law_word not in asked:
+                    aliases.setdefault(law_word, asker_word)
+    return aliases
+
+
 def _equivalents(match: Any, tokens: list[str], source_language: str, target_language: str,
                  glossary_terms: Callable[[str, str], list[str]]) -> tuple[str, ...]:
     """The target phrases for a matched glossary term. The phrases of an entry are listed in the same order in each
@@ -631,6 +669,7 @@ class Composer:
 
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
+        self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
         selection = self._select(plan)
         selection.units = self._with_antecedents(selection.units)
         return selection
