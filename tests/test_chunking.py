@@ -275,6 +275,33 @@ def test_a_requirement_label_keeps_a_long_subtitle_line_under_it():
         "credits"]
 
 
+def test_a_requirement_label_carrying_its_paragraphs_number_is_its_own_unit():
+    """"38. Disclosure Requirement SBM-1 – Strategy, business model and value chain": the conversion glued the first
+    paragraph's number to the label, and its text follows unnumbered. ESRS 2's SBM-1 and GOV-5 were cited as GOV-4
+    (a question on the business model got a "GOV-4 - Statement on due diligence" chip); a label longer than 200
+    characters after its code (S3-4 "Taking action on material impacts on affected communities, ...") was text too."""
+    chunks = corpus_chunks("eu-esrs")
+
+    def cited_as(words: str) -> set[str]:
+        refs = {re.sub(r" \(\d+/\d+\)$", "", c.ref) for c in chunks if words in c.text}
+        assert refs, f"no passage holds {words!r}"
+        return refs
+
+    assert cited_as("The undertaking shall disclose a description of its business model and value chain") == {
+        "ESRS 2 › Disclosure Requirement SBM-1 – Strategy, business model and value chain"}
+    assert cited_as("The undertaking shall disclose the main features of its risk management and internal control") == {
+        "ESRS 2 › Disclosure Requirement GOV–5 - Risk management and internal controls over sustainability reporting"}
+    assert all(r.startswith("ESRS S3 › Disclosure Requirement S3-4 – Taking action on material impacts on affected")
+               for r in cited_as("The undertaking shall disclose how it takes action to address material impacts on "
+                                 "affected communities"))
+    text = ("# Standard\n\n## Governance\n\n#### Disclosure Requirement GOV-4 – Statement\n\n30. The undertaking "
+            "shall disclose a mapping.\n\n38. Disclosure Requirement SBM-1 – Strategy\n\nThe undertaking shall disclose "
+            "its strategy.\n\n39. The objective of this Disclosure Requirement is to describe it.\n")
+    fixture = chunk_document(doc("esrs"), text, min_chars=0)
+    assert [c.ref for c in fixture if "its strategy" in c.text] == ["Governance › Disclosure Requirement SBM-1 – Strategy"]
+    assert not any("its strategy" in c.text for c in fixture if "GOV-4" in c.ref)
+
+
 def test_table_cells_and_captions_of_the_esrs_are_no_sections():
     """The shipped ESRS text's table cells set as headings ("Water stress" in ESRS E1's table of climate-related
     hazards, "Table 4" of ESRS S1-6) are plain text (scripts/repair_esrs_headings.py): the application requirements

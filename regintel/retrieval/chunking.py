@@ -45,7 +45,8 @@ HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 PAGE_MARKER_RE = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$")
 # A requirement's label written as a plain line in a converted PDF ("Disclosure Requirement S1-8 – Collective
 # bargaining coverage and social dialogue", the ESRS), where its siblings are markdown headings
-LABEL_HEADING_RE = re.compile(r"^Disclosure Requirements?\s+[A-Z0-9]{1,4}\s*[-–]\s*\d{1,2}\b.{0,200}$")
+LABEL_HEADING_RE = re.compile(r"^Disclosure Requirements?\s+[A-Z0-9]{1,4}\s*[-–]\s*\d{1,2}\b.{0,250}$")
+NUMBERED_LABEL_RE = re.compile(r"^\d{1,3}\.\s+(?P<label>Disclosure Requirements?\s.*)$")
 NUMBERED_START_RE = re.compile(r"^(?:\d{1,3}[a-z]?\.|AR\s+\d{1,3}[a-z]?\.?)\s+\S")
 EURLEX_URL_RE = re.compile(r"^https?://(?:www\.)?eur-lex\.europa\.eu/", re.IGNORECASE)
 PAGE_MARKERS_RE = re.compile(r"^\s*<!--\s*page\s+\d+\s*-->\s*$", re.MULTILINE)
@@ -325,7 +326,13 @@ def promote_label_headings(lines: list[str]) -> list[str]:
             continue
         stripped = line.strip()
         alone = (number == 0 or not lines[number - 1].strip()) and (number + 1 == len(lines) or not lines[number + 1].strip())
-        if alone and LABEL_HEADING_RE.match(stripped) and _numbered_text_follows(lines, number + 1):
+        paragraphs = 1
+        numbered = NUMBERED_LABEL_RE.match(stripped)
+        if numbered:
+            # "38. Disclosure Requirement SBM-1 – Strategy, business model and value chain": the conversion glued the
+            # first paragraph's number to the label; that paragraph's text follows unnumbered, the next one numbered
+            stripped, paragraphs = numbered.group("label"), 2
+        if alone and LABEL_HEADING_RE.match(stripped) and _numbered_text_follows(lines, number + 1, paragraphs):
             promoted = label_level or max(level, 2)
             out.append(f"{'#' * promoted} {stripped}")
             label_level = level = promoted
@@ -339,11 +346,12 @@ def promote_label_headings(lines: list[str]) -> list[str]:
 SUBTITLE_MAX_CHARS = 120
 
 
-def _numbered_text_follows(lines: list[str], start: int) -> bool:
+def _numbered_text_follows(lines: list[str], start: int, paragraphs: int = 1) -> bool:
     """Whether a numbered paragraph ("58. …", "AR 66. …") comes next, directly or after one short subtitle line
-    ("Collective bargaining coverage")."""
+    ("Collective bargaining coverage"); with ``paragraphs`` 2, also after one paragraph of any length (the
+    unnumbered text of a label that carried its paragraph's number)."""
     texts = [line.strip() for line in lines[start:start + 12] if line.strip() and not PAGE_MARKER_RE.match(line)]
-    if texts and NUMBERED_START_RE.match(texts[0]):
+    if any(NUMBERED_START_RE.match(text) for text in texts[:paragraphs]):
         return True
     subtitle = (len(texts) > 1 and len(texts[0]) <= SUBTITLE_MAX_CHARS and not HEADING_RE.match(texts[0])
                 and texts[0][-1].isalnum())
