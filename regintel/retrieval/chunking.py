@@ -44,7 +44,8 @@ HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 # Where a page of a PDF source starts, written by regintel.sources.parsers.pdf (issue 23): "<!-- page 12 -->".
 PAGE_MARKER_RE = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$")
 # A requirement's label written as a plain line in a converted PDF ("Disclosure Requirement S1-8 – Collective
-# bargaining coverage and social dialogue", the ESRS), where its siblings are markdown headings
+# bargaining coverage and social dialogue", the ESRS), where its siblings are markdown headings (S3-4's label runs to
+# 206 characters after its code)
 LABEL_HEADING_RE = re.compile(r"^Disclosure Requirements?\s+[A-Z0-9]{1,4}\s*[-–]\s*\d{1,2}\b.{0,250}$")
 NUMBERED_LABEL_RE = re.compile(r"^\d{1,3}\.\s+(?P<label>Disclosure Requirements?\s.*)$")
 NUMBERED_START_RE = re.compile(r"^(?:\d{1,3}[a-z]?\.|AR\s+\d{1,3}[a-z]?\.?)\s+\S")
