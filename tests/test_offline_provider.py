@@ -246,6 +246,22 @@ def test_a_question_in_the_askers_words_is_answered_from_the_sentence_in_the_law
     assert_grounded(answer, sources)
 
 
+def test_the_parts_of_one_article_share_its_best_rank_as_the_prior():
+    """Retrieval put Article 17 (2/2) first and 17 (1/2) third: which part came first says nothing about which
+    sentence answers, so the erasure side of "the right to erasure versus the right to restriction" is answered by
+    the right itself (17(1)), not by the exceptions of 17(3) ("(a) for exercising the right of freedom of expression")."""
+    sources = numbered(passage("eu-gdpr", "Article 17", "Paragraphs 1 and 2 shall not apply"),
+                       passage("eu-gdpr", "Article 18"),
+                       passage("eu-gdpr", "Article 17", "right to obtain from the controller the erasure"))
+    composer = Composer(sources, embedder=None, glossary=None)
+    assert composer.scorer.rank == {1: 1, 2: 2, 3: 1}
+    plan = plan_question("What is the difference between the right to erasure and the right to restriction of processing?")
+    erasure = composer.passages[0].article
+    units = composer.answer_ask(plan.asks[0], plan, exclude=frozenset({composer.passages[1].article}) - {erasure})
+    assert units[0].segments[0].text.startswith("The data subject shall have the right to obtain from the controller "
+                                                "the erasure"), [u.segments[0].text[:60] for u in units]
+
+
 @pytest.mark.parametrize("text, points_back", [
     ("Ces registres doivent être conservés pendant dix ans.", True),
     ("Such penalties shall be effective, proportionate and dissuasive.", True),
