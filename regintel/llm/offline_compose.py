@@ -522,7 +522,7 @@ class LexicalScorer:
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
         bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
-        coverage = self.coverage(matched | (weights.keys() & {self.aliases.get(t, t) for t in title_terms}), weights)
+        coverage = self.coverage(matched | title_terms, weights)  # (reads the title's words through the aliases)
         prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
         return Scored(segment, bm25 * prior * (0.5 + coverage), coverage)
 
@@ -660,9 +660,7 @@ class Composer:
         self.rank = {s.index: rank for rank, s in enumerate(ordered, start=1)}
         # the parts of one article share its best part's rank as the scorer's prior: which part retrieval put first
         # says nothing about which sentence of the article answers (session 35: held-back precision 0.595 -> 0.604)
-        article_rank: dict[str, int] = {}
-        for passage in sorted(self.passages, key=self._rank_of):
-            article_rank.setdefault(passage.article, self._rank_of(passage))
+        article_rank = {p.article: self._rank_of(p) for p in self._first_passage_of_each_article()}
         self.scorer = LexicalScorer(self.passages, {p.source.index: article_rank[p.article] for p in self.passages})
         self._embedder = embedder
         self.glossary = _glossary() if glossary == "default" else glossary
@@ -1248,8 +1246,7 @@ class Composer:
         # a list that runs to the end of the passage goes on in the next part of the same article, when given
         current = passage
         while segments[-1] is current.segments[-1] and current.part and current.part[0] < current.part[1]:
-            following = next((p for p in self.passages if p.article == current.article and p.part
-                              and p.part[0] == current.part[0] + 1), None)
+            following = self._neighbouring_part(current, +1)
             if following is None:
                 break
             points = following.leading_points(segments[0].lead_text)
@@ -1270,6 +1267,13 @@ class Composer:
             kept.append(segment)
         return Unit(kept, "list")
 
+    def _neighbouring_part(self, passage: Passage, step: int) -> Passage | None:
+        """The part of ``passage``'s article ``step`` parts after it (before it, negative), when given."""
+        if passage.part is None:
+            return None
+        return next((p for p in self.passages if p.article == passage.article and p.part
+                     and p.part[0] == passage.part[0] + step), None)
+
     def _begun_in_earlier_parts(self, passage: Passage, start: int, segments: list[Segment]) -> list[Segment]:
         """A list quoted from where a part of the article opens (``segments``: its lead-in and points) that began in
         the previous part: the chunker repeats a long list's lead-in at the next part's start, so "That contract
@@ -1280,8 +1284,7 @@ class Composer:
         current, current_start = passage, start
         while lead.lead_text and lead.text.rstrip().endswith(":") and current.part and current.part[0] > 1 \
                 and not any(s.quotable for s in current.segments[:current_start]):
-            previous = next((p for p in self.passages if p.article == current.article and p.part
-                             and p.part[0] == current.part[0] - 1), None)
+            previous = self._neighbouring_part(current, -1)
             if previous is None:
                 break
             begun = next((i for i in range(len(previous.segments) - 1, -1, -1)
