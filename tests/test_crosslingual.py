@@ -113,6 +113,28 @@ def test_a_small_glossary_built_in_code():
     assert small.translate("Two invoices", "en", "fr", max_variants=1) == ["facture"]
     assert small.translate("nothing here", "en", "fr") == []
 
+def test_a_phrase_left_with_one_word_by_its_stop_words_matches_only_as_written():
+    """"otro encargado" (another processor) keeps one stem, "encarg", which "nos encargamos" (we take care of)
+    shares: such a subject phrase matches where it is written, a one-word phrase of the entry still by its stem, and a
+    cue keeps matching in any wording."""
+    processor = GlossaryEntry("t.sub", "gdpr", {"en": ("another processor",), "es": ("otro encargado",)})
+    year = GlossaryEntry("t.year", "esrs", {"en": ("one year",), "fr": ("un an", "année")})
+    cue = GlossaryEntry("t.cue", "cue", {"en": ("is meant by",), "es": ("qué se entiende por",)})
+    small = Glossary([processor, year, cue])
+    assert small.translate("Nos encargamos del sepelio de un cliente", "es", "en") == []
+    assert small.translate("¿Puede el encargado recurrir a otro encargado?", "es", "en") == ["another processor"]
+    assert small.translate("Une taxe, un impôt, an et jour", "fr", "en") == []
+    assert small.translate("La TVA due un an après", "fr", "en") == ["one year"]
+    assert small.translate("pour chaque année", "fr", "en") == ["one year"]  # a one-word phrase: any inflection
+    assert small.translate("¿Qué entiende DORA por riesgo?", "es", "en") == ["is meant by"]
+
+
+def test_the_term_list_no_longer_reads_a_verb_as_another_processor(glossary):
+    question = "Nos encargamos del sepelio de un ciudadano portugués. ¿Con qué regla se localiza este servicio?"
+    assert "gdpr.processor_contract" not in {m.entry.id for m in glossary.matches(question, "es")}
+    assert "dora.exclusions_scope" not in {m.entry.id for m in glossary.matches("Does the rule apply to us?", "en")}
+
+
 
 def test_loading_rejects_an_entry_with_one_language(tmp_path):
     path = tmp_path / "terms.jsonl"
