@@ -24,8 +24,8 @@ from typing import Callable, Iterable, Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
-from regintel.text.normalise import fold_for_comparison
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
+from regintel.text.normalise import fold_for_comparison
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
