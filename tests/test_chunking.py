@@ -611,6 +611,23 @@ def test_front_matter_is_not_a_passage_but_an_introduction_is():
     assert all(c.ref != "Title" for d in ("eu-gdpr", "eu-dora", "eu-esrs") for c in corpus_chunks(d))
 
 
+def test_a_consolidated_texts_title_block_and_update_notes_are_not_a_passage():
+    """The French VAT Implementing Regulation opens with its full title and Official Journal reference, then the
+    consolidating site's update notes, all set off in bold, italics or links, with no "Source:" line: its text was
+    quoted as the answer to a Spanish question on funeral services."""
+    text = ("# Règlement d’exécution (UE) N° 999/2011 du Conseil\n\n"
+            "**RÈGLEMENT D’EXÉCUTION (UE) No 999/2011 DU CONSEIL du 15 mars 2011** portant mesures d’exécution de la "
+            "directive 2006/112/CE (JO L 77 du 23.03.2011, p. 1).\n\n"
+            "[Mise à jour 01.07.2022] - [\\[modifications\\]](https://example.org/doc#modifications)\n\n"
+            "*Ce règlement d’exécution est dernièrement modifié par :*\n\n"
+            "- *L’annexe II est remplacée une seconde fois à partir du 1er juillet 2022*.\n\n"
+            "### Article premier\n\n" + "Le présent règlement porte mesures d’exécution de la directive. " * 4)
+    assert [c.ref for c in chunk_document(doc(), text, min_chars=50)] == ["Article 1"]
+    noted = text.replace("- *L’annexe II", "L’annexe II")  # a paragraph of plain text under the title: kept
+    assert [c.ref for c in chunk_document(doc(), noted, min_chars=50)][0] == "Title"
+    assert all(c.ref != "Title" for c in corpus_chunks("eu-vat-ir-282-2011-fr"))
+
+
 def test_definitions_without_lead_in_keep_their_trailing_paragraphs():
     text = ("### Article 3 — Definitions\n\n"
             "(1) ‘widget’ means any device that is sold to consumers in the internal market for domestic use;\n\n"

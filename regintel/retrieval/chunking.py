@@ -798,13 +798,17 @@ def _definition_units(unit: DocumentUnit, article: _DefinitionsArticle, min_char
 # update notices in brackets, a bare number/date line.
 FRONT_MATTER_RE = re.compile(r"^(?:[-*•]\s+)?(?:Source\s*:|©|_|\*|\[)")
 WORDS_RE = re.compile(r"[a-zà-ÿ]{3,}\s+[a-zà-ÿ]{3,}")
+OFFICIAL_JOURNAL_RE = re.compile(r"\((?:JO|OJ|ABl\.|DO)\s+L\s+\d+")  # "(JO L 77 du 23.03.2011, p. 1)"
 
 
 def is_front_matter(unit: DocumentUnit) -> bool:
-    """A document's title unit holding only front matter, with the corpus builder's "Source: …" note: not
-    regulatory text, so not a retrievable passage (it matched every question naming the act: "Does the GDPR apply
-    to …"). Any other text under a ``#`` heading is kept."""
-    return (unit.ref == "Title" and any(p.startswith("Source:") for p in unit.paragraphs)
+    """A document's title unit holding only front matter: not regulatory text, so not a retrievable passage (it
+    matched every question naming the act: "Does the GDPR apply to …", and a consolidated text's update notes were
+    quoted as the answer to a question on funeral services). Front matter is marked by the corpus builder's "Source: …"
+    note or by the act's Official Journal reference ("... (JO L 77 du 23.03.2011, p. 1)"), and every paragraph of it
+    is set off (italic, bold, a link, a "©") or holds no phrase. Any other text under a ``#`` heading is kept."""
+    return (unit.ref == "Title"
+            and any(p.startswith("Source:") or OFFICIAL_JOURNAL_RE.search(p) for p in unit.paragraphs)
             and all(FRONT_MATTER_RE.match(p) or not WORDS_RE.search(p) for p in unit.paragraphs))
 
 
