@@ -20,7 +20,7 @@ from regintel.extraction.critique import refine
 from regintel.extraction.feedback import FeedbackOutcome, apply_feedback
 from regintel.extraction.proposal import ContentInfo, Critique, NewConcept, Proposal, Quote, Relation
 from regintel.text.analysis import tokenize
-from regintel.text.normalise import fold_for_comparison
+from regintel.text.normalise import contains_phrase, fold_for_comparison
 from regintel.text.sentences import split_sentences
 
 # Calibrated on regintel/bench/calibration/extraction_duplicates.jsonl (docs/benchmarks.md, "Concept extraction").
@@ -106,7 +106,7 @@ class OfflineMethods:
     def _note_mentions(self, concepts: list[NewConcept], quotes: list[Quote]) -> None:
         for concept in concepts:
             mentioned = [q.id for q in quotes if q.id not in concept.source_quote_ids
-                         and rules.contains_phrase(q.text, concept.title)]
+                         and contains_phrase(q.text, concept.title)]
             concept.analysis = concept.rationale + (self.text["mentioned"].format(quotes=", ".join(mentioned[:8]))
                                                     if mentioned else "")
 
@@ -174,7 +174,7 @@ class OfflineMethods:
             elif part_of and rules.starts_with_phrase(part_of, title):
                 found.append(Relation(source=concept.id, type="PART_OF", target=ref, confidence=0.7,
                                       explanation=f"'{concept.title}' is described as part of '{title}'."))
-            elif len(fold_for_comparison(title)) >= 6 and rules.contains_phrase(concept.concept, title):
+            elif len(fold_for_comparison(title)) >= 6 and contains_phrase(concept.concept, title):
                 relates.append((similarity.get(ref, 0.0), Relation(
                     source=concept.id, type="RELATES_TO", target=ref, confidence=0.6,
                     explanation=f"The definition of '{concept.title}' refers to '{title}'.")))

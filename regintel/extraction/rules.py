@@ -66,11 +66,6 @@ def head_aligned(general: str, specific: str, language: str) -> bool:
     return s[-len(g):] == g if language in HEAD_FINAL else s[: len(g)] == g
 
 
-def contains_phrase(text: str, phrase: str) -> bool:
-    p = fold_for_comparison(phrase)
-    return bool(p) and f" {p} " in f" {fold_for_comparison(text)} "
-
-
 def genus_phrase(concept_text: str) -> str:
     """The phrase a definition starts from: "'genetic data' means personal data relating to ..." -> "personal data
     relating to ..." (the caller matches known titles at its start)."""

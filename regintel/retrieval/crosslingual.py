@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
-from regintel.text.normalise import fold_for_comparison
+from regintel.text.normalise import contains_phrase, fold_for_comparison
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
@@ -88,8 +88,8 @@ class Glossary:
         self.entries = list(entries)
         # language -> first stemmed token -> [(stemmed phrase, entry)], longest phrases first
         self._index: dict[str, dict[str, list[tuple[tuple[str, ...], GlossaryEntry]]]] = {}
-        # (language, entry id, stem) -> the written forms of the entry's subject phrases that shrink to that one stem
-        # (see _matches_as_written); a key with None: the entry also has a one-word phrase with that stem
+        # (language, entry id, stem) -> the entry's subject phrases that shrink to that one stem, matched only as
+        # written (see _matches_as_written); None: the entry also has a one-word phrase with that stem
         self._written_forms: dict[tuple[str, str, str], list[str] | None] = {}
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
@@ -112,18 +112,17 @@ class Glossary:
         Cue and general entries keep matching by stem ("qué se entiende por", "bis wann" mark a question's kind in
         any wording: requiring them as written lost eight answers of the demo sets, session 36)."""
         key = (language, entry_id, stem)
-        words = fold_for_comparison(phrase).split()
         forms = self._written_forms.get(key, [])
-        if len(words) == 1:
+        if len(fold_for_comparison(phrase).split()) == 1:
             self._written_forms[key] = None
         elif forms is not None:
-            self._written_forms[key] = [*forms, f" {' '.join(words)} "]
+            self._written_forms[key] = [*forms, phrase]
 
-    def _matches_as_written(self, language: str, entry_id: str, stem: str, written: str) -> bool:
-        """Whether a one-stem match of an entry stands in ``written`` (the text folded, padded with spaces) as one
-        of the phrases that require it (:meth:`_note_written_form`); True when none does."""
+    def _matches_as_written(self, language: str, entry_id: str, stem: str, text: str) -> bool:
+        """Whether a one-stem match of an entry in ``text`` stands there as one of the phrases that require it
+        (:meth:`_note_written_form`); True when none does."""
         forms = self._written_forms.get((language, entry_id, stem))
-        return not forms or any(form in written for form in forms)
+        return not forms or any(contains_phrase(text, form) for form in forms)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -149,12 +148,11 @@ class Glossary:
         by_first = self._index.get(language, {})
         tokens = terms(text, language)
         found: list[TermMatch] = []
-        written = f" {fold_for_comparison(text)} "
         for start, token in enumerate(tokens):
             for stems, entry in by_first.get(token, ()):
                 end = start + len(stems)
                 if tuple(tokens[start:end]) == stems and (
-                        len(stems) > 1 or self._matches_as_written(language, entry.id, token, written)):
+                        len(stems) > 1 or self._matches_as_written(language, entry.id, token, text)):
                     found.append(TermMatch(entry, language, start, end))
         maximal = [m for m in found if not any(o.start <= m.start and m.end <= o.end and (o.end - o.start) >
                                                (m.end - m.start) for o in found)]

@@ -17,6 +17,12 @@ def fold_for_comparison(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", fold(text)).strip()
 
 
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` stands in ``text`` as whole words, folded (case, accents and punctuation aside)."""
+    folded = fold_for_comparison(phrase)
+    return bool(folded) and f" {folded} " in f" {fold_for_comparison(text)} "
+
+
 def normalise_code(text: str) -> str:
     """A code such as a concept kind or jurisdiction: upper case, underscores ("sales tax" -> "SALES_TAX")."""
     return re.sub(r"[^A-Z0-9]+", "_", fold_for_comparison(text).upper()).strip("_")
