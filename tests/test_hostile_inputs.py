@@ -35,7 +35,7 @@ from regintel.retrieval.ingest import ingest_corpus
 from regintel.store.models import Feedback, Message, Tenant
 from regintel.text.normalise import printable
 from regintel.ui.chat_view import answer_markdown, chip_label, escape_markdown
-from regintel.ui.gradio_app import citations_markdown
+from regintel.ui.citations_block import citations_markdown
 from regintel.ui.graph_view import render_network_html
 from tests.conftest import engine_world
 from tests.hostile import HOSTILE, IDS, TEXTS

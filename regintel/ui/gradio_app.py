@@ -19,28 +19,13 @@ from typing import Any, Iterator  # noqa: E402
 
 import gradio as gr  # noqa: E402
 
-from regintel.chat.response import ChatResponse  # noqa: E402
 from regintel.errors import NotFound, RegIntelError  # noqa: E402
 from regintel.runtime import RegIntel  # noqa: E402
-from regintel.ui.chat_view import chip_label  # noqa: E402
-from regintel.ui.untrusted import markdown_answer, markdown_label, neutralised_stream  # noqa: E402
+from regintel.ui.citations_block import citations_markdown  # noqa: E402
+from regintel.ui.untrusted import markdown_answer, neutralised_stream  # noqa: E402
 
 SYSTEM_FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
 SYSTEM_MONO = ("ui-monospace", "monospace")
-
-
-def citations_markdown(response: ChatResponse) -> str:
-    """The block appended under an answer: grade, then one line per cited passage with its link."""
-    lines = [f"**{response.response_mode}**" + (f" ({markdown_label(response.abstention_reason)})" if response.abstention_reason else "")
-             + f" · confidence {response.confidence.get('level')} · authority {response.authority.get('level')}"]
-    for source in response.cited:
-        link = f" — [source]({source.url})" if source.url.startswith(("http://", "https://")) else ""
-        lines.append(f"- {chip_label(source)}{link}")
-        if source.currency_warning:
-            lines.append(f"  - ⚠ {markdown_label(source.currency_warning)}")
-    if response.concept_nodes:
-        lines.append("Concepts: " + ", ".join(markdown_label(n.get("label") or n["key"]) for n in response.concept_nodes))
-    return "\n".join(lines)
 
 
 def make_responder(app: RegIntel):
