@@ -101,6 +101,22 @@ def test_a_comparison_in_one_sentence_of_a_longer_question_has_its_sides(questio
     assert comparison_sides(question) == sides
 
 
+@pytest.mark.parametrize("question, sides", [
+    ("How does the 'group of companies' criterion differ from the 'VAT unit' criterion when deciding whether an "
+     "association is a large enterprise?", ["the 'group of companies' criterion", "the 'VAT unit' criterion"]),
+    ("En quoi la facture simplifiée diffère-t-elle de la facture complète lorsque le montant est faible ?",
+     ["la facture simplifiée", "facture complète"]),
+    ("¿En qué se diferencia la factura simplificada de la factura completa cuando el importe es bajo?",
+     ["la factura simplificada", "la factura completa"]),
+    ("Wie unterscheidet sich die Meldung an die Behörde von der Benachrichtigung der Betroffenen, wenn das Risiko hoch "
+     "ist?", ["die Meldung an die Behörde", "der Benachrichtigung der Betroffenen"]),
+])
+def test_the_situation_after_the_second_side_is_not_part_of_it(question, sides):
+    """"... differ from Y when deciding whether ...": the clause sets the situation of both sides (left whole, Y would
+    run past the twelve words a side may have, and nothing would be compared)."""
+    assert comparison_sides(question) == sides
+
+
 def test_a_comparison_spread_over_two_questions_has_no_sides():
     assert comparison_sides("What is the difference between a controller? And a processor and a recipient?") == []
 

@@ -60,8 +60,10 @@ def asking_sentence(question: str) -> str:
     asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
     return asked[-1] if asked else ""
 
-# a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it
-SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$", _I)
+# a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it, nor
+# is the situation a clause after it sets ("... differ from the 'VAT unit' criterion when deciding whether ...")
+SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$|"
+                          r",?\s+(?:when|whenever|if|whether|lorsque|lorsqu['’]|quand|cuando|wenn|falls)\b.*$", _I)
 _ASK_WORDS = {
     "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
           r"shall|may|has|have|in which|in what|on which|under which|under what|for which|for how long|to whom)",
