@@ -82,6 +82,7 @@ def later(seconds: float = 1.0) -> datetime:
     return datetime.now(timezone.utc) + timedelta(seconds=seconds)
 
 
+@pytest.mark.slow  # a webhook receiver and retry backoff in real time: ~2.5 s
 def test_each_alert_fires_and_resolves_once_with_one_post_each(tmp_path, receiver):
     app = make_app(tmp_path, receiver.url)
     ingest_corpus(app.settings)  # one real document indexed (vectors from the shipped seed cache)

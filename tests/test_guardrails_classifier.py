@@ -338,6 +338,7 @@ def toy_training_file(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # trains the classifier twice: ~2.5 s
 def test_the_classifier_trains_once_caches_on_disk_and_retrains_when_the_training_file_changes(tmp_path):
     train = toy_training_file(tmp_path / "train.jsonl")
     embedder = HashingEmbedder()
@@ -362,6 +363,7 @@ def test_the_classifier_trains_once_caches_on_disk_and_retrains_when_the_trainin
     assert len(list((tmp_path / "cache").glob("model-*.npz"))) == 2
 
 
+@pytest.mark.slow  # trains the classifier: ~1.2 s
 def test_a_corrupt_cached_model_is_trained_again(tmp_path):
     train = toy_training_file(tmp_path / "train.jsonl")
     key = gm.training_key(train, "hashing-test")

@@ -179,6 +179,7 @@ def test_the_metrics_command_is_registered():
     assert args.port == 9999 and args.host == "127.0.0.1" and args.func.__name__ == "cmd_metrics"
 
 
+@pytest.mark.slow  # renders the Streamlit page (AppTest): ~3 s
 def test_operations_page_shows_figures_alerts_and_clears_the_tenant_cache(tmp_path, monkeypatch):
     import streamlit as st
     from streamlit.testing.v1 import AppTest

@@ -53,6 +53,7 @@ def readers() -> int:
     return sum(1 for t in threading.enumerate() if t.name == "llm-stream-reader")
 
 
+@pytest.mark.slow  # waits for a real deadline: ~1.6 s
 def test_a_keep_alive_trickle_is_cut_at_the_deadline_and_its_reader_ends():
     with LlmTestServer() as server:
         server.scripts = [trickler(20)]
@@ -76,6 +77,7 @@ def test_the_default_deadline_is_twice_the_llm_timeout():
     assert load_settings(llm_timeout=7, llm_turn_deadline=3).llm_deadline_seconds() == 3
 
 
+@pytest.mark.slow  # real retries and backoff: ~1.1 s
 def test_retries_and_their_backoff_stay_inside_the_deadline():
     with LlmTestServer() as server:
         server.scripts = [lambda handler: handler.json_error(503, "overloaded")]

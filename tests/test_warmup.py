@@ -5,9 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from regintel.config import REPO_ROOT
 
 
+@pytest.mark.slow  # imports the graph explorer's modules in a fresh interpreter: ~1.5 s
 def test_the_warm_up_imports_the_graph_explorers_modules_in_a_background_thread():
     code = ("import sys; from regintel.ui.warmup import warm_up_page_imports, HEAVY_MODULES; "
             "assert not any(m in sys.modules for m in HEAVY_MODULES + ('pyvis',)); "
