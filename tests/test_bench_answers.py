@@ -233,7 +233,8 @@ def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
     from tests.conftest import CORPUS
 
     checks = load_items(sorted((EVAL_DIR / "checks").glob("*.jsonl")))
-    assert len(checks) >= 60 and all(i.split == "check" and i.kind == "answerable" for i in checks)
+    assert len(checks) >= 60 and all(i.split == "check" and i.kind in ("answerable", "offcorpus") for i in checks)
+    assert all(bool(i.gold) == (i.kind == "answerable") for i in checks)  # an off-corpus check names no gold
     assert not set(default_files()) & set((EVAL_DIR / "checks").glob("*.jsonl"))
     assert not {i.id for i in checks} & {i.id for i in load_items(default_files())}
     refs = [(d.id, c.ref) for d in scan_corpus(CORPUS).documents for c in chunk_document(d, read_document_text(d.path))]

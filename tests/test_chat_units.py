@@ -76,6 +76,46 @@ def test_vague_first_question_is_ambiguous_but_a_follow_up_is_judged_on_its_cont
     assert analyse_evidence("what about it?", strong, follow_up=True).sufficient
 
 
+def defining(term: str, similarity: float, **fields) -> Source:
+    """Article 4(5) GDPR as the chunker stores it: one unit per defined term."""
+    return source(similarity, ref="Article 4(5)", heading="Article 4 — Definitions",
+                  text=f"(5) ‘{term}’ means the processing of personal data in such a manner that the personal data can "
+                       "no longer be attributed to a specific data subject without the use of additional information;",
+                  language="en", **fields)
+
+
+@pytest.mark.parametrize("question", ["What is pseudonymisation?", "Qu'est-ce que la pseudonymisation ?",
+                                      "¿Qué es la seudonimización?", "Was ist Pseudonymisierung?"])
+def test_a_one_word_definition_question_is_not_vague_when_a_leading_passage_defines_the_word(question):
+    """"What is pseudonymisation?" has one content word, as "tax?" has: it names its subject, and the passage that
+    defines it answers it (it abstained as AMBIGUOUS_QUERY with Article 4(5) ranked first). Across languages the
+    word is carried over by the legal term list."""
+    passages = [source(84.0, ref="Article 4(22)"), defining("pseudonymisation", 88.5), source(84.0, ref="Article 4(2)")]
+    analysis = analyse_evidence(question, passages)
+    assert analysis.reason != "AMBIGUOUS_QUERY" and analysis.sufficient
+    without = [source(88.5, ref="Article 4(22)"), source(84.0, ref="Article 4(2)")]
+    assert analyse_evidence(question, without).reason == "AMBIGUOUS_QUERY"  # no passage defines it: still too vague
+    assert analyse_evidence("tax?", passages).reason == "AMBIGUOUS_QUERY"
+
+
+def test_the_passage_defining_the_asked_term_among_the_first_answers_below_the_no_evidence_floor():
+    """Issue 16: a passage that is the defining text of the question at rank 1 must not produce an abstention. A
+    definition asked in another language than the passage scores under the floor ("¿Qué es la seudonimización?"
+    against the English Article 4(5): 78.7); it is answered, QUALIFIED with the weak evidence said. The first three
+    passages count (a glossary's neighbouring entry can lead); a defining passage further down does not."""
+    question = "¿Qué es la seudonimización?"
+    below = [defining("pseudonymisation", 78.7, chunk_id="gdpr#4-5"), source(75.8, chunk_id="esrs#s2")]
+    analysis = analyse_evidence(question, below)
+    assert analysis.sufficient and "LOW_SIMILARITY" in analysis.concerns
+    assert grade_answer(78.7, 1.0, 1.0, 1, analysis.concerns).mode == "QUALIFIED"
+    second = [source(78.7, chunk_id="esrs#s2"), defining("pseudonymisation", 75.8, chunk_id="gdpr#4-5")]
+    assert analyse_evidence(question, second).sufficient
+    lower = [source(78.7 - i, chunk_id=f"esrs#{i}") for i in range(3)] + [defining("pseudonymisation", 75.0)]
+    assert analyse_evidence(question, lower).reason == "NO_RELEVANT_EVIDENCE"
+    # a word no passage defines stays too vague to answer from weak evidence
+    assert analyse_evidence("What is a stablecoin?", [source(78.7), source(75.8)]).reason == "AMBIGUOUS_QUERY"
+
+
 def test_guidance_only_and_mixed_jurisdictions_are_soft_concerns():
     guidance = analyse_evidence(QUESTION, [source(89, 0.4, "BE"), source(88, 0.4, "BE")])
     assert guidance.sufficient and guidance.concerns == ["LOW_AUTHORITY"]

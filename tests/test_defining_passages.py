@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
 from regintel.text.asked_terms import asked_term
@@ -91,6 +93,24 @@ def test_who_counts_as_and_is_considered_ask_about_a_term():
     assert asked_term("Who must notify the supervisory authority?") == ""
 
 
+@pytest.mark.parametrize("question, term", [
+    ("Qu'est-ce que la pseudonymisation ?", "pseudonymisation"),
+    ("Qu'est-ce que le droit à l'oubli ?", "droit à l'oubli"),
+    ("Qu'est-ce que la base d'imposition au sens de la directive TVA ?", "base d'imposition"),
+    ("Qu'est-ce qu'un assujetti ?", "assujetti"),
+    ("Qu'est-ce qu'on appelle un assujetti ?", "assujetti"),
+    # not definition questions: what a thing does, what the asker must do
+    ("Concrètement, qu'est-ce que l'OSS permet de faire ?", ""),
+    ("Qu'est-ce que nous devons indiquer sur la facture ?", ""),
+    ("Qu'est-ce qu'il faut déclarer ?", ""),
+    ("Qu'est-ce qu'on doit faire ?", ""),
+])
+def test_quest_ce_que_asks_about_a_term_only_when_a_short_noun_phrase_closes_the_question(question, term):
+    """"Qu'est-ce que la pseudonymisation ?" found no term ("qu'est-ce qu'un" did), so a one-word French definition
+    question was never matched with the passage defining it."""
+    assert asked_term(question) == term
+
+
 def test_a_term_no_candidate_defines_is_looked_up_in_the_whole_corpus():
     """"What is a taxable person for VAT purposes?" did not bring Article 9 («assujetti») among its candidates: the
     corpus's definition of the term is found directly, within what the search admits, the closest first."""
@@ -129,3 +149,4 @@ def test_the_term_index_finds_what_a_scan_of_the_whole_demo_corpus_finds():
         assert passages._defining_in_corpus(term, language) == scanned, question
         found_any += bool(scanned)
     assert found_any >= 5  # the comparison is not between empty lists
+

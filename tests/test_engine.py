@@ -66,6 +66,10 @@ def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
 @pytest.mark.parametrize("question, article", [
     ("What must a controller do when a personal data breach occurs?", ("eu-gdpr", "Article 33")),
     ("What must financial entities report about major ICT-related incidents?", ("eu-dora", "Article 19")),
+    # one content word: a definition question, not a vague one (they abstained as AMBIGUOUS_QUERY), in the passage's
+    # language and across languages (under the cross-language floor: the defining passage anchors it)
+    ("What is pseudonymisation?", ("eu-gdpr", "Article 4(5)")),
+    ("¿Qué es la seudonimización?", ("eu-gdpr", "Article 4(5)")),
 ])
 def test_answerable_question_is_graded_and_cited_with_passages_that_contain_the_sentences(engine, question, article):
     deltas, response = ask(engine, new_conversation(engine), question)

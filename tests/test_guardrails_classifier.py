@@ -476,6 +476,17 @@ def test_a_term_of_the_legal_term_list_is_regulatory_vocabulary_for_the_retrieva
     assert decide("Who won the football world cup?", None, None, *weak).query_type == "OUT_OF_DOMAIN"
 
 
+def test_a_one_word_term_of_the_legal_term_list_is_regulatory_when_the_question_asks_what_it_means():
+    """"¿Qué es la seudonimización?" scores under the cross-language floor against the English Article 4(5) and holds
+    no stem of the vocabulary: asking what a term of the legal term list means keeps it in the domain, in any of the
+    list's languages; asking what an everyday word means does not."""
+    weak = (70.0, 82.0)
+    for question in ("¿Qué es la seudonimización?", "Was ist Pseudonymisierung?", "Qu'est-ce que le profilage ?"):
+        assert decide(question, probs(DEFINITION=0.8), 0.6, *weak).allowed, question
+    assert decide("¿Qué es el fútbol?", probs(DEFINITION=0.8), 0.6, *weak).query_type == "OUT_OF_DOMAIN"
+    assert decide("What is a goal?", None, None, *weak).query_type == "OUT_OF_DOMAIN"
+
+
 def test_asking_what_the_rules_allow_is_not_asking_for_an_opinion():
     """"Can we …, or do we have to …?" asks what the text allows or requires, however much it sounds like asking for
     advice: the classifier's OPINION leaning needs an opinion asked for ("should we", "do you recommend", "worth")."""

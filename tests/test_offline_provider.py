@@ -140,6 +140,18 @@ def test_a_definition_written_without_means_after_the_term_answers_its_term(docu
     assert_grounded(answer, sources)
 
 
+def test_a_term_the_term_list_carries_into_several_wordings_is_matched_with_the_one_the_passage_defines():
+    """"destinatario" is the VAT customer (preneur, destinataire) and the GDPR recipient: only the first wording the
+    term list carried ("customer") was looked for, so "¿Qué es un destinatario?" quoted a VAT article on invoices
+    ranked below the GDPR definition of 'recipient' that retrieval put first."""
+    sources = numbered(passage("eu-gdpr", "Article 4", "‘recipient’ means"), passage("eu-gdpr", "Article 13"),
+                       passage("eu-vat-directive-fr", "Article 224"))
+    answer, _, _ = run(OfflineProvider(), "¿Qué es un destinatario?", sources)
+    assert cited(answer) == {1}, answer
+    assert "‘recipient’ means a natural or legal person" in answer
+    assert_grounded(answer, sources)
+
+
 def test_list_question_gets_the_lead_in_and_every_point_in_order():
     lawful = passage("eu-gdpr", "Article 6", "Processing shall be lawful only if")
     sources = numbered(passage("eu-gdpr", "Article 13", "further information necessary"), lawful,

@@ -31,7 +31,13 @@ from one it does not (the best passage of an uncovered question scores like a re
   ``no_evidence_below`` and holds most of the question's words (``LEXICAL_SUPPORT_AT`` of its content words,
   stemmed, in the passage, its heading or its document title; across languages, the question's terms carried into
   the passage's language by the legal term list, plus its numbers and acronyms): the dense and the lexical view
-  agree that it is the defining or obliging text. An anchor lifts LOW_SIMILARITY.
+  agree that it is the defining or obliging text. An anchor lifts LOW_SIMILARITY. A passage among the first
+  ``DEFINING_LEADS`` that *defines* the term a definition question asks about (``defines_asked_term``) also lifts
+  NO_RELEVANT_EVIDENCE (answered, QUALIFIED): "¿Qué es la seudonimización?" scores under the cross-language floor
+  against the English Article 4(5) that answers it, and issue 16 asks that the defining text at rank 1 never produce
+  an abstention (the first three: a glossary's neighbouring entry can lead, "Qu'est-ce que la corruption ?").
+AMBIGUOUS_QUERY needs fewer than two content words *and* no leading passage defining the one word: "tax?" is too
+vague to search for, "What is pseudonymisation?" names its subject in one word.
 Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
 warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
 RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
@@ -63,6 +69,8 @@ MIN_HIGH_QUALITY = 2
 TOP_FOR_MEAN = 5
 LOW_AUTHORITY_BELOW = 0.6  # authority score of the best source (guidance 0.4, industry 0.6, eu_law 1.0)
 MIN_CONTENT_TERMS = 2
+DEFINING_PASSAGES_READ = 5  # a one-word question is a definition question when one of these defines the word
+DEFINING_LEADS = 3  # a passage defining the asked term among the first three anchors the answer
 LEXICAL_SUPPORT_AT = 0.5  # share of the question's content words a corroborated rank-1 passage holds (a majority)
 
 FALLBACK_THRESHOLDS = EvidenceThresholds(
@@ -107,9 +115,13 @@ class EvidenceAnalysis:
         return asdict(self)
 
 
-def is_ambiguous(question: str) -> bool:
-    """Too few meaning-bearing words to search for ("what about it?", "tax?")."""
-    return len(set(tokenize(question, detect_language(question)))) < MIN_CONTENT_TERMS
+def is_ambiguous(question: str, sources: Sequence[Source] = ()) -> bool:
+    """Too few meaning-bearing words to search for ("what about it?", "tax?"), unless the one word is a term that a
+    leading passage defines: "What is pseudonymisation?" or "Qu'est-ce qu'un assujetti ?" names its subject in one
+    word, and the passage defining it (Article 4(5) GDPR, Article 9 of the VAT Directive) answers it."""
+    if len(set(tokenize(question, detect_language(question)))) >= MIN_CONTENT_TERMS:
+        return False
+    return not any(defines_asked_term(question, source) for source in sources[:DEFINING_PASSAGES_READ])
 
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
@@ -132,19 +144,20 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     best_authority = max((s.authority_score for s in high_quality or sources), default=0.0)
     jurisdictions = sorted({s.jurisdiction for s in high_quality if s.jurisdiction})
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
-    if not follow_up and is_ambiguous(question):
+    if not follow_up and is_ambiguous(question, sources):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
+    defining = not follow_up and any(defines_asked_term(question, s) for s in sources[:DEFINING_LEADS])
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
-        if not (scope_led or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
+        if not (scope_led or defining or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
             return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
-        # answered, QUALIFIED: from the act's scope article, or from a passage of the act the question names that
-        # holds most of its words ("What is the register of information under DORA?": a long article's parts score
-        # under the corpus-wide floor although they are the provision asked about)
+        # answered, QUALIFIED: from the act's scope article, from the passage defining the asked term, or from a
+        # passage of the act the question names that holds most of its words ("What is the register of information
+        # under DORA?": a long article's parts score under the corpus-wide floor although they are the provision asked
+        # about)
         analysis.concerns.append("LOW_SIMILARITY")
     # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
-    anchored = strong or (not follow_up and (_corroborated(question, sources[0], levels_of[0])
-                                             or defines_asked_term(question, sources[0])))
+    anchored = strong or defining or (not follow_up and _corroborated(question, sources[0], levels_of[0]))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
     if low_mean and not anchored and "LOW_SIMILARITY" not in analysis.concerns:

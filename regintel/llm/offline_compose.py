@@ -1311,15 +1311,17 @@ class Composer:
         for passage in self.passages:
             if not eligible(passage):
                 continue
-            term = self._term_in(ask.term, plan, passage.language)
-            if not term:
+            terms = self._terms_in(ask.term, plan, passage.language)
+            if not terms:
                 continue
             entries = _glossary_entries(passage)
             for segment in passage.segments:
                 match = 0.0
                 if segment.defined:
-                    match = _term_match(term, set(tokenize(segment.defined, passage.language)))
-                elif segment.position in entries and _term_match(term, entries[segment.position]) >= 0.99:
+                    defined = set(tokenize(segment.defined, passage.language))
+                    match = max(_term_match(term, defined) for term in terms)
+                elif segment.position in entries and max(_term_match(term, entries[segment.position])
+                                                         for term in terms) >= 0.99:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
                 if match >= 0.6:
                     prior = rank_prior(self._rank_of(passage))
@@ -1338,14 +1340,17 @@ class Composer:
                     units.append(unit)
         return units
 
-    def _term_in(self, term: str, plan: QuestionPlan, language: str) -> set[str]:
+    def _terms_in(self, term: str, plan: QuestionPlan, language: str) -> list[set[str]]:
+        """The asked term's words in ``language``: as written, or each wording the term list carries it into. A
+        word of several entries is each of them ("destinatario" is the VAT customer and the GDPR recipient): the
+        passage's defined term says which one it defines."""
         if language == plan.language or self.glossary is None:
-            return set(tokenize(term, language))
+            return [set(tokenize(term, language))]
         try:
             carried = self.glossary.translate(term, plan.language, language, 2)
         except Exception:  # noqa: BLE001
             carried = []
-        return set(tokenize(carried[0], language)) if carried else set()
+        return [words for words in (set(tokenize(phrase, language)) for phrase in carried) if words]
 
     def _list(self, weights: dict[str, dict[str, float]], relevant: list[Scored],
               passage_coverage: dict[int, float]) -> list[Unit]:

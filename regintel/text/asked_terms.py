@@ -23,7 +23,10 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bwho (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
     r"\bqu['’]entend-on par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
     r"\bque (?:signifie|désigne|veut dire) (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
-    r"\bqu['’]est-ce qu['’](?:une? |on appelle )?(?:les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\bqu['’]est-ce qu['’](?!(?:il|ils|elle|elles|on(?! appelle))\b)(?:une? |on appelle )?(?:les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    # "Qu'est-ce que la pseudonymisation ?": a noun phrase of at most three words closing the question ("Qu'est-ce que
+    # l'OSS permet de faire ?" asks what a thing does, "Qu'est-ce que nous devons faire ?" is no definition question)
+    r"\bqu['’]est-ce que (?!(?:je|j['’]|tu|il|ils|elle|elles|on|nous|vous|ce|cela|ça)\b)(?:les? |la |l['’])?(?P<t>[^?\s]+(?:\s+[^?\s]+){0,2}?)\s*(?:\?|$| au sens| selon| dans | en matière)",
     r"\bdéfinition (?:de |du |des |d['’])(?:la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
     r"\bqui est (?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
     r"\bqué (?:se entiende por|significa) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
