@@ -150,3 +150,17 @@ def test_the_term_index_finds_what_a_scan_of_the_whole_demo_corpus_finds():
         found_any += bool(scanned)
     assert found_any >= 5  # the comparison is not between empty lists
 
+
+
+@pytest.mark.parametrize("question, term", [
+    ("What is the threshold for distance sales of goods?", ""),
+    ("What is the deadline for submitting the VAT return?", ""),
+    ("What is the maximum amount of an administrative fine under the GDPR?", ""),
+    ("¿Qué es el plazo para presentar la declaración?", ""),
+    ("What is the reduced rate?", "reduced rate"),  # no "for ..." after it: the term itself
+    ("What is a distance sale of goods?", "distance sale of goods"),
+])
+def test_asking_for_the_value_a_rule_sets_is_no_definition_question(question, term):
+    """"What is the threshold for distance sales of goods?" was answered with the definition of a distance sale
+    (Article 14) instead of the EUR 10 000 threshold (Article 59 quater) retrieval put first."""
+    assert asked_term(question) == term

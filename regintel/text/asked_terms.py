@@ -56,8 +56,18 @@ PURPOSE_TAIL_RE = re.compile(
     r"para fines\b|für (?:die )?zwecke\b|im sinne\b).*$", _I)
 
 
+# "What is the threshold for distance sales?", "Quel est le délai de ...": the value of a rule, not what a term means
+VALUE_OF_RE = re.compile(
+    r"^(?:(?:standard|reduced|minimum|maximum|applicable|current)\s+)?(?:threshold|rate|deadline|time limit|period|"
+    r"amount|limit|ceiling|cap|fine|penalty|percentage|number|seuil|taux|délai|montant|plafond|plazo|umbral|tipo|"
+    r"importe|límite|schwellenwert|frist|betrag|höchstbetrag|satz|steuersatz)\s+(?:for|of|on|to|applicable|de|du|des|"
+    r"d['’]|pour|applicable|para|del|für|von|bei)\b", _I)
+
+
 def definition_term(text: str) -> str:
-    """The term a definition question asks about ("What is a 'personal data breach'?" -> personal data breach)."""
+    """The term a definition question asks about ("What is a 'personal data breach'?" -> personal data breach); none
+    when it asks for the value a rule sets ("What is the threshold for distance sales of goods?": the threshold, not
+    what a distance sale is)."""
     quoted = QUOTED_TERM_RE.search(text)
     for pattern in DEFINITION_TERM_RES:
         match = pattern.search(text)
@@ -66,6 +76,8 @@ def definition_term(text: str) -> str:
                 return quoted.group(1).strip()
             term = match.group("t").strip(" ?¿!.,;:\"'‘’“”«»")
             term = re.sub(r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|der|die|das)\s+", "", term, flags=_I)
+            if VALUE_OF_RE.search(term):
+                return ""
             term = PURPOSE_TAIL_RE.sub("", term)  # "carbon credit for ESRS purposes" -> carbon credit
             if 0 < len(term.split()) <= 8:
                 return term
