@@ -168,6 +168,18 @@ def test_a_situational_question_is_answered_from_retrievals_first_article_though
     assert "Article 5 DORA" not in answer
 
 
+def test_the_same_term_defined_in_another_act_is_quoted_too_wherever_retrieval_ranked_it():
+    """"Qu'est-ce qu'un assujetti ?": the Implementing Regulation defines «assujetti» for its one-stop-shop section
+    and retrieval put it first; the VAT Directive's general definition (Article 9), ranked third, is as exact a
+    definition of the term and is quoted beside it (it was left out: its rank, not its match, was compared)."""
+    sources = numbered(passage("eu-vat-ir-282-2011-fr", "Article 57 bis", "“assujetti”"),
+                       passage("eu-vat-directive-fr", "Article 311"), passage("eu-vat-directive-fr", "Article 9"))
+    answer, _, _ = run(OfflineProvider(), "Qu'est-ce qu'un assujetti ?", sources)
+    assert cited(answer) == {1, 3}, answer
+    assert "Est considéré comme «assujetti» quiconque exerce" in answer
+    assert_grounded(answer, sources)
+
+
 def test_list_question_gets_the_lead_in_and_every_point_in_order():
     lawful = passage("eu-gdpr", "Article 6", "Processing shall be lawful only if")
     sources = numbered(passage("eu-gdpr", "Article 13", "further information necessary"), lawful,

@@ -1339,16 +1339,17 @@ class Composer:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
                 if match >= 0.6:
                     prior = rank_prior(self._rank_of(passage))
-                    candidates.append((match * prior, passage.source.index, segment))
+                    candidates.append((match * prior, passage.source.index, segment, match))
         if not candidates:
             return []
         candidates.sort(key=lambda c: (-c[0], c[1], c[2].position))
         top = candidates[0]
         units = [self._as_unit(top[2], expand_lists=True)]
         units[0].kind = "definition" if units[0].kind == "sentence" else units[0].kind
-        for value, index, segment in candidates[1:]:
-            # the same term defined in another act (GDPR and DORA both define it): quoted too when as exact
-            if value >= top[0] * 0.95 and segment.source.document_id != top[2].source.document_id and len(units) < 2:
+        for _, index, segment, match in candidates[1:]:
+            # the same term defined in another act (GDPR and DORA both define it, the VAT Directive in general and its
+            # Implementing Regulation for one section): quoted too when as exact, wherever retrieval ranked it
+            if match >= top[3] * 0.95 and segment.source.document_id != top[2].source.document_id and len(units) < 2:
                 unit = self._as_unit(segment, expand_lists=True)
                 if not any(_overlaps(unit, u) for u in units):
                     units.append(unit)
