@@ -56,12 +56,13 @@ PURPOSE_TAIL_RE = re.compile(
     r"para fines\b|für (?:die )?zwecke\b|im sinne\b).*$", _I)
 
 
-# "What is the threshold for distance sales?", "Quel est le délai de ...": the value of a rule, not what a term means
+# "What is the threshold for distance sales?", "¿Qué es el plazo para presentar ...?": the value a rule sets, not what
+# a term means
 VALUE_OF_RE = re.compile(
     r"^(?:(?:standard|reduced|minimum|maximum|applicable|current)\s+)?(?:threshold|rate|deadline|time limit|period|"
     r"amount|limit|ceiling|cap|fine|penalty|percentage|number|seuil|taux|délai|montant|plafond|plazo|umbral|tipo|"
     r"importe|límite|schwellenwert|frist|betrag|höchstbetrag|satz|steuersatz)\s+(?:for|of|on|to|applicable|de|du|des|"
-    r"d['’]|pour|applicable|para|del|für|von|bei)\b", _I)
+    r"d['’]|pour|para|del|für|von|bei)\b", _I)
 
 
 def definition_term(text: str) -> str:
