@@ -115,13 +115,21 @@ class EvidenceAnalysis:
         return asdict(self)
 
 
-def is_ambiguous(question: str, sources: Sequence[Source] = ()) -> bool:
+def is_ambiguous(question: str, defined: bool = False) -> bool:
     """Too few meaning-bearing words to search for ("what about it?", "tax?"), unless the one word is a term that a
-    leading passage defines: "What is pseudonymisation?" or "Qu'est-ce qu'un assujetti ?" names its subject in one
-    word, and the passage defining it (Article 4(5) GDPR, Article 9 of the VAT Directive) answers it."""
-    if len(set(tokenize(question, detect_language(question)))) >= MIN_CONTENT_TERMS:
-        return False
-    return not any(defines_asked_term(question, source) for source in sources[:DEFINING_PASSAGES_READ])
+    leading passage defines (``defined``, :func:`defining_ranks`): "What is pseudonymisation?" or "Qu'est-ce qu'un
+    assujetti ?" names its subject in one word, and the passage defining it (Article 4(5) GDPR, Article 9 of the VAT
+    Directive) answers it."""
+    return not defined and len(set(tokenize(question, detect_language(question)))) < MIN_CONTENT_TERMS
+
+
+def defining_ranks(question: str, sources: Sequence[Source]) -> list[int]:
+    """The ranks (from 1) of the passages among the first ``DEFINING_PASSAGES_READ`` that define the term the
+    question asks about; none when it asks about no term."""
+    if not asked_term(question):
+        return []
+    return [rank for rank, source in enumerate(sources[:DEFINING_PASSAGES_READ], start=1)
+            if defines_asked_term(question, source)]
 
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
@@ -144,9 +152,10 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     best_authority = max((s.authority_score for s in high_quality or sources), default=0.0)
     jurisdictions = sorted({s.jurisdiction for s in high_quality if s.jurisdiction})
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
-    if not follow_up and is_ambiguous(question, sources):
+    defined_at = [] if follow_up else defining_ranks(question, sources)
+    if not follow_up and is_ambiguous(question, defined=bool(defined_at)):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
-    defining = not follow_up and any(defines_asked_term(question, s) for s in sources[:DEFINING_LEADS])
+    defining = any(rank <= DEFINING_LEADS for rank in defined_at)
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
         if not (scope_led or defining or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
             return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")

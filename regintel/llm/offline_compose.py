@@ -1321,11 +1321,14 @@ class Composer:
         """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X),
         best-ranked passage first (among the ``eligible`` ones); the same term defined as exactly in another act is
         quoted too."""
-        candidates: list[tuple[float, int, Segment]] = []
+        candidates: list[tuple[float, int, Segment, float]] = []
+        terms_by_language: dict[str, list[set[str]]] = {}
         for passage in self.passages:
             if not eligible(passage):
                 continue
-            terms = self._terms_in(ask.term, plan, passage.language)
+            if passage.language not in terms_by_language:
+                terms_by_language[passage.language] = self._terms_in(ask.term, plan, passage.language)
+            terms = terms_by_language[passage.language]
             if not terms:
                 continue
             entries = _glossary_entries(passage)
