@@ -237,7 +237,7 @@ def test_an_applicability_question_led_by_the_acts_scope_article_is_answered_how
     weak evidence said; without it, it abstains as before."""
     question = "Which financial entities are covered by DORA?"
     scope = [source(79.1, heading="Article 2 — Scope", document_id="eu-dora", title="DORA"), source(79.4), source(80.3)]
-    led = analyse_evidence(question, scope, thresholds=CALIBRATED, scope_led=True)
+    led = analyse_evidence(question, scope, thresholds=CALIBRATED, act_led=True)
     assert led.sufficient and "LOW_SIMILARITY" in led.concerns and led.concerns.count("LOW_SIMILARITY") == 1
     assert analyse_evidence(question, scope, thresholds=CALIBRATED).reason == "NO_RELEVANT_EVIDENCE"
 

@@ -976,3 +976,28 @@ def test_a_question_contrasting_two_cases_in_another_language_is_answered_from_b
     composer = Composer(sources, embedder=_EveryTextAlike())
     assert composer._leading_article_unmatched_across_languages(plan)
     assert {u.source.index for u in composer.select(plan).units} == {1, 2}
+
+
+def test_a_question_about_an_act_as_a_whole_is_answered_with_the_opening_of_its_first_article():
+    """"What is the GDPR?" shares no word but the act's name with Article 1, which the engine puts first: the answer
+    quotes the article's opening (its first paragraph and the next numbered one), not a sentence elsewhere that
+    repeats "this Regulation", and not the next article held in the same passage."""
+    gdpr = numbered(passage("eu-gdpr", "Article 1"), passage("eu-gdpr", "Article 5"), passage("eu-gdpr", "Article 99"))
+    answer, _, _ = run(OfflineProvider(), "What is the GDPR?", gdpr)
+    assert answer.startswith("From Article 1 GDPR") and cited(answer) == {1}, answer
+    assert "This Regulation lays down rules relating to the protection of natural persons" in answer
+    assert "This Regulation protects fundamental rights and freedoms" in answer
+    assert "shall be neither restricted nor prohibited" not in answer, "a third paragraph is more than what it is"
+    assert_grounded(answer, gdpr)
+    dora = numbered(passage("eu-dora", "Article 1"), passage("eu-dora", "Article 3"))
+    answer, _, _ = run(OfflineProvider(), "Worum geht es in DORA?", dora)
+    assert cited(answer) == {1} and "this Regulation lays down uniform requirements" in answer
+    assert "(iv) digital operational resilience testing;" in answer, "the list it opens comes whole"
+    # the Implementing Regulation's Article 1 shares its passage with Article 2: its sentence alone
+    regulation = numbered(passage("eu-vat-ir-282-2011-fr", "Article 1; Chapitre II. CHAMP D’APPLICATION; Article 2"))
+    answer, _, _ = run(OfflineProvider(), "Qu'est-ce que le règlement d'exécution TVA ?", regulation)
+    assert "Le présent règlement porte mesures d’exécution" in answer
+    assert "Ne donnent pas lieu" not in answer, answer
+    # the same passages for a question about one of the act's rules: the usual choice (Article 5's principles)
+    answer, _, _ = run(OfflineProvider(), "Which principles relating to processing of personal data does the GDPR set?", gdpr)
+    assert 2 in cited(answer), answer

@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -48,6 +48,7 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
+from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
@@ -225,7 +226,7 @@ class ComplianceEngine:
                     fresh, filters = in_named, {"document_id": documents}
             parts_language = self._parts_language(turn.question)
             fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
-            fresh = self._with_scope_hits(turn.question, named, fresh, trace)
+            fresh = self._with_act_unit_hits(turn.question, coverage, named, fresh, trace)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -258,8 +259,8 @@ class ComplianceEngine:
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
                                         or self._continues_answered_topic(turn, decision),
-                                        scope_led=not decision.reuse_previous
-                                        and self._asks_about_the_acts_scope(turn.question, coverage, graded_sources))
+                                        act_led=not decision.reuse_previous
+                                        and self._asks_about_the_act(turn.question, coverage, graded_sources))
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())
@@ -328,42 +329,64 @@ class ComplianceEngine:
             log.warning("part retrieval failed: %s", exc)
             return fresh
 
-    def _with_scope_hits(self, question: str, named: set[str], fresh: list[Source], trace: TraceRecorder) -> list[Source]:
-        """"Does the GDPR apply to ...?": the best passage of each of the named act's scope units leads the hits
-        (:mod:`regintel.retrieval.scope_search`). A side search: when it fails, the hits stand."""
-        if not named or not fresh or not asks_applicability(question):
+    def _with_act_unit_hits(self, question: str, coverage: Coverage | None, named: set[str], fresh: list[Source],
+                            trace: TraceRecorder) -> list[Source]:
+        """A question about a named act as a whole: "Does the GDPR apply to ...?" is led by the best passage of each
+        of the act's scope units (:mod:`regintel.retrieval.scope_search`), "What is DORA?" by the passages of its
+        opening unit (:mod:`regintel.retrieval.act_overview`). A side search: when it fails, the hits stand."""
+        if not named or not fresh:
+            return fresh
+        applicability = asks_applicability(question)
+        if not applicability and not asks_about_the_act(question):
             return fresh
         try:
-            scope = self._scope_chunks(frozenset(named))
-            if not scope:
+            if applicability:
+                units = self._act_unit_chunks(("scope", frozenset(named)),
+                                              lambda: scope_chunk_ids(self.search_index.chunks.values(), named))
+            else:
+                labels = tuple(m.label for m in coverage.held) if coverage is not None else ()
+                units = self._act_unit_chunks(("opening", frozenset(named), labels), lambda: opening_chunk_ids(
+                    self.search_index.chunks.values(), named, labels))
+            if not units:
                 return fresh
-            with trace.step("scope_retrieval") as record:
-                hits = self.search_index.search(question, k=SCOPE_HITS, filters={"chunk_id": scope}).sources
-                merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
-                record.update(scope_passages=len(scope), leading=[s.chunk_id for s in merged[:2]])
+            with trace.step("scope_retrieval" if applicability else "opening_retrieval") as record:
+                if applicability:
+                    hits = self.search_index.search(question, k=SCOPE_HITS, filters={"chunk_id": units}).sources
+                    merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
+                else:
+                    hits = self.search_index.search(question, k=len(units), filters={"chunk_id": units}).sources
+                    order = {chunk_id: n for n, chunk_id in enumerate(units)}
+                    leading = sorted(hits, key=lambda s: order.get(s.chunk_id, len(order)))
+                    merged = (leading + [s for s in fresh if s.chunk_id not in order])[:self.settings.chat_top_k]
+                record.update(unit_passages=len(units), leading=[s.chunk_id for s in merged[:2]])
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
-            log.warning("scope retrieval failed: %s", exc)
+            log.warning("act unit retrieval failed: %s", exc)
             return fresh
 
-    def _asks_about_the_acts_scope(self, question: str, coverage: Coverage | None, sources: Sequence[Source]) -> bool:
-        """Whether an act the question names is asked about as a whole ("Which financial entities are covered by
-        DORA?") and its scope article leads the passages; not when another passage holds most of the question's
-        words: the question then asks about that provision ("Is a bank covered by DORA's register of information?")."""
-        if not self._named_titles(coverage) or not led_by_scope(question, sources):
+    def _asks_about_the_act(self, question: str, coverage: Coverage | None, sources: Sequence[Source]) -> bool:
+        """Whether an act the question names is asked about as a whole and its scope or opening article leads the
+        passages: "Which financial entities are covered by DORA?" (its scope), "What is DORA?" (its subject matter).
+        An applicability question is not when another passage holds most of its words: it then asks about that
+        provision ("Is a bank covered by DORA's register of information?")."""
+        if not self._named_titles(coverage) or not sources:
+            return False
+        if asks_about_the_act(question):
+            return is_opening_unit(sources[0].heading or sources[0].ref, sources[0].ref)
+        if not led_by_scope(question, sources):
             return False
         return not any(evidence_rules.lexical_support(question, s) >= PROVISION_SUPPORT
                        for s in sources if not is_scope_heading(s.heading or s.ref))
 
-    def _scope_chunks(self, titles: frozenset[str]) -> list[str]:
-        """The passages of the scope units of the documents titled ``titles`` (cached per index)."""
+    def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:
+        """The passages of an act's scope or opening units (``select``), cached per index under ``key``."""
         chunks = self.search_index.chunks
-        if getattr(self, "_scope_for", None) is not chunks:
-            self._scope_cache: dict[frozenset[str], list[str]] = {}
-            self._scope_for = chunks
-        if titles not in self._scope_cache:
-            self._scope_cache[titles] = scope_chunk_ids(chunks.values(), set(titles))
-        return self._scope_cache[titles]
+        if getattr(self, "_act_units_for", None) is not chunks:
+            self._act_units_cache: dict[tuple, list[str]] = {}
+            self._act_units_for = chunks
+        if key not in self._act_units_cache:
+            self._act_units_cache[key] = select()
+        return self._act_units_cache[key]
 
     def _graded_by_parts(self, question: str, language: str | None, sources: list[Source]) -> list[Source]:
         """The passages as the evidence grade reads them for a question of several parts

