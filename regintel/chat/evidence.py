@@ -36,8 +36,9 @@ from one it does not (the best passage of an uncovered question scores like a re
   NO_RELEVANT_EVIDENCE (answered, QUALIFIED): "¿Qué es la seudonimización?" scores under the cross-language floor
   against the English Article 4(5) that answers it, and issue 16 asks that the defining text at rank 1 never produce
   an abstention (the first three: a glossary's neighbouring entry can lead, "Qu'est-ce que la corruption ?").
-AMBIGUOUS_QUERY needs fewer than two content words *and* no leading passage defining the one word: "tax?" is too
-vague to search for, "What is pseudonymisation?" names its subject in one word.
+AMBIGUOUS_QUERY needs fewer than two content words *and* no leading passage defining the one word *and* no act asked
+about as a whole: "tax?" is too vague to search for, "What is pseudonymisation?" names its subject in one word, and
+"What is DORA?" names an act whose opening article leads the passages (``act_led``).
 Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
 warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
 RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
