@@ -1001,3 +1001,18 @@ def test_a_question_about_an_act_as_a_whole_is_answered_with_the_opening_of_its_
     # the same passages for a question about one of the act's rules: the usual choice (Article 5's principles)
     answer, _, _ = run(OfflineProvider(), "Which principles relating to processing of personal data does the GDPR set?", gdpr)
     assert 2 in cited(answer), answer
+
+
+def test_a_deadline_question_naming_an_articles_heading_is_answered_with_a_period():
+    """"How long does the European Data Protection Board have to adopt a binding decision ...?" holds every word of
+    Article 68's heading ("European Data Protection Board"), which sets no period: it names the one acting, not the
+    article asked about. The period comes from the leading article that sets one (Article 65, ranked first)."""
+    sources = numbered(passage("eu-gdpr", "Article 65"), passage("eu-gdpr", "Article 68"), passage("eu-gdpr", "Article 66"))
+    answer, _, _ = run(OfflineProvider(), "How long does the European Data Protection Board have to adopt a binding "
+                                          "decision when supervisory authorities disagree?", sources)
+    assert answer.startswith("From Article 65 GDPR") and cited(answer) == {1}, answer
+    assert "shall be adopted within one month" in answer
+    assert_grounded(answer, sources)
+    # a question that is about the Board itself is still answered from the article its heading names
+    answer, _, _ = run(OfflineProvider(), "How is the European Data Protection Board composed?", sources)
+    assert cited(answer) == {2}, answer

@@ -1048,9 +1048,14 @@ class Composer:
             timed = [s for s in relevant if s.segment.timed and s.segment.quotable and s.coverage >= MIN_COVERAGE]
             if timed:
                 return self._pick(sorted(timed, key=_best_first), limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
-            periods = self._periods_of_article(self.by_index[relevant[0].segment.source.index].article, scored)
-            if periods:
-                return periods
+            # no sentence holding a period matches: the periods of the article the answer would quote, else of
+            # the next of retrieval's leading articles holding one (a deadline answered without a period says
+            # nothing of what was asked)
+            best = self.by_index[relevant[0].segment.source.index].article
+            for article in dict.fromkeys([best, *(p.article for p in self._first_passage_of_each_article())]):
+                periods = self._periods_of_article(article, scored)
+                if periods:
+                    return periods
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
     def _periods_of_article(self, article: str, scored: list[Scored]) -> list[Unit]:
@@ -1094,6 +1099,11 @@ class Composer:
                     passage_coverage[passage.source.index] = 0.0
             return
         asked_by_heading = self._article_headed_by_the_question(plan)
+        if asked_by_heading and plan.asks[0].shape == "deadline" and not any(
+                s.timed for p in self.passages if p.article == asked_by_heading for s in p.segments):
+            # "How long does the European Data Protection Board have to adopt a binding decision ...?" names the
+            # Board (Article 68's heading) as the one acting; an article setting no period does not say how long
+            asked_by_heading = None
         if asked_by_heading:
             for passage in self.passages:
                 if passage.article != asked_by_heading:
