@@ -1016,3 +1016,33 @@ def test_a_deadline_question_naming_an_articles_heading_is_answered_with_a_perio
     # a question that is about the Board itself is still answered from the article its heading names
     answer, _, _ = run(OfflineProvider(), "How is the European Data Protection Board composed?", sources)
     assert cited(answer) == {2}, answer
+
+
+def test_a_question_asking_what_a_cited_provision_says_is_answered_with_its_opening():
+    """"Summarise Article 6 of the GDPR" has no words but the reference: Article 6(4)'s list on further processing
+    ("not based on the data subject's consent") outscored paragraph 1's grounds. The cited provision's opening
+    answers, in order; "l'article 226" is Article 226, not Article 226 bis ranked before it."""
+    gdpr = numbered(passage("eu-gdpr", "Article 6", "Where the processing for a purpose other"),
+                    passage("eu-gdpr", "Article 6", "Processing shall be lawful only if"), passage("eu-gdpr", "Article 5"))
+    answer, _, _ = run(OfflineProvider(), "Summarise Article 6 of the GDPR", gdpr)
+    assert cited(answer) == {2}, answer
+    assert "Processing shall be lawful only if and to the extent that at least one of the following applies:" in answer
+    assert "(f) processing is necessary for the purposes of the legitimate interests" in answer
+    assert_grounded(answer, gdpr)
+    vat = numbered(passage("eu-vat-directive-fr", "Article 227"), passage("eu-vat-directive-fr", "Article 226 bis"),
+                   passage("eu-vat-directive-fr", "Article 226", "seules les mentions suivantes"))
+    answer, _, _ = run(OfflineProvider(), "Que dit l'article 226 de la directive TVA ?", vat)
+    assert cited(answer) == {3} and "1) la date d'émission de la facture;" in answer, answer
+
+
+def test_a_long_heading_line_is_not_quoted_as_a_sentence():
+    from regintel.llm.offline_compose import _is_quotable
+
+    assert not _is_quotable("Disclosure Requirement GOV-2 – Information provided to and sustainability matters addressed "
+                            "by the undertaking’s administrative, management and supervisory bodies")
+    assert _is_quotable("The undertaking shall disclose the composition of the administrative, management and "
+                        "supervisory bodies, their roles and responsibilities.")
+    assert _is_quotable("Article 5 applies to the processing of personal data wholly or partly by automated means "
+                        "and to other processing")  # a sentence cut before its stop, not a heading
+    assert not _is_quotable("Article 35 — Data protection impact assessment and prior consultation of the supervisory "
+                            "authority in certain cases")

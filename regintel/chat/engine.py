@@ -48,7 +48,8 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
-from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
+from regintel.retrieval.act_overview import asks_about_the_act, asks_what_it_says, is_opening_unit, opening_chunk_ids
+from regintel.retrieval.cited_provisions import cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
@@ -227,6 +228,7 @@ class ComplianceEngine:
             parts_language = self._parts_language(turn.question)
             fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
             fresh = self._with_act_unit_hits(turn.question, coverage, named, fresh, trace)
+            fresh = self._with_cited_provision_hits(turn.question, coverage, named, fresh, trace)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -364,12 +366,45 @@ class ComplianceEngine:
             log.warning("act unit retrieval failed: %s", exc)
             return fresh
 
+    def _with_cited_provision_hits(self, question: str, coverage: Coverage | None, named: set[str],
+                                   fresh: list[Source], trace: TraceRecorder) -> list[Source]:
+        """A question citing a provision ("What does Article 9 of the VAT Directive say?") is led by that
+        provision's passages, in the act it names, else in the first of retrieval's documents holding it
+        (:mod:`regintel.retrieval.cited_provisions`). Not when it cites an act the corpus does not hold ("Article 34
+        of Directive 2013/34/EU"). A side search: when it fails, the hits stand."""
+        provisions = cited_provisions(question)
+        if not provisions or not fresh or (coverage is not None and coverage.missing):
+            return fresh
+        try:
+            chunks = self.search_index.chunks
+            titles = {c.document_id: c.title for c in chunks.values()}
+            documents = sorted({d for d, t in titles.items() if t in named}) if named else \
+                list(dict.fromkeys(s.document_id for s in fresh))
+            units = provision_chunk_ids(chunks.values(), provisions, documents)
+            if not units:
+                return fresh
+            with trace.step("cited_provision_retrieval") as record:
+                hits = self.search_index.search(question, k=len(units), filters={"chunk_id": units}).sources
+                order = {chunk_id: n for n, chunk_id in enumerate(units)}
+                leading = sorted(hits, key=lambda s: order.get(s.chunk_id, len(order)))
+                merged = (leading + [s for s in fresh if s.chunk_id not in order])[:self.settings.chat_top_k]
+                record.update(provisions=provisions, leading=[s.chunk_id for s in leading])
+            return merged
+        except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
+            log.warning("cited provision retrieval failed: %s", exc)
+            return fresh
+
     def _asks_about_the_act(self, question: str, coverage: Coverage | None, sources: Sequence[Source]) -> bool:
         """Whether an act the question names is asked about as a whole and its scope or opening article leads the
-        passages: "Which financial entities are covered by DORA?" (its scope), "What is DORA?" (its subject matter).
+        passages: "Which financial entities are covered by DORA?" (its scope), "What is DORA?" (its subject matter);
+        or a provision it cites, asked what it says, leads them ("What does E1-6 require?").
         An applicability question is not when another passage holds most of its words: it then asks about that
         provision ("Is a bank covered by DORA's register of information?")."""
-        if not self._named_titles(coverage) or not sources:
+        if not sources:
+            return False
+        if asks_what_it_says(question):  # "What does E1-6 require?", led by that requirement
+            return any(holds_provision(sources[0].ref, provision) for provision in cited_provisions(question))
+        if not self._named_titles(coverage):
             return False
         if asks_about_the_act(question):
             return is_opening_unit(sources[0].heading or sources[0].ref, sources[0].ref)

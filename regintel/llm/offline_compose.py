@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
+from regintel.retrieval.act_overview import asks_about_the_act, asks_what_it_says, is_opening_unit
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
 from regintel.retrieval.term_definitions import NUMBERED_ITEM_RE
 from regintel.text.asked_terms import asked_term
@@ -252,7 +252,9 @@ DEFINING_RES = [re.compile(p, _I) for p in (
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
 REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
-ARTICLE_NUMBER_RE = re.compile(r"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{1,3}(?:\s?(?:bis|ter|quater))?)\b", _I)
+_LATIN_SUFFIX = (r"(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|novies|decies|undecies|duodecies|"
+                 r"terdecies|quaterdecies|quindecies|sexdecies|septdecies|octodecies|novodecies|vicies)")
+ARTICLE_NUMBER_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{{1,3}}(?:\s?{_LATIN_SUFFIX})?)\b", _I)
 # a sentence opening on a word that points back to the sentence before it (not the act naming itself: "This Regulation")
 POINTS_BACK_RE = re.compile(
     r"^(?:In (?:such|that|this|those|these) (?:a )?cases?\b|In case of such\b|Such\b|The same\b|"
@@ -392,6 +394,12 @@ def passage_name(source: PromptSource) -> str:
     return f"{heading} ({short_title})"
 
 
+# a long heading line: "Disclosure Requirement GOV-2 – Information provided to and sustainability matters addressed by
+# the undertaking's administrative, management and supervisory bodies" (a label, a dash, a title; no closing stop)
+HEADING_LINE_RE = re.compile(r"(?:Disclosure Requirements?|Minimum Disclosure Requirement|Appendix|Annex|Chapter|"
+                             r"Section|Article|Chapitre|Titre|Annexe)\b[^.;:,]{0,40}?\s[–—-]\s")
+
+
 def _is_quotable(text: str) -> bool:
     stripped = text.strip()
     if len(stripped) < 12:
@@ -399,7 +407,8 @@ def _is_quotable(text: str) -> bool:
     if "|" in stripped:  # table rows and their pieces (prose cells are segments of their own, see _spans)
         return False
     words = stripped.split()
-    if not re.search(r"[.;:!?)]$", stripped) and len(words) < 12 and not NUMERIC_DATE_RE.search(stripped):
+    if not re.search(r"[.;:!?)]$", stripped) and (len(words) < 12 or HEADING_LINE_RE.match(stripped)) \
+            and not NUMERIC_DATE_RE.search(stripped):
         return False  # a heading (a line of a schedule, "Mars 2023  30.04.2023", is not)
     return bool(re.search(r"[A-Za-zÀ-ÿ]{3}", stripped))
 
@@ -704,6 +713,14 @@ class Composer:
         return completed
 
     def _select(self, plan: QuestionPlan) -> Selection:
+        cited = self._article_asked_what_it_says(plan)
+        if cited:
+            # "Summarise Article 6 of the GDPR", "Explain GOV-1 of ESRS 2": the question has no words but the
+            # reference, and any sentence repeating "Article 6" or "information" outscored the provision's own
+            # opening (Article 6(4) on further processing; an ESRS footnote on SFDR indicators)
+            units = self._opening_statement(cited)
+            if units:
+                return Selection(units, "opening")
         scope = self._leading_act_articles(plan)
         if scope and len(plan.asks) == 1 and asks_about_the_act(plan.question):
             # "What is DORA?": the act says what it is where it begins ("In order to achieve a high common level of
@@ -973,8 +990,10 @@ class Composer:
         codes |= {f"article {n}" for n in ARTICLE_NUMBER_RE.findall(f"{plan.question} {plan.context}")}
         if not codes:
             return None
+        # "article 226" is not "Article 226 bis" (the VAT Directive inserts articles under the next one's number)
         cited = {p.source.index for p in self.passages
-                 if any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", (p.source.ref or "").lower()) for code in codes)}
+                 if any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])(?!\s?{_LATIN_SUFFIX}\b)", (p.source.ref or "").lower())
+                        for code in codes)}
         return cited or None
 
     def _unit_coverage(self, unit: Unit, ask: Ask, plan: QuestionPlan) -> float:
@@ -1048,11 +1067,12 @@ class Composer:
             timed = [s for s in relevant if s.segment.timed and s.segment.quotable and s.coverage >= MIN_COVERAGE]
             if timed:
                 return self._pick(sorted(timed, key=_best_first), limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
-            # no sentence holding a period matches: the periods of the article the answer would quote, else of
-            # the next of retrieval's leading articles holding one (a deadline answered without a period says
-            # nothing of what was asked)
+            # no sentence holding a period matches: the periods of the article the answer would quote, else, for a
+            # period asked in so many words ("how long", "by when"; not "When we restore ..., is it fine ...?"), of
+            # the next of retrieval's leading articles holding one (an answer without a period says nothing of it)
             best = self.by_index[relevant[0].segment.source.index].article
-            for article in dict.fromkeys([best, *(p.article for p in self._first_passage_of_each_article())]):
+            leading = [p.article for p in self._first_passage_of_each_article()] if DEADLINE_RE.search(ask.text) else []
+            for article in dict.fromkeys([best, *leading]):
                 periods = self._periods_of_article(article, scored)
                 if periods:
                     return periods
@@ -1099,10 +1119,11 @@ class Composer:
                     passage_coverage[passage.source.index] = 0.0
             return
         asked_by_heading = self._article_headed_by_the_question(plan)
-        if asked_by_heading and plan.asks[0].shape == "deadline" and not any(
+        if asked_by_heading and DEADLINE_RE.search(plan.asks[0].text) and not any(
                 s.timed for p in self.passages if p.article == asked_by_heading for s in p.segments):
             # "How long does the European Data Protection Board have to adopt a binding decision ...?" names the
             # Board (Article 68's heading) as the one acting; an article setting no period does not say how long
+            # (asked for a period in so many words: "When we restore from those backups, ..." asks no period)
             asked_by_heading = None
         if asked_by_heading:
             for passage in self.passages:
@@ -1180,6 +1201,16 @@ class Composer:
                 units.append(unit)
                 quoted += sum(len(s.text) for s in unit.segments)
         return units
+
+    def _article_asked_what_it_says(self, plan: QuestionPlan) -> str | None:
+        """The provision a question cites and asks only what it says about (:func:`asks_what_it_says`): the first in
+        retrieval's order among the passages it cites; None for any other question."""
+        if len(plan.asks) != 1 or not asks_what_it_says(plan.question):
+            return None
+        cited = self._cited_references(plan)
+        if not cited:
+            return None
+        return min((p for p in self.passages if p.source.index in cited), key=self._rank_of).article
 
     def _article_rank(self, article: str) -> int:
         """Retrieval's rank of an article's best passage."""
