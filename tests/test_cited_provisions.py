@@ -7,7 +7,8 @@ import re
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.cited_provisions import LEAD_PASSAGES, cited_provisions, holds_provision, provision_chunk_ids
+from regintel.retrieval.cited_provisions import (LEAD_PASSAGES, asks_what_it_says, cited_provisions, holds_provision,
+                                                 provision_chunk_ids)
 
 
 @pytest.mark.parametrize("question, provisions", [
@@ -50,3 +51,22 @@ def test_the_cited_provision_is_taken_from_the_first_document_that_holds_it_in_r
     assert provision_chunk_ids(chunks, ["article 9"], ["vat"]) == []
     many = [_chunk("esrs", f"ESRS E1 › Disclosure Requirement E1-6 – Emissions ({n}/9)", n) for n in range(1, 10)]
     assert provision_chunk_ids(many, ["E1-6"], ["esrs"]) == [f"esrs:{n}" for n in range(1, LEAD_PASSAGES + 1)]
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What does Article 33 GDPR say?", True),
+    ("Summarise Article 6 of the GDPR", True),
+    ("Article 28 DORA", True),
+    ("Que dit l'article 226 de la directive TVA ?", True),
+    ("¿Qué establece el artículo 17 del RGPD?", True),
+    ("Was steht in Artikel 5 DSGVO?", True),
+    ("Explain GOV-1 of ESRS 2", True),
+    ("What does Article 369 novodecies say?", True),
+    ("What does Article 33 GDPR say about the 72 hours?", False),  # asks about one point of it
+    ("When must a breach be notified under Article 33?", False),
+    ("What does Article 30(2) require?", False),  # one paragraph, not the article's opening
+    ("Compare Article 33 and Article 34 GDPR", False),
+    ("What is DORA?", False),  # cites no provision
+])
+def test_a_question_citing_a_provision_and_asking_only_what_it_says(question, asks):
+    assert asks_what_it_says(question) is asks

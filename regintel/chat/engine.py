@@ -48,8 +48,8 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
-from regintel.retrieval.act_overview import asks_about_the_act, asks_what_it_says, is_opening_unit, opening_chunk_ids
-from regintel.retrieval.cited_provisions import cited_provisions, holds_provision, provision_chunk_ids
+from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
+from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
@@ -356,10 +356,7 @@ class ComplianceEngine:
                     hits = self.search_index.search(question, k=SCOPE_HITS, filters={"chunk_id": units}).sources
                     merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
                 else:
-                    hits = self.search_index.search(question, k=len(units), filters={"chunk_id": units}).sources
-                    order = {chunk_id: n for n, chunk_id in enumerate(units)}
-                    leading = sorted(hits, key=lambda s: order.get(s.chunk_id, len(order)))
-                    merged = (leading + [s for s in fresh if s.chunk_id not in order])[:self.settings.chat_top_k]
+                    merged = self._led_by(question, units, fresh)
                 record.update(unit_passages=len(units), leading=[s.chunk_id for s in merged[:2]])
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
@@ -384,15 +381,20 @@ class ComplianceEngine:
             if not units:
                 return fresh
             with trace.step("cited_provision_retrieval") as record:
-                hits = self.search_index.search(question, k=len(units), filters={"chunk_id": units}).sources
-                order = {chunk_id: n for n, chunk_id in enumerate(units)}
-                leading = sorted(hits, key=lambda s: order.get(s.chunk_id, len(order)))
-                merged = (leading + [s for s in fresh if s.chunk_id not in order])[:self.settings.chat_top_k]
-                record.update(provisions=provisions, leading=[s.chunk_id for s in leading])
+                merged = self._led_by(question, units, fresh)
+                record.update(provisions=provisions, leading=[s.chunk_id for s in merged[:len(units)]])
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("cited provision retrieval failed: %s", exc)
             return fresh
+
+    def _led_by(self, question: str, chunk_ids: list[str], fresh: list[Source]) -> list[Source]:
+        """The hits led by the passages ``chunk_ids`` in that (reading) order, scored for the question; the other
+        hits follow, the last ones making room."""
+        hits = self.search_index.search(question, k=len(chunk_ids), filters={"chunk_id": chunk_ids}).sources
+        order = {chunk_id: n for n, chunk_id in enumerate(chunk_ids)}
+        leading = sorted(hits, key=lambda s: order.get(s.chunk_id, len(order)))
+        return (leading + [s for s in fresh if s.chunk_id not in order])[:self.settings.chat_top_k]
 
     def _asks_about_the_act(self, question: str, coverage: Coverage | None, sources: Sequence[Source]) -> bool:
         """Whether an act the question names is asked about as a whole and its scope or opening article leads the

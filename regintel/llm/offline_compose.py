@@ -45,7 +45,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.act_overview import asks_about_the_act, asks_what_it_says, is_opening_unit
+from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
+from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
 from regintel.retrieval.term_definitions import NUMBERED_ITEM_RE
 from regintel.text.asked_terms import asked_term
@@ -251,10 +252,6 @@ DEFINING_RES = [re.compile(p, _I) for p in (
     NUMBERED_ITEM_RE.pattern,
     r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
 )]
-REFERENCE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")  # ESRS disclosure requirements: E1-6, GOV-4, AR 16
-_LATIN_SUFFIX = (r"(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|novies|decies|undecies|duodecies|"
-                 r"terdecies|quaterdecies|quindecies|sexdecies|septdecies|octodecies|novodecies|vicies)")
-ARTICLE_NUMBER_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{{1,3}}(?:\s?{_LATIN_SUFFIX})?)\b", _I)
 # a sentence opening on a word that points back to the sentence before it (not the act naming itself: "This Regulation")
 POINTS_BACK_RE = re.compile(
     r"^(?:In (?:such|that|this|those|these) (?:a )?cases?\b|In case of such\b|Such\b|The same\b|"
@@ -984,16 +981,12 @@ class Composer:
         return named
 
     def _cited_references(self, plan: QuestionPlan) -> set[int] | None:
-        """The passages whose ref holds a reference the question cites ("E1-6", "GOV-4", "Article 33"); None when
-        it cites none that a passage holds."""
-        codes = {c.lower() for c in REFERENCE_RE.findall(f"{plan.question} {plan.context}")}
-        codes |= {f"article {n}" for n in ARTICLE_NUMBER_RE.findall(f"{plan.question} {plan.context}")}
-        if not codes:
+        """The passages holding a provision the question cites ("E1-6", "GOV-4", "Article 33"; "article 226" is not
+        Article 226 bis, which the VAT Directive inserts after it); None when it cites none that a passage holds."""
+        provisions = cited_provisions(f"{plan.question} {plan.context}")
+        if not provisions:
             return None
-        # "article 226" is not "Article 226 bis" (the VAT Directive inserts articles under the next one's number)
-        cited = {p.source.index for p in self.passages
-                 if any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])(?!\s?{_LATIN_SUFFIX}\b)", (p.source.ref or "").lower())
-                        for code in codes)}
+        cited = {p.source.index for p in self.passages if any(holds_provision(p.source.ref or "", c) for c in provisions)}
         return cited or None
 
     def _unit_coverage(self, unit: Unit, ask: Ask, plan: QuestionPlan) -> float:

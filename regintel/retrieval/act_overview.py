@@ -62,39 +62,6 @@ def asks_about_the_act(question: str, catalog: InstrumentCatalog | None = None) 
     return all(word in OVERVIEW_WORDS for word in words)
 
 
-# what a question asking what a provision says adds to the provision's reference ("What does Article 33 GDPR say?",
-# "Summarise Article 6 of the GDPR", "Que dit l'article 226 de la directive TVA ?", "Explain GOV-1 of ESRS 2")
-SAYS_WORDS = OVERVIEW_WORDS | frozenset("""
-    say says said state states provide provides set sets out contain contains content contents cover covers require
-    requires
-    summarise summarize summary summarised explain explained describe describes show read text wording article
-    paragraph provision section requirement disclosure please can you could
-    dit disent prevoit prevoient contient enonce resume resumer resumez explique expliquer expliquez article exige
-    paragraphe disposition exigence
-    dice dicen establece establecen contiene resume resumir explica explicar articulo apartado disposicion requisito
-    exige
-    steht sagt besagt regelt enthalt fasse zusammen zusammenfassung erklare erklaren artikel absatz vorschrift
-    anforderung verlangt
-""".split())
-# the references a question cites: "Article 33", "l'article 226 bis", "Art. 5", "GOV-1", "E1-6", "AR 16"
-REFERENCE_RE = re.compile(
-    r"\b(?:article|artikel|artículo|articolo|art\.)\s*(?:\d{1,3}(?:\s?(?:bis|ter|quater|[a-z]+ies))?|premier)"
-    r"(?P<paragraph>\(\d+\))?|\b[A-Z]{1,4}\d{0,2}-\d{1,2}\b|\bAR \d{1,3}\b", re.IGNORECASE)
-
-
-def asks_what_it_says(question: str, catalog: InstrumentCatalog | None = None) -> bool:
-    """Whether the question cites a provision and asks only what it says ("Summarise Article 6 of the GDPR"): its
-    words, once the references and the acts it names are taken out, are question and summary words."""
-    references = list(REFERENCE_RE.finditer(question))
-    if not references or any(m.group("paragraph") for m in references):
-        return False  # "What does Article 30(2) say?" asks about one paragraph, not the article's opening
-    catalog = catalog or load_catalog()
-    rest = REFERENCE_RE.sub(" ", question)
-    for mention in sorted(catalog.mentions(rest), key=lambda m: -m.start):
-        rest = rest[:mention.start] + " " + rest[mention.end:]
-    return all(word in SAYS_WORDS for word in re.findall(r"[^\W\d]+", fold(rest)))
-
-
 def is_opening_unit(heading: str, ref: str = "") -> bool:
     """Whether a unit states what its act is for: headed by its subject matter or objective, or its first article."""
     own_heading = heading.split(" — ", 1)[-1].split("›")[-1]

@@ -13,25 +13,54 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from regintel.retrieval.act_overview import OVERVIEW_WORDS
 from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.instruments import InstrumentCatalog, load_catalog
+from regintel.text.normalise import fold
 
-_LATIN = (r"(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|novies|decies|undecies|duodecies|terdecies|"
-          r"quaterdecies|quindecies|sexdecies|septdecies|octodecies|novodecies|vicies)")
-# "Article 9", "l'article 226 bis", "Art. 5(1)", "artículo 17", "Artikel 5"
-ARTICLE_CITED_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{{1,3}}(?:\s?{_LATIN})?)\b(?!\s*/)",
-                              re.IGNORECASE)
-# an ESRS disclosure requirement or application requirement: "GOV-1", "E1-6", "SBM-3", "IRO-1"
-CODE_CITED_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2})\b")
-_REF_ARTICLE_RE = re.compile(rf"^(?:Article|Artikel)\s+(\d{{1,3}}(?:\s{_LATIN})?)(?![\w])", re.IGNORECASE)
+LATIN_SUFFIX = (r"(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|novies|decies|undecies|duodecies|terdecies|"
+                r"quaterdecies|quindecies|sexdecies|septdecies|octodecies|novodecies|vicies)")
+# "Article 9", "l'article 226 bis", "Art. 5(1)" (its paragraph in a group of its own), "artículo 17", "Artikel 5"
+ARTICLE_CITED_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{{1,3}}(?:\s?{LATIN_SUFFIX})?)\b"
+                              r"(?!\s*/)(\(\d+\))?", re.IGNORECASE)
+# an ESRS disclosure requirement or application requirement: "GOV-1", "E1-6", "SBM-3", "IRO-1", "AR 16"
+CODE_CITED_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")
+_REF_ARTICLE_RE = re.compile(rf"^(?:Article|Artikel)\s+(\d{{1,3}}(?:\s{LATIN_SUFFIX})?)(?![\w])", re.IGNORECASE)
 _PART_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")
 LEAD_PASSAGES = 4  # passages of the cited provision that lead the hits, in reading order
+# what a question asking what a provision says adds to the provision's reference ("What does Article 33 GDPR say?",
+# "Summarise Article 6 of the GDPR", "Que dit l'article 226 de la directive TVA ?", "Explain GOV-1 of ESRS 2")
+SAYS_WORDS = OVERVIEW_WORDS | frozenset("""
+    say says said state states provide provides set sets out contain contains content contents cover covers require
+    requires summarise summarize summary summarised explain explained describe describes show read text wording
+    article paragraph provision section requirement disclosure please can you could
+    dit disent prevoit prevoient contient enonce resume resumer resumez explique expliquer expliquez article exige
+    paragraphe disposition exigence
+    dice dicen establece establecen contiene resume resumir explica explicar articulo apartado disposicion requisito
+    exige
+    steht sagt besagt regelt enthalt fasse zusammen zusammenfassung erklare erklaren artikel absatz vorschrift
+    anforderung verlangt
+""".split())
 
 
 def cited_provisions(question: str) -> list[str]:
     """The provisions a question cites, normalised ("article 226 bis", "GOV-1"), in question order."""
-    found = [f"article {' '.join(n.lower().split())}" for n in ARTICLE_CITED_RE.findall(question)]
+    found = [f"article {' '.join(n.lower().split())}" for n, _ in ARTICLE_CITED_RE.findall(question)]
     found += CODE_CITED_RE.findall(question)
     return list(dict.fromkeys(found))
+
+
+def asks_what_it_says(question: str, catalog: InstrumentCatalog | None = None) -> bool:
+    """Whether the question cites a provision and asks only what it says ("Summarise Article 6 of the GDPR"): its
+    words, once the references and the acts it names are taken out, are question and summary words. Not a question
+    citing one paragraph ("What does Article 30(2) require?"): the article's opening is not its answer."""
+    articles = list(ARTICLE_CITED_RE.finditer(question))
+    if any(m.group(2) for m in articles) or not (articles or CODE_CITED_RE.search(question)):
+        return False
+    rest = CODE_CITED_RE.sub(" ", ARTICLE_CITED_RE.sub(" ", question))
+    for mention in sorted((catalog or load_catalog()).mentions(rest), key=lambda m: -m.start):
+        rest = rest[:mention.start] + " " + rest[mention.end:]
+    return all(word in SAYS_WORDS for word in re.findall(r"[^\W\d]+", fold(rest)))
 
 
 def holds_provision(ref: str, provision: str) -> bool:
