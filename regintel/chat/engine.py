@@ -357,7 +357,8 @@ class ComplianceEngine:
                     merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
                 else:
                     merged = self._led_by(question, units, fresh)
-                record.update(unit_passages=len(units), leading=[s.chunk_id for s in merged[:2]])
+                record.update({"scope_passages" if applicability else "opening_passages": len(units),
+                               "leading": [s.chunk_id for s in merged[:2]]})
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("act unit retrieval failed: %s", exc)
