@@ -221,7 +221,7 @@ class ComplianceEngine:
             filters = None
             named = self._named_titles(coverage)
             if named and fresh and fresh[0].title not in named:  # "Does the GDPR apply to ...?" led elsewhere
-                documents = sorted({c.document_id for c in self.search_index.chunks.values() if c.title in named})
+                documents = self._documents_titled(named)
                 in_named = self._retrieve(search_text, trace, {"document_id": documents})
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
@@ -374,11 +374,8 @@ class ComplianceEngine:
         if not provisions or not fresh or (coverage is not None and coverage.missing):
             return fresh
         try:
-            chunks = self.search_index.chunks
-            titles = {c.document_id: c.title for c in chunks.values()}
-            documents = sorted({d for d, t in titles.items() if t in named}) if named else \
-                list(dict.fromkeys(s.document_id for s in fresh))
-            units = provision_chunk_ids(chunks.values(), provisions, documents)
+            documents = self._documents_titled(named) if named else list(dict.fromkeys(s.document_id for s in fresh))
+            units = provision_chunk_ids(self.search_index.chunks.values(), provisions, documents)
             if not units:
                 return fresh
             with trace.step("cited_provision_retrieval") as record:
@@ -480,6 +477,10 @@ class ComplianceEngine:
         if coverage is None or not coverage.held or coverage.missing:
             return set()
         return self._corpus_instruments().titles_holding(coverage.held)
+
+    def _documents_titled(self, titles: set[str]) -> list[str]:
+        """The ids of the served documents titled ``titles``."""
+        return sorted({c.document_id for c in self.search_index.chunks.values() if c.title in titles})
 
     def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
         """The question names an act the corpus holds and retrieval's top passages come from it: the question is

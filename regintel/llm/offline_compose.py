@@ -352,7 +352,7 @@ class Passage:
 def _paragraph_start(segment: Segment) -> bool:
     text = segment.source.text
     before = text[max(0, segment.start - 6):segment.start]
-    return "\n\n" in before or bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", text[max(0, segment.start - 8):segment.start]))
+    return "\n\n" in before or _numbered_paragraph(segment)
 
 
 def _numbered_paragraph(segment: Segment) -> bool:
@@ -723,7 +723,8 @@ class Composer:
             # "What is DORA?": the act says what it is where it begins ("In order to achieve a high common level of
             # digital operational resilience, this Regulation lays down ..."); the question shares no word with it
             # but the act's name, which means nothing to the embedding model
-            units = self._opening_statement(min(scope, key=self._article_rank))
+            units = self._opening_statement(next(p.article for p in self._first_passage_of_each_article()
+                                                 if p.article in scope))
             if units:
                 return Selection(units, "opening")
         if scope and len(plan.asks) == 1:
@@ -1204,10 +1205,6 @@ class Composer:
         if not cited:
             return None
         return min((p for p in self.passages if p.source.index in cited), key=self._rank_of).article
-
-    def _article_rank(self, article: str) -> int:
-        """Retrieval's rank of an article's best passage."""
-        return min(self._rank_of(p) for p in self.passages if p.article == article)
 
     def _leading_act_articles(self, plan: QuestionPlan) -> set[str]:
         """The articles that answer a question about an act as a whole when they lead the context: its opening

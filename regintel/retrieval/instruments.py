@@ -116,6 +116,9 @@ class InstrumentCatalog:
             for name in instrument.names:
                 self._patterns.append((_name_pattern(name), _is_case_sensitive(name), instrument, name))
         self._by_number = {n: i for i in self.instruments.values() for n in i.numbers}
+        # a turn reads the same question several times (coverage, the act-overview and cited-provision readers, the
+        # composer), and each reading matches every name of the list: found once per text
+        self._found = lru_cache(maxsize=256)(self._find)
 
     @classmethod
     def load(cls, path: Path = INSTRUMENTS_PATH) -> "InstrumentCatalog":
@@ -134,6 +137,9 @@ class InstrumentCatalog:
         Names are matched in the folded text, acronyms in the text as written: folding keeps one character per
         accented letter, so the spans of both index the same text (up to the rare letter folding expands, ß -> ss,
         which only shifts the spans used to compare mentions)."""
+        return list(self._found(text))
+
+    def _find(self, text: str) -> tuple[Mention, ...]:
         folded = fold(text)
         found: list[Mention] = []
         for pattern, case_sensitive, instrument, name in self._patterns:
@@ -148,7 +154,7 @@ class InstrumentCatalog:
         unique: dict[str, Mention] = {}
         for mention in maximal:
             unique.setdefault(mention.key, mention)
-        return list(unique.values())
+        return tuple(unique.values())
 
 
 @dataclass
