@@ -15,6 +15,9 @@ from regintel.retrieval.chunking import Chunk
     "What does the GDPR regulate?", "Qu'est-ce que la directive TVA ?", "Quel est l'objet de DORA ?",
     "¿Cuál es el objeto del RGPD?", "¿Qué es la Directiva del IVA?", "Was regelt die DSGVO?", "Worum geht es in DORA?",
     "What is ESRS E1?", "What is the objective of ESRS S1?", "What is MiFID II?",
+    "What does DORA require?", "What are the main obligations under DORA?",  # what it requires, as a whole
+    "Quelles sont les principales obligations du RGPD ?", "Was sind die wichtigsten Pflichten nach der DSGVO?",
+    "¿Qué exige la Directiva del IVA?",
 ])
 def test_a_question_naming_an_act_and_only_asking_what_it_is_asks_about_the_act(question):
     assert asks_about_the_act(question)
@@ -27,6 +30,8 @@ def test_a_question_naming_an_act_and_only_asking_what_it_is_asks_about_the_act(
     "What is a DPIA?",  # names no act
     "What is the purpose of a data protection impact assessment?",
     "What is the GDPR and DORA overlap on incident reporting?",
+    "What are the key obligations of a controller under the GDPR?",  # one party's obligations: not the act's opening
+    "What rules apply to processors under the GDPR?",
 ])
 def test_a_question_about_a_provision_or_naming_no_act_does_not(question):
     assert not asks_about_the_act(question)

@@ -1046,3 +1046,34 @@ def test_a_long_heading_line_is_not_quoted_as_a_sentence():
                         "and to other processing")  # a sentence cut before its stop, not a heading
     assert not _is_quotable("Article 35 — Data protection impact assessment and prior consultation of the supervisory "
                             "authority in certain cases")
+
+
+def test_a_period_asked_for_comes_from_an_article_addressing_the_question_beyond_the_leading_definitions():
+    """"How often must threat-led penetration testing be performed under DORA?" was led by the term's definitions
+    (Article 3(17); the passage of points 11 and 12 counts as an article of its own), which set no period: the
+    definition was quoted. The period comes from the next of retrieval's articles that addresses the question and
+    holds one (Article 26: "at least every 3 years"), beyond the two leading ones."""
+    sources = numbered(passage("eu-dora", "Article 3(17)"), passage("eu-dora", "Article 3(11); Article 3(12)"),
+                       passage("eu-dora", "Article 3(15)"), passage("eu-dora", "Article 26", "at least every 3 years"))
+    answer, _, _ = run(OfflineProvider(), "How often must threat-led penetration testing be performed under DORA?",
+                       sources)
+    assert cited(answer) == {4} and "at least every 3 years" in answer, answer
+    assert_grounded(answer, sources)
+
+
+def test_a_calendar_date_does_not_answer_how_much_time():
+    """"Within how many days must a major incident report be submitted?" asks a period: Article 21's "by 17 January
+    2025" is a date and does not say it; "by when" is answered by a date."""
+    from regintel.llm.offline_compose import parse_passage
+    dated = [s for s in parse_passage(numbered(passage("eu-dora", "Article 21"))[0]).segments
+             if "17 January 2025" in s.text]
+    assert dated and dated[0].timed and dated[0].dated_only
+    assert not dated[0].answers_time("Within how many days must the report be submitted?")
+    assert not dated[0].answers_time("Wie lange hat die ESA Zeit?")
+    assert dated[0].answers_time("By when must the ESAs submit the report?")
+    periods = [s for s in parse_passage(numbered(passage("eu-gdpr", "Article 33"))[0]).segments if "72 hours" in s.text]
+    assert periods and periods[0].answers_time("Within how many hours must a breach be notified?")
+    # an Official Journal reference dates a publication: no period, no date asked for
+    footnote = PromptSource(1, "122 report breaches of Union law (OJ L 305, 26.11.2019, p. 17).", "ESRS", "ESRS G1",
+                            "eu-esrs", "EU", "en", "", "EU_REGULATION", 80.0)
+    assert not parse_passage(footnote).segments[0].timed

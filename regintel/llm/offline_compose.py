@@ -241,6 +241,20 @@ TIME_RE = re.compile(
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
     r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
     r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)  # 30.04.2023
+CALENDAR_DATE_RE = re.compile(  # a date, not a period: "by 17 January 2025", "le 1er juillet 2021", "30.04.2023"
+    r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
+    r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)
+# a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
+# "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
+OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")
+# asks how much time, in so many words: a calendar date does not say it ("Within how many days must a major incident
+# report be submitted?" is not answered by "submit the report ... by 17 January 2025")
+DURATION_ASKED_RE = re.compile(
+    r"\b(?:how many (?:hours|days|weeks|months|years)|how long|within what (?:period|time)|what period|"
+    r"combien de (?:jours|mois|semaines|temps|heures|ans|années)|dans quel délai|cuántos (?:días|meses|años)|"
+    r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie viele (?:tage|monate|wochen|stunden|jahre)|"
+    r"innerhalb welcher frist)\b", _I)
 DEFINING_RES = [re.compile(p, _I) for p in (
     # (a few words may stand between the term and its verb: "‘consent’ of the data subject means")
     r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:[a-z][\w-]*\s+){0,5}?"
@@ -282,6 +296,11 @@ class Segment:
     timed: bool  # holds a period or a date
     defined: str = ""  # the term this sentence defines, when it is a definition
     continues: bool = False  # a piece of an over-long sentence cut at a comma, after the piece before it
+    dated_only: bool = False  # its only time expressions are calendar dates (no period, frequency or "without delay")
+
+    def answers_time(self, ask_text: str) -> bool:
+        """Holds what a deadline ask asks for: any period or date, or a period when it asks how much time."""
+        return self.timed and not (self.dated_only and DURATION_ASKED_RE.search(ask_text))
 
     @property
     def lead_in(self) -> bool:
@@ -460,9 +479,11 @@ def parse_passage(source: PromptSource) -> Passage:
             if match and match.start() < max(60, len(text) // 3):
                 defined = match.group("t").strip()
                 break
+        times = [m.group(0) for m in TIME_RE.finditer(OFFICIAL_JOURNAL_RE.sub(" ", text))]
         segments.append(Segment(source, position, start, end, text, language,
                                 tokenize(text, language), item, _is_quotable(text),
-                                bool(TIME_RE.search(text)), defined))
+                                bool(times), defined,
+                                dated_only=bool(times) and all(CALENDAR_DATE_RE.fullmatch(t) for t in times)))
     for before, segment in zip(segments, segments[1:]):
         gap = source.text[before.end:segment.start]
         # split_sentences ends a sentence only at . ! ? ; : before a capital, a digit, a quote or a bracket; any
@@ -1039,6 +1060,10 @@ class Composer:
             eligible = passage.language in usable and (named is None or passage.source.index in named) \
                 and passage.article not in exclude
             passage_coverage[passage.source.index] = self.scorer.coverage(passage.terms, w) if eligible else 0.0
+        article_coverage: dict[str, float] = {}  # each article's best passage coverage, before the leading ones are kept
+        for passage in self.passages:
+            article_coverage[passage.article] = max(article_coverage.get(passage.article, 0.0),
+                                                    passage_coverage[passage.source.index])
         self._keep_leading_articles(passage_coverage, plan)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
@@ -1058,27 +1083,40 @@ class Composer:
             if units:
                 return units
         if ask.shape == "deadline":
-            timed = [s for s in relevant if s.segment.timed and s.segment.quotable and s.coverage >= MIN_COVERAGE]
+            timed = [s for s in relevant if s.segment.answers_time(ask.text) and s.segment.quotable
+                     and s.coverage >= MIN_COVERAGE]
             if timed:
                 return self._pick(sorted(timed, key=_best_first), limit=2, expand_lists=False, cutoff=DEADLINE_CUTOFF)
             # no sentence holding a period matches: the periods of the article the answer would quote, else, for a
             # period asked in so many words ("how long", "by when"; not "When we restore ..., is it fine ...?"), of
-            # the next of retrieval's leading articles holding one (an answer without a period says nothing of it)
+            # the next of retrieval's articles holding one that addresses the question as well as the article the
+            # answer would quote (an answer without a period says nothing of it). It may lie beyond the leading
+            # articles: "How often must threat-led penetration testing be performed?" is led by the term's
+            # definition, which sets no period (Article 26 does, and holds more of the question's words)
             best = self.by_index[relevant[0].segment.source.index].article
-            leading = [p.article for p in self._first_passage_of_each_article()] if DEADLINE_RE.search(ask.text) else []
-            for article in dict.fromkeys([best, *leading]):
-                periods = self._periods_of_article(article, scored)
+            periods = self._periods_of_article(best, scored, ask.text)
+            if periods or not DEADLINE_RE.search(ask.text):
+                return periods or self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
+            weights_of = {p.source.index: weights[p.language] for p in self.passages}
+            for passage in self._first_passage_of_each_article():
+                kept = any(passage_coverage[p.source.index] > 0 for p in self.passages if p.article == passage.article)
+                if passage.article == best or not kept and article_coverage[passage.article] < max(
+                        PASSAGE_MIN_COVERAGE, article_coverage[best]):
+                    continue
+                candidates = [scored for p in self.passages if p.article == passage.article for segment in p.segments
+                              if (scored := self.scorer.score(segment, weights_of[p.source.index], p.title_terms)).score > 0]
+                periods = self._periods_of_article(passage.article, candidates, ask.text)
                 if periods:
                     return periods
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
-    def _periods_of_article(self, article: str, scored: list[Scored]) -> list[Unit]:
+    def _periods_of_article(self, article: str, scored: list[Scored], ask_text: str) -> list[Unit]:
         """For a deadline ask no sentence holding a period matches well enough: the sentences holding a period of the
         article the answer would quote, best first (at most two, the second close to the first). Across languages
         few of the question's words are carried over, and the period often stands in another part of the article
         in words of its own ("dans les douze mois suivant leur arrivée" for "how long can our goods sit in the
         customer's warehouse"); any other sentence of the article would leave the period unsaid."""
-        timed = sorted((s for s in scored if s.segment.timed and s.segment.quotable
+        timed = sorted((s for s in scored if s.segment.answers_time(ask_text) and s.segment.quotable
                         and self.by_index[s.segment.source.index].article == article), key=_best_first)
         return self._units_of([s for s in timed[:2] if s is timed[0] or s.score >= DEADLINE_CUTOFF * timed[0].score],
                               expand_lists=False)

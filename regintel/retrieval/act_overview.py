@@ -38,12 +38,14 @@ OVERVIEW_WORDS = frozenset("""
     what whats is are was the a an of about this that its it does do regulate regulates govern governs lay lays down
     purpose purposes aim aims goal goals objective objectives subject matter main overall general tell me explain
     briefly brief summary summarise summarize overview in short nutshell for why act regulation directive law
+    require requires requirements obligations rules key principal core impose imposes set sets out under
     qu est ce que quoi quel quelle quels quelles le la les l de du des un une objet objectif objectifs but buts
     finalite sert a regle regit reglemente porte sur present presente reglement loi texte en resume
+    sont exige impose principales principaux grandes obligations exigences regles selon
     que es son el los las del objeto objetivo objetivos finalidad para sirve regula trata cual cuales reglamento
-    directiva ley
+    directiva ley exige impone principales obligaciones requisitos normas segun
     was ist sind die der das den dem des zweck ziel ziele gegenstand regelt geht es worum um wozu dient verordnung
-    richtlinie gesetz
+    richtlinie gesetz verlangt fordert wichtigsten wesentlichen pflichten anforderungen vorschriften nach gemass
 """.split())
 
 
