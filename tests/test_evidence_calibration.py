@@ -406,3 +406,20 @@ def test_ingestion_calibrates_the_corpus_stores_it_reloads_it_and_recalibrates_w
         response = app.chat.ask(tenant.id, user.id, conversation, "Une ASBL est-elle assujettie à la TVA ?")
         assert response.status == "complete"
     assert "measured again" in caplog.text
+
+
+def test_a_rank_one_passage_holding_every_word_of_the_question_corroborates_it_from_under_the_floor():
+    """"When is a DPIA required?": Article 35 ("A data protection impact assessment ... shall in particular be
+    required") holds every word of it (the acronym through the term list's other wording) at a cosine just under the
+    floor, while Article 36 reached it: the short question is answered, not stopped as loosely related. A rank-1
+    passage holding only some of the words, or a question of one word, is not corroborated that way."""
+    question = "When is a DPIA required?"
+    article_35 = source(82.9, text="A data protection impact assessment referred to in paragraph 1 shall in particular "
+                                   "be required in the case of processing on a large scale.",
+                        heading="Article 35 — Data protection impact assessment")
+    article_36 = source(83.2, text="The controller shall consult the supervisory authority prior to processing.",
+                        heading="Article 36 — Prior consultation")
+    weak = [article_35, article_36, source(82.0), source(81.5), source(81.0)]
+    assert analyse_evidence(question, weak, thresholds=CALIBRATED).sufficient
+    partial = [replace(article_35, text="An assessment shall be carried out."), *weak[1:]]
+    assert analyse_evidence(question, partial, thresholds=CALIBRATED).reason == "LOW_SIMILARITY"

@@ -1077,3 +1077,18 @@ def test_a_calendar_date_does_not_answer_how_much_time():
     footnote = PromptSource(1, "122 report breaches of Union law (OJ L 305, 26.11.2019, p. 17).", "ESRS", "ESRS G1",
                             "eu-esrs", "EU", "en", "", "EU_REGULATION", 80.0)
     assert not parse_passage(footnote).segments[0].timed
+
+
+def test_when_something_is_required_asks_its_conditions_not_a_period():
+    """"When is a DPIA required?" quoted Article 36's "within one month" (a "when" question was read as asking a
+    period); asked whether something is required, allowed or exempt, it asks in which cases."""
+    from regintel.llm.offline_compose import plan_question
+    for question in ("When is a DPIA required?", "Quand une AIPD est-elle obligatoire ?",
+                     "Wann ist eine Datenschutz-Folgenabschätzung erforderlich?", "¿Cuándo es obligatoria una EIPD?"):
+        assert plan_question(question).asks[0].shape != "deadline", question
+    assert plan_question("When must a breach be notified?").asks[0].shape == "deadline"
+    sources = numbered(passage("eu-gdpr", "Article 35", "shall in particular be required"),
+                       passage("eu-gdpr", "Article 36", "within one month"))
+    answer, _, _ = run(OfflineProvider(), "When is a DPIA required?", sources)
+    assert "shall in particular be required in the case of" in answer and 2 not in cited(answer), answer
+    assert_grounded(answer, sources)

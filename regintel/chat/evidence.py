@@ -300,8 +300,15 @@ def _held_words(question: str, sources: Sequence[Source]) -> bool:
 
 def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:
     """The rank-1 passage is in the relevant range and holds most of the question's words (across languages,
-    through the legal term list): the dense and the lexical view agree on it."""
-    return source.similarity >= levels.no_evidence_below and lexical_support(question, source) >= LEXICAL_SUPPORT_AT
+    through the legal term list): the dense and the lexical view agree on it. A rank-1 passage holding every one of
+    the question's words (two or more) corroborates it from under the floor too, once the question has passed it
+    (a passage reached it): a short question's cosine with the article that answers it is low ("When is a DPIA
+    required?" against Article 35, "data protection impact assessment ... shall be required": all its words, 0.1
+    under the floor, while Article 36 reached it)."""
+    support = lexical_support(question, source)
+    if source.similarity >= levels.no_evidence_below:
+        return support >= LEXICAL_SUPPORT_AT
+    return support >= 1.0 and len(set(tokenize(question, detect_language(question)))) >= MIN_CONTENT_TERMS
 
 
 def _levels_by_passage(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds) -> list[ScoreLevels]:

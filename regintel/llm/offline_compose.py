@@ -144,6 +144,14 @@ DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in t
     r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
     r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
 WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when|quand|cuándo|wann)\b", _I)
+# "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
+# required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
+WHEN_CONDITION_RE = re.compile(
+    r"^\W*(?:when|in which cases|quand|cuándo|wann)\b.{0,80}\b(?:required|necessary|needed|mandatory|compulsory|"
+    r"obligatory|allowed|permitted|lawful|legal|exempt|applicable|obligatoires?|nécessaires?|requise?s?|exigée?s?|"
+    r"autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
+    r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
+    r"steuerfrei|befreit)\b", _I)
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
@@ -217,7 +225,7 @@ def _ask(text: str, language: str) -> Ask:
         return Ask(text, "deadline")
     if any(pattern.search(text) for pattern in LIST_RES):
         return Ask(text, "list")
-    if WHEN_RE.search(text):
+    if WHEN_RE.search(text) and not WHEN_CONDITION_RE.search(text):
         return Ask(text, "deadline")
     term = asked_term(text)  # "What is a 'personal data breach'?", "which one is its 'main establishment'?"
     return Ask(text, "definition", term) if term else Ask(text, "general")
