@@ -59,6 +59,8 @@ def test_the_term_list_is_hand_made_data_with_every_language(glossary):
     ("Wann muss ein schwerwiegender IKT-bezogener Vorfall gemeldet werden?", "de", "en", "major ICT-related incident"),
     ("Qu'est-ce que la double matérialité ?", "fr", "en", "double materiality"),
     ("Quels registres d'informations ?", "fr", "en", "register of information"),
+    ("¿Quién debe pagar el IVA?", "es", "fr", "redevable de la taxe"),  # who pays: the person liable
+    ("Wer schuldet die Mehrwertsteuer?", "de", "fr", "redevable de la taxe"),
 ])
 def test_glossary_translates_key_terms(glossary, question, source, target, expected):
     assert expected in glossary.translate(question, source, target)

@@ -39,6 +39,10 @@ def test_questions_asking_whether_an_act_applies(question):
     "Which details must appear on a VAT invoice?",
     "Quelles conditions l'assujetti doit-il remplir pour déduire la TVA ?",
     "What must a threat-led penetration test under DORA cover?",  # content, not applicability
+    # which of the act's rules of a kind apply, not whether the act applies (answered from Article 2 before)
+    "What penalties apply under DORA?", "Quelles sanctions s'appliquent en vertu du RGPD ?",
+    "¿Qué sanciones se aplican según DORA?", "Welche Sanktionen gelten nach DORA?",
+    "Which reduced rates apply to books?",
 ])
 def test_other_questions_do_not_ask_about_applicability(question):
     assert not asks_applicability(question)

@@ -33,6 +33,19 @@ APPLICABILITY_RE = re.compile(
     r"se aplica\w*|aplicable|sujet[oa]s? a|ámbito de aplicación|cubiert[oa]s? por|"
     r"gilt|gelten|anwendbar|anzuwenden|f[äa]llt\b[^?.]{0,60}\bunter|fallen\b[^?.]{0,60}\bunter|unterliegt|unterliegen|"
     r"Anwendungsbereich)\b", _I)
+# "What penalties apply under DORA?", "Quelles sanctions s'appliquent ?": which rules of a kind apply, not whether (or
+# to whom) the act applies: answered by those rules, not by the act's scope article
+RULES_THAT_APPLY_RE = re.compile(
+    r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:penalties|sanctions|fines|rules|rates?|requirements|obligations|conditions|"
+    r"exemptions|deadlines|time limits|measures|provisions|principles|thresholds|procedures|formalities)\s+"
+    r"(?:\w+\s+)?(?:apply|applies)\b|"
+    r"\bquel(?:le)?s\s+(?:\w+\s+){0,2}(?:sanctions|amendes|règles|taux|exigences|obligations|conditions|exonérations|"
+    r"délais|mesures|dispositions|seuils|procédures|formalités)\s+(?:\w+\s+)?s['’]appliqu\w*|"
+    r"\bqu[ée]\s+(?:\w+\s+){0,2}(?:sanciones|multas|normas|reglas|tipos|requisitos|obligaciones|condiciones|"
+    r"exenciones|plazos|medidas|disposiciones|umbrales|procedimientos)\s+(?:\w+\s+)?se\s+aplica\w*|"
+    r"\bwelche\s+(?:\w+\s+){0,2}(?:sanktionen|strafen|bußgelder|geldbußen|regeln|vorschriften|sätze|steuersätze|"
+    r"anforderungen|pflichten|bedingungen|voraussetzungen|befreiungen|fristen|maßnahmen|bestimmungen|schwellenwerte|"
+    r"verfahren)\s+(?:\w+\s+)?(?:gilt|gelten)\b", _I)
 # a unit headed by the act's scope ("Material scope", "Champ d'application"), not "Scope 3 GHG emissions"
 SCOPE_HEADING_RE = re.compile(
     r"\b(?:scope|champ d['’]application|ámbito de aplicación|anwendungsbereich)\b(?!\s*\d)", _I)
@@ -40,8 +53,9 @@ SCOPE_HITS = 4  # passages searched among the scope units: the best one of each 
 
 
 def asks_applicability(question: str) -> bool:
-    """Whether the question asks if (or to whom) an act applies."""
-    return bool(APPLICABILITY_RE.search(" ".join(question.split())))
+    """Whether the question asks if (or to whom) an act applies (not which of its rules of a kind apply)."""
+    text = " ".join(question.split())
+    return bool(APPLICABILITY_RE.search(text)) and not RULES_THAT_APPLY_RE.search(text)
 
 
 def scope_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
