@@ -1092,3 +1092,21 @@ def test_when_something_is_required_asks_its_conditions_not_a_period():
     answer, _, _ = run(OfflineProvider(), "When is a DPIA required?", sources)
     assert "shall in particular be required in the case of" in answer and 2 not in cited(answer), answer
     assert_grounded(answer, sources)
+
+
+def test_a_question_asking_who_acts_is_not_answered_by_the_definition_of_the_term_it_names():
+    """"Who must carry out threat-led penetration testing?" was answered with the term's definition (Article 3(17),
+    ranked first for matching the term), which says no one; Article 26 ("Financial entities ... shall carry out ...
+    TLPT") addresses the question as well and answers. A question about the term itself keeps its definition, and so
+    does a who-question no other article addresses as well."""
+    definition = passage("eu-dora", "Article 3(17)")
+    sources = numbered(definition, passage("eu-dora", "Article 3(11); Article 3(12)"),
+                       passage("eu-dora", "Article 26", "shall carry out at least every 3 years"))
+    answer, _, _ = run(OfflineProvider(), "Who must carry out threat-led penetration testing?", sources)
+    assert cited(answer) == {3}, answer
+    assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "What is threat-led penetration testing?", sources)
+    assert cited(answer) == {1}, answer
+    alone = numbered(definition, passage("eu-dora", "Article 3(11); Article 3(12)"))
+    answer, _, _ = run(OfflineProvider(), "Who must carry out threat-led penetration testing?", alone)
+    assert 1 in cited(answer), answer

@@ -144,6 +144,11 @@ DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in t
     r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
     r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
 WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when|quand|cuándo|wann)\b", _I)
+# asks who acts, when or how: a definition of a term the question names says none of it ("Who must carry out
+# threat-led penetration testing?", "How often must ... be performed?", "Qui doit ...", "Wer muss ...")
+WHO_WHEN_HOW_RE = re.compile(
+    r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
+    r"quién|quiénes|cuándo|cómo|dónde|wer|wem|wann|wie|wo)\b", _I)
 # "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
 # required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
 WHEN_CONDITION_RE = re.compile(
@@ -1172,6 +1177,7 @@ class Composer:
             return
         question_language = plan.language
         leading = [p.article for p in self._first_passage_of_each_article()]
+        leading = self._without_definitions_for_who_when_how(leading, passage_coverage, plan)
         first = min(self.passages, key=self._rank_of)
         if first.language != question_language and any(
                 passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
@@ -1185,6 +1191,26 @@ class Composer:
         for passage in self.passages:
             if passage.article not in leading:
                 passage_coverage[passage.source.index] = 0.0
+
+    def _without_definitions_for_who_when_how(self, articles: list[str], passage_coverage: dict[int, float],
+                                              plan: QuestionPlan) -> list[str]:
+        """Retrieval's articles without the definitions, for a question asking who acts, when or how: the term it
+        names is defined in a definitions article that retrieval (matching the term) puts first, and the definition
+        says neither who, when nor how ("Who must carry out threat-led penetration testing?" quoted Article 3(17);
+        Article 26 says which entities "shall carry out" it). Only when an article that is no definition addresses
+        the question as well as the definitions do (else they stand: the question may be about the term itself)."""
+        if not WHO_WHEN_HOW_RE.search(plan.question) or any(ask.shape == "definition" for ask in plan.asks):
+            return articles
+        definitional = {p.article for p in self.passages if _is_definition_passage(p)}
+        if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):
+            return articles
+        coverage: dict[str, float] = {}
+        for passage in self.passages:
+            coverage[passage.article] = max(coverage.get(passage.article, 0.0), passage_coverage[passage.source.index])
+        best_definition = max(coverage[a] for a in definitional)
+        if not any(a not in definitional and coverage[a] >= max(PASSAGE_MIN_COVERAGE, best_definition) for a in articles):
+            return articles
+        return [a for a in articles if a not in definitional]
 
     def _article_headed_by_the_question(self, plan: QuestionPlan) -> str | None:
         """The article or section whose heading asks the question itself (all of the question's words, and at least
@@ -1636,6 +1662,13 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
+
+
+def _is_definition_passage(passage: Passage) -> bool:
+    """A passage of definitions: its first quotable sentence defines a term ("(17) 'threat-led penetration testing'
+    means ...", "Est considéré comme «assujetti» ...")."""
+    first = next((s for s in passage.segments if s.quotable), None)
+    return bool(first and first.defined)
 
 
 def _best_first(scored: Scored) -> tuple[float, int, int]:
