@@ -67,6 +67,10 @@ def test_the_cited_provision_is_taken_from_the_first_document_that_holds_it_in_r
     ("What does Article 30(2) require?", False),  # one paragraph, not the article's opening
     ("Compare Article 33 and Article 34 GDPR", False),
     ("What is DORA?", False),  # cites no provision
+    ("What must be disclosed under ESRS E1-6?", True),  # what it requires, in the asker's words
+    ("Que faut-il publier au titre de E1-6 ?", True),
+    ("Was müssen wir nach E1-6 offenlegen?", True),
+    ("What must be disclosed about Scope 3 emissions under E1-6?", False),  # one point of it
 ])
 def test_a_question_citing_a_provision_and_asking_only_what_it_says(question, asks):
     assert asks_what_it_says(question) is asks

@@ -1110,3 +1110,17 @@ def test_a_question_asking_who_acts_is_not_answered_by_the_definition_of_the_ter
     alone = numbered(definition, passage("eu-dora", "Article 3(11); Article 3(12)"))
     answer, _, _ = run(OfflineProvider(), "Who must carry out threat-led penetration testing?", alone)
     assert 1 in cited(answer), answer
+
+
+def test_a_sentence_the_text_repeats_is_quoted_once():
+    """ESRS E1-6 says "The information from this Disclosure Requirement is also needed to understand the
+    undertaking's climate-related transition risks." in two of its parts: the answer quoted it twice, [1] and [2]."""
+    repeated = ("The information from this Disclosure Requirement is also needed to understand the undertaking's "
+                "climate-related transition risks.")
+    first = PromptSource(1, "The undertaking shall disclose its gross GHG emissions. " + repeated, "ESRS",
+                         "ESRS E1 › Disclosure Requirement E1-6 (1/2)", "eu-esrs", "EU", "en", "", "EU_REGULATION", 84.0)
+    second = PromptSource(2, repeated + " This information is aligned with the Climate Benchmark Regulation.", "ESRS",
+                          "ESRS E1 › Disclosure Requirement E1-6 (2/2)", "eu-esrs", "EU", "en", "", "EU_REGULATION", 84.0)
+    answer, _, _ = run(OfflineProvider(), "Why is the information on climate-related transition risks needed?",
+                       [first, second])
+    assert answer.count("also needed to understand") == 1, answer

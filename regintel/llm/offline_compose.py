@@ -1356,6 +1356,9 @@ class Composer:
                 break
             if candidate is best or per_source[candidate.segment.source.index] >= 2:
                 continue
+            if not candidate.segment.lead_in and any(_same_words(candidate.segment.text, c.segment.text) for c in chosen):
+                continue  # a sentence the text repeats (in another part or paragraph) is quoted once (a list's
+                # lead-in, repeated at the start of the part its list runs on in, still brings that part's points)
             article = self.by_index[candidate.segment.source.index].article
             if article == anchor:
                 ok = candidate.score >= cutoff * best.score and candidate.coverage >= MIN_COVERAGE
@@ -1377,7 +1380,7 @@ class Composer:
         units: list[Unit] = []
         for scored in chosen:
             unit = self._as_unit(scored.segment, expand_lists)
-            if not any(_overlaps(unit, u) for u in units):
+            if not any(_overlaps(unit, u) or _same_words(_unit_text(unit), _unit_text(u)) for u in units):
                 units.append(unit)
         return units
 
@@ -1713,6 +1716,14 @@ def _term_match(asked: set[str], defined: set[str]) -> float:
     if not common:
         return 0.0
     return common / len(asked | defined)
+
+
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def _unit_text(unit: Unit) -> str:
+    return " ".join(segment.text for segment in unit.segments)
 
 
 def _overlaps(a: Unit, b: Unit) -> bool:

@@ -34,12 +34,13 @@ SAYS_WORDS = OVERVIEW_WORDS | frozenset("""
     say says said state states provide provides set sets out contain contains content contents cover covers require
     requires summarise summarize summary summarised explain explained describe describes show read text wording
     article paragraph provision section requirement disclosure please can you could
+    must be we our has have to disclose disclosed report reported include included includes
     dit disent prevoit prevoient contient enonce resume resumer resumez explique expliquer expliquez article exige
-    paragraphe disposition exigence
+    paragraphe disposition exigence doit doivent faut il publier declarer nous au titre
     dice dicen establece establecen contiene resume resumir explica explicar articulo apartado disposicion requisito
-    exige
+    exige debe deben divulgar informar
     steht sagt besagt regelt enthalt fasse zusammen zusammenfassung erklare erklaren artikel absatz vorschrift
-    anforderung verlangt
+    anforderung verlangt muss mussen offenlegen angeben wir
 """.split())
 
 
