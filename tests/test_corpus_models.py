@@ -100,6 +100,7 @@ def test_corpus_models_travel_in_the_model_file_and_a_damaged_one_is_dropped(tmp
     assert "features v1" in caplog.text
 
 
+@pytest.mark.slow  # trains boosters (10-17 s): in the full CI run, not the fast lane
 def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_path):  # noqa: F811
     from regintel.bench.ranker import obliqa_model
 

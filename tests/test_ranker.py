@@ -175,6 +175,7 @@ def test_training_is_deterministic_and_learns_the_signal(tmp_path):
     assert max(first.importance(), key=first.importance().get) == "reference_match"
 
 
+@pytest.mark.slow  # trains boosters (10-17 s): in the full CI run, not the fast lane
 def test_an_ensemble_averages_boosters_of_consecutive_seeds_and_survives_a_round_trip(tmp_path):
     matrices, labels = synthetic_groups(questions=30)
     boosters = fit_ensemble(matrices, labels, seed=5, size=3)
