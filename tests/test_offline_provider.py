@@ -1110,6 +1110,10 @@ def test_a_question_asking_who_acts_is_not_answered_by_the_definition_of_the_ter
     alone = numbered(definition, passage("eu-dora", "Article 3(11); Article 3(12)"))
     answer, _, _ = run(OfflineProvider(), "Who must carry out threat-led penetration testing?", alone)
     assert 1 in cited(answer), answer
+    # what something counts as is what a definition says ("When is a person considered a taxable person?" lost
+    # Article 9 to Article 43 in a first version of the rule)
+    answer, _, _ = run(OfflineProvider(), "When is a test considered threat-led penetration testing?", sources)
+    assert 1 in cited(answer), answer
 
 
 def test_a_sentence_the_text_repeats_is_quoted_once():

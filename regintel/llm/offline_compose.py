@@ -149,6 +149,12 @@ WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when
 WHO_WHEN_HOW_RE = re.compile(
     r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
     r"quién|quiénes|cuándo|cómo|dónde|wer|wem|wann|wie|wo)\b", _I)
+# ... unless it asks what something counts as, which is what a definition says ("When is a person considered a
+# taxable person?", "Who counts as a data subject?", "Quand une personne est-elle considérée comme assujettie ?")
+COUNTS_AS_RE = re.compile(
+    r"\b(?:considered|deemed|regarded|treated as|counts? as|qualif(?:y|ies) as|classed as|classified as|"
+    r"considérée?s?|réputée?s?|regardée?s?|qualifiée?s?|se considera\w*|considerad[oa]s?|se entiende|"
+    r"gilt|gelten|als .{1,40} (?:gilt|gelten|angesehen))\b", _I)
 # "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
 # required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
 WHEN_CONDITION_RE = re.compile(
@@ -1199,7 +1205,8 @@ class Composer:
         says neither who, when nor how ("Who must carry out threat-led penetration testing?" quoted Article 3(17);
         Article 26 says which entities "shall carry out" it). Only when an article that is no definition addresses
         the question as well as the definitions do (else they stand: the question may be about the term itself)."""
-        if not WHO_WHEN_HOW_RE.search(plan.question) or any(ask.shape == "definition" for ask in plan.asks):
+        if not WHO_WHEN_HOW_RE.search(plan.question) or COUNTS_AS_RE.search(plan.question) \
+                or any(ask.shape == "definition" for ask in plan.asks):
             return articles
         definitional = {p.article for p in self.passages if _is_definition_passage(p)}
         if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):
