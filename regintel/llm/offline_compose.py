@@ -1122,8 +1122,8 @@ class Composer:
                 if passage.article == best or not kept and article_coverage[passage.article] < max(
                         PASSAGE_MIN_COVERAGE, article_coverage[best]):
                     continue
-                candidates = [scored for p in self.passages if p.article == passage.article for segment in p.segments
-                              if (scored := self.scorer.score(segment, weights_of[p.source.index], p.title_terms)).score > 0]
+                candidates = [found for p in self.passages if p.article == passage.article for segment in p.segments
+                              if (found := self.scorer.score(segment, weights_of[p.source.index], p.title_terms)).score > 0]
                 periods = self._periods_of_article(passage.article, candidates, ask.text)
                 if periods:
                     return periods
