@@ -308,7 +308,7 @@ def _corroborated(question: str, source: Source, levels: ScoreLevels) -> bool:
     support = lexical_support(question, source)
     if source.similarity >= levels.no_evidence_below:
         return support >= LEXICAL_SUPPORT_AT
-    return support >= 1.0 and len(set(tokenize(question, detect_language(question)))) >= MIN_CONTENT_TERMS
+    return support >= 1.0 and not is_ambiguous(question)
 
 
 def _levels_by_passage(question: str, sources: Sequence[Source], thresholds: EvidenceThresholds) -> list[ScoreLevels]:

@@ -246,6 +246,11 @@ def _ask(text: str, language: str) -> Ask:
 ITEM_RE = re.compile(
     r"^(?:[-–•]\s+|\(\s?(?:[a-z]{1,2}|\d{1,3}[a-z]?|[ivxlc]{1,6})\s?\)\s*|(?:[a-z]{1,2}|\d{1,3}(?:\s?(?:bis|ter|quater|"
     r"quinquies|sexies))?|[ivxlc]{1,6})\)\s+|\d{1,3}°\s*)", _I)
+# a date written out ("17 January 2025", "1er juillet 2021") or in figures ("30.04.2023"): in TIME_RE, CALENDAR_DATE_RE
+# and NUMERIC_DATE_RE alike
+_MONTH_DATE = (r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|"
+               r"december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b")
+_NUMERIC_DATE = r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b"
 TIME_RE = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety|"
     r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|soixante|quatre-vingt-dix)"
@@ -253,17 +258,11 @@ TIME_RE = re.compile(
     r"(?:hours?|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans|années?)\b|"
     r"\bwithout (?:undue )?delay\b|\bimmediately\b|\bpromptly\b|\bat the latest\b|\bno later than\b|"
     r"\bnot later than\b|\bbefore the (?:end|expiry)\b|\bsans (?:retard|délai)\b|\bau plus tard\b|\bdans un délai\b|"
-    r"\bimmédiatement\b|\bdans les meilleurs délais\b|"
-    r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
+    r"\bimmédiatement\b|\bdans les meilleurs délais\b|" + _MONTH_DATE + "|"
     r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b|"
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
-    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
-    r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)  # 30.04.2023
-CALENDAR_DATE_RE = re.compile(  # a date, not a period: "by 17 January 2025", "le 1er juillet 2021", "30.04.2023"
-    r"\b\d{1,2}(?:er)? (?:january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre) \d{4}\b|"
-    r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b", _I)
+    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|" + _NUMERIC_DATE, _I)
+CALENDAR_DATE_RE = re.compile(f"{_MONTH_DATE}|{_NUMERIC_DATE}", _I)  # a date, not a period: "by 17 January 2025"
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
 OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")
@@ -292,7 +291,7 @@ POINTS_BACK_RE = re.compile(
     r"Title\b|ESRS\b|Appendix\b)\w|"
     r"Dans (?:ce|ces|un tel) cas\b|En pareil cas\b|(?:Ce|Cet|Cette|Ces)\s+(?!règlement\b|directive\b|chapitre\b|"
     r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b)")
-NUMERIC_DATE_RE = re.compile(r"\b\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})\b")
+NUMERIC_DATE_RE = re.compile(_NUMERIC_DATE)
 BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
 GLUED_LEAD_RE = re.compile(r"^[^:;.]{3,60}:\s+(?:\(\s?[a-z0-9]{1,4}\s?\)|[a-z0-9]{1,3}\)|\d{1,2}°)\s", _I)
@@ -1079,10 +1078,7 @@ class Composer:
             eligible = passage.language in usable and (named is None or passage.source.index in named) \
                 and passage.article not in exclude
             passage_coverage[passage.source.index] = self.scorer.coverage(passage.terms, w) if eligible else 0.0
-        article_coverage: dict[str, float] = {}  # each article's best passage coverage, before the leading ones are kept
-        for passage in self.passages:
-            article_coverage[passage.article] = max(article_coverage.get(passage.article, 0.0),
-                                                    passage_coverage[passage.source.index])
+        article_coverage = self._article_coverage(passage_coverage)  # before the leading articles are kept
         self._keep_leading_articles(passage_coverage, plan)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms)
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
@@ -1198,6 +1194,13 @@ class Composer:
             if passage.article not in leading:
                 passage_coverage[passage.source.index] = 0.0
 
+    def _article_coverage(self, passage_coverage: dict[int, float]) -> dict[str, float]:
+        """Each article's coverage of the question: that of its best passage."""
+        coverage: dict[str, float] = {}
+        for passage in self.passages:
+            coverage[passage.article] = max(coverage.get(passage.article, 0.0), passage_coverage[passage.source.index])
+        return coverage
+
     def _without_definitions_for_who_when_how(self, articles: list[str], passage_coverage: dict[int, float],
                                               plan: QuestionPlan) -> list[str]:
         """Retrieval's articles without the definitions, for a question asking who acts, when or how: the term it
@@ -1211,9 +1214,7 @@ class Composer:
         definitional = {p.article for p in self.passages if _is_definition_passage(p)}
         if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):
             return articles
-        coverage: dict[str, float] = {}
-        for passage in self.passages:
-            coverage[passage.article] = max(coverage.get(passage.article, 0.0), passage_coverage[passage.source.index])
+        coverage = self._article_coverage(passage_coverage)
         best_definition = max(coverage[a] for a in definitional)
         if not any(a not in definitional and coverage[a] >= max(PASSAGE_MIN_COVERAGE, best_definition) for a in articles):
             return articles
