@@ -200,13 +200,23 @@ def test_the_demo_corpus_folder_holds_only_its_documents():
 
 
 @pytest.mark.skipif(not UPSTREAM_ESRS.exists(), reason="the upstream corpus (../shared/data/corpus) is not here")
-def test_the_shipped_esrs_text_is_the_upstream_text_with_its_headings_repaired():
-    """The repair is reproducible: running the committed script on the upstream file gives the shipped copy, and
-    it changes headings only (every other line is the upstream's, in order, a plain section title now a heading)."""
+def test_the_shipped_esrs_text_is_the_upstream_text_with_its_headings_and_lost_words_repaired():
+    """The repairs are reproducible: running the committed scripts on the upstream file gives the shipped copy; the
+    heading repair changes headings only (every other line is the upstream's, in order, a plain section title now a
+    heading), the word repair only puts "th" back where the conversion wrote "p"."""
     upstream = UPSTREAM_ESRS.read_text(encoding="utf-8")
     repaired, edits = repair_esrs_headings(upstream)
-    assert repaired == (CORPUS / "eu" / "esrs_delegated_reg_2023_2772.md").read_text(encoding="utf-8")
     assert len(edits) > 30
+    words = repair_script("repair_esrs_words")
+    shipped, word_edits = words.repair(repaired)
+    assert shipped == (CORPUS / "eu" / "esrs_delegated_reg_2023_2772.md").read_text(encoding="utf-8")
+    assert len(word_edits) > 150
+    for before, after in zip(repaired.splitlines(), shipped.splitlines(), strict=True):
+        old_words, new_words = re.split(r"(\W+)", before), re.split(r"(\W+)", after)
+        assert len(old_words) == len(new_words)
+        for old, new in zip(old_words, new_words):
+            assert old == new or any(new.lower() == old.lower()[:i] + "th" + old.lower()[i + 1:]
+                                     for i, letter in enumerate(old.lower()) if letter == "p"), (old, new)
     repaired_lines = iter(repaired.splitlines())
     text_lines = [line for line in upstream.splitlines() if not line.startswith("#")]
     assert all(any(candidate in (line, f"#### {line}") for candidate in repaired_lines) for line in text_lines), \
@@ -233,6 +243,24 @@ def test_the_repairs_refuse_a_text_they_were_not_written_for():
     module = repair_script("repair_esrs_headings")
     with pytest.raises(module.RepairError):
         module.repair("## ESRS 1 - GENERAL REQUIREMENTS\n\n#### Objective\n\n1. The objective of this Standard.\n")
+    module = repair_script("repair_esrs_words")
+    with pytest.raises(module.RepairError, match="'pe' 1/286"):
+        module.repair("(a) pey may influence pe undertaking's ability to act wip peir partners.\n")
+
+
+def test_the_lost_th_comes_back_in_its_case_and_only_as_a_whole_word():
+    module = repair_script("repair_esrs_words")
+    line = "Furpermore, pe undertaking shall disclose pose pird-party risks (PE), wip a proper pen and a pipe."
+    assert module.WORD_RE.sub(module._restored, line) == \
+        "Furthermore, the undertaking shall disclose those third-party risks (THE), with a proper pen and a pipe."
+
+
+def test_the_shipped_esrs_quotes_read_the_and_not_pe():
+    """What an analyst reads in an ESRS quote: "the undertaking", not the conversion's "pe undertaking"."""
+    units = {chunk.ref: chunk.text for chunk in corpus_chunks("eu-esrs")}
+    assert "Corporate culture expresses goals through values and beliefs" in \
+        units["ANNEX II › Consumer; ANNEX II › Corporate culture"]
+    assert not any(re.search(r"\b(?:pe|wip|pat|peir|prough)\b", text) for text in units.values())
 
 
 def test_the_crepe_sale_answer_holds_its_three_conditions_and_the_next_section_none():
