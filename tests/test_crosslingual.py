@@ -115,6 +115,24 @@ def test_a_small_glossary_built_in_code():
     assert small.translate("Two invoices", "en", "fr", max_variants=1) == ["facture"]
     assert small.translate("nothing here", "en", "fr") == []
 
+def test_a_later_variant_of_an_entry_listed_alike_in_both_languages_carries_its_counterpart():
+    """An entry's phrases are listed in the same order in each language: "corruption", the third French phrase of an
+    entry on business conduct, is "corruption and bribery", not the entry's first phrases; a preferred phrase keeps
+    the entry's preferred wordings, and an entry listed differently in the two languages keeps them too."""
+    conduct = GlossaryEntry("t.conduct", "esrs", {"en": ("business conduct", "corporate culture", "corruption and bribery"),
+                                                   "fr": ("conduite des affaires", "culture d'entreprise", "corruption")})
+    uneven = GlossaryEntry("t.uneven", "vat", {"en": ("taxable person", "business"), "fr": ("assujetti",)})
+    small = Glossary([conduct, uneven])
+    (corruption,) = small.matches("corruption", "fr")
+    assert small.equivalents(corruption, "corruption", "en", counterpart_from=2, limit=2) == ("corruption and bribery",)
+    (culture,) = small.matches("culture d'entreprise", "fr")
+    assert small.equivalents(culture, "culture d'entreprise", "en", counterpart_from=2, limit=2) == (
+        "business conduct", "corporate culture")
+    assert small.equivalents(culture, "culture d'entreprise", "en") == ("corporate culture",), "counterpart from 0"
+    (person,) = small.matches("assujetti", "fr")
+    assert small.equivalents(person, "assujetti", "en", counterpart_from=0) == ("taxable person", "business")
+
+
 def test_a_phrase_left_with_one_word_by_its_stop_words_matches_only_as_written():
     """"otro encargado" (another processor) keeps one stem, "encarg", which "nos encargamos" (we take care of)
     shares: such a subject phrase matches where it is written, a one-word phrase of the entry still by its stem, and a

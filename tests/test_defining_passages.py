@@ -164,3 +164,45 @@ def test_asking_for_the_value_a_rule_sets_is_no_definition_question(question, te
     """"What is the threshold for distance sales of goods?" was answered with the definition of a distance sale
     (Article 14) instead of the EUR 10 000 threshold (Article 59 quater) retrieval put first."""
     assert asked_term(question) == term
+
+
+def test_across_languages_a_glossary_entry_titled_with_the_term_in_the_question_language_defines_it():
+    """The term list carries neither "Bestechung" nor "deforestación"; the ESRS glossary entries' search titles
+    (data/glossary/search_titles.jsonl) name them in German and Spanish. A broader word in brackets ("Bestechung
+    (Korruption)") or a longer term holding the word is no match."""
+    entries = {c.chunk_id: c for c in (
+        Chunk("bribery", "eu-esrs", "ESRS", "ANNEX II › Bribery", "Bribery", "ANNEX II",
+              "Dishonestly persuading someone to act in your favour by giving them a gift of money.", "EU", "en",
+              "eu_law", "", 0),
+        Chunk("corruption", "eu-esrs", "ESRS", "ANNEX II › Corruption", "Corruption", "ANNEX II",
+              "Abuse of entrusted power for private gain.", "EU", "en", "eu_law", "", 1),
+        Chunk("deforestation", "eu-esrs", "ESRS", "ANNEX II › Deforestation; ANNEX II › Degradation or degraded "
+              "ecosystem", "Deforestation; Degradation or degraded ecosystem", "ANNEX II",
+              "The human-induced conversion of forested land to non-forested land.\n\nA degraded ecosystem ...", "EU",
+              "en", "eu_law", "", 2),
+        Chunk("e1-7", "eu-esrs", "ESRS", "ESRS E1 › Disclosure Requirement E1-7", "Disclosure Requirement E1-7",
+              "ESRS E1", "The undertaking shall disclose bribery and deforestation.", "EU", "en", "eu_law", "", 3),
+    )}
+    passages = DefiningPassages(entries)
+    assert passages.among(asked_term("Was ist Bestechung?"), "de", list(entries)) == ["bribery"]
+    assert passages.among(asked_term("Was ist Korruption?"), "de", list(entries)) == ["corruption"]
+    assert passages.among(asked_term("¿Qué es la deforestación?"), "es", list(entries)) == ["deforestation"]
+    assert passages.among(asked_term("¿Qué es un ecosistema?"), "es", list(entries)) == []
+
+
+def test_the_search_titles_translate_the_asked_term_into_the_entry_it_names():
+    """In a unit merging two entries, the title's terms follow the entries' order: "dégradation des écosystèmes", the
+    French title's second term, is the second entry, "Degradation or degraded ecosystem"."""
+    from regintel.retrieval.term_definitions import search_title_translations
+
+    ref = "ANNEX II › Deforestation; ANNEX II › Degradation or degraded ecosystem"
+    heading = "Deforestation; Degradation or degraded ecosystem"
+    def translated(term: str, language: str) -> list[frozenset[str]]:
+        return search_title_translations(term, language, "en", "eu-esrs", ref, heading, "Conversion ...\n\nLoss ...")
+
+    assert translated("dégradation des écosystèmes", "fr") == [frozenset({"degrad", "ecosystem"})]
+    assert translated("déforestation", "fr") == [frozenset({"deforest"})]
+    assert translated("Entwaldung", "de") == [frozenset({"deforest"})]
+    assert translated("écosystèmes", "fr") == [], "a word of a title's term is not the term"
+    assert search_title_translations("déforestation", "fr", "en", "eu-esrs", "ESRS E4 › Objective", "Objective",
+                                     "The objective of this Standard ...") == [], "no glossary entry"

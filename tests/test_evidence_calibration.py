@@ -357,6 +357,18 @@ def test_the_passage_defining_the_term_asked_at_rank_1_does_not_abstain():
     entry = source(80.0, text="A transferable or tradable instrument representing a tonne of CO2e emission reductions.",
                    heading="ANNEX II › Carbon credit")
     assert evidence.defines_asked_term("What is a carbon credit for ESRS purposes?", entry), "a glossary entry's title"
+    bribery = source(79.0, text="Dishonestly persuading someone to act in your favour by giving them a gift of money.",
+                     heading="Bribery")
+    bribery = replace(bribery, document_id="eu-esrs", ref="ANNEX II › Bribery")
+    assert evidence.defines_asked_term("Was ist Bestechung?", bribery), "the entry's German search title"
+    assert not evidence.defines_asked_term("Was ist Korruption?", bribery), "a broader word in brackets is no title"
+    culture = replace(source(80.0, text="Corporate culture expresses goals through values and beliefs.",
+                             heading="Consumer; Corporate culture"),
+                      document_id="eu-esrs", ref="ANNEX II › Consumer; ANNEX II › Corporate culture")
+    assert not evidence.defines_asked_term("Qu'est-ce que la corruption ?", culture), \
+        "the term list's entry on business conduct lists 'corruption' third: it is not its second phrase"
+    analysis = analyse_evidence("Was ist Bestechung?", [bribery, source(70.0), source(69.0)], thresholds=CALIBRATED)
+    assert analysis.sufficient, "one word, defined by the rank-1 glossary entry: no vague question"
 
 
 # -- real corpus, real model ---------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from typing import Sequence
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
 from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms, terms_line, written_in_a_row
 from regintel.retrieval.sources import Source
-from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines
+from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, search_title_translations
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
 
@@ -286,11 +286,17 @@ def defines_asked_term(question: str, source: Source) -> bool:
     """The passage is the defining text of the term the question asks about ("which one is its 'main
     establishment'?" and "‘main establishment’ means: ..."; a glossary entry titled with it): across languages, the
     term carried into the passage's language by the legal term list. Whatever the similarity, that passage answers
-    a definition question."""
+    a definition question. A glossary entry whose search title names the term in the question's language defines it
+    too, where the term list does not carry it ("Was ist Bestechung?", ANNEX II › Bribery)."""
     question_language = detect_language(question)
     language = source.language or question_language
-    asked = asked_term_stems(asked_term(question), question_language, language)
-    return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
+    term = asked_term(question)
+    asked = asked_term_stems(term, question_language, language)
+    defined = defined_stems(source.text, source.heading, language, source.ref)
+    if asked and defines(asked, defined):
+        return True
+    return bool(defined) and defines(search_title_translations(
+        term, question_language, language, source.document_id, source.ref, source.heading, source.text), defined)
 
 
 def _held_words(question: str, sources: Sequence[Source]) -> bool:

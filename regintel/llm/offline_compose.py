@@ -48,7 +48,7 @@ from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
-from regintel.retrieval.term_definitions import NUMBERED_ITEM_RE
+from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, search_title_translations
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -625,7 +625,7 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     for match in matches:
         if all(t in noise for t in tokens[match.start:match.end]):
             continue  # "doit" -> "must", "shall", "required": phrasing, not content
-        for phrase in _equivalents(match, tokens, source_language, target_language, glossary_terms):
+        for phrase in glossary.equivalents(match, text, target_language):
             stems = tokenize(phrase, target_language)
             if stems and set(stems) <= known:  # only the wordings the passages use
                 carried.update(stems)
@@ -675,21 +675,6 @@ def question_aliases(question: str, language: str, glossary: Any) -> dict[str, s
                 if law_word not in asked:
                     aliases.setdefault(law_word, asker_word)
     return aliases
-
-
-def _equivalents(match: Any, tokens: list[str], source_language: str, target_language: str,
-                 glossary_terms: Callable[[str, str], list[str]]) -> tuple[str, ...]:
-    """The target phrases for a matched glossary term. The phrases of an entry are listed in the same order in each
-    language: when the question matched one variant ("report" in an entry on incident reporting), only its
-    counterpart is carried ("déclaration", not "rapport intermédiaire" and "rapport final")."""
-    source = match.entry.phrases.get(source_language, ())
-    target = match.entry.phrases.get(target_language, ())
-    if len(source) == len(target) and len(source) > 1:
-        span = tokens[match.start:match.end]
-        for phrase, counterpart in zip(source, target):
-            if glossary_terms(phrase, source_language) == span:
-                return (counterpart,)
-    return target
 
 
 # -- selection --------------------------------------------------------------------------------------------------------
@@ -1483,7 +1468,8 @@ class Composer:
 
     def _definition(self, ask: Ask, plan: QuestionPlan,
                     eligible: Callable[[Passage], bool] = lambda passage: True) -> list[Unit]:
-        """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X),
+        """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X; across
+        languages, the term carried by the term list or else by the entry's search titles),
         best-ranked passage first (among the ``eligible`` ones); the same term defined as exactly in another act is
         quoted too."""
         candidates: list[tuple[float, int, Segment, float]] = []
@@ -1493,7 +1479,9 @@ class Composer:
                 continue
             if passage.language not in terms_by_language:
                 terms_by_language[passage.language] = self._terms_in(ask.term, plan, passage.language)
-            terms = terms_by_language[passage.language]
+            terms = terms_by_language[passage.language] or [set(stems) for stems in search_title_translations(
+                ask.term, plan.language, passage.language, passage.source.document_id, passage.source.ref,
+                passage.source.heading, passage.source.text)]
             if not terms:
                 continue
             entries = _glossary_entries(passage)
@@ -1529,8 +1517,11 @@ class Composer:
         passage's defined term says which one it defines."""
         if language == plan.language or self.glossary is None:
             return [set(tokenize(term, language))]
-        try:
-            carried = self.glossary.translate(term, plan.language, language, 2)
+        try:  # as the evidence grade and search carry it (term_definitions.asked_term_stems), of any entry it holds
+            carried = [phrase for match in sorted(self.glossary.matches(term, plan.language), key=lambda m: m.start)
+                       for phrase in self.glossary.equivalents(
+                           match, term, language, counterpart_from=CARRIED_PHRASES,
+                           limit=1 if match.entry.domain == "general" else CARRIED_PHRASES)]
         except Exception:  # noqa: BLE001
             carried = []
         return [words for words in (set(tokenize(phrase, language)) for phrase in carried) if words]

@@ -161,6 +161,23 @@ class Glossary:
             unique.setdefault((match.entry.id, match.start, match.end), match)
         return list(unique.values())
 
+    def equivalents(self, match: TermMatch, text: str, target: str, counterpart_from: int = 0,
+                    limit: int | None = None) -> tuple[str, ...]:
+        """The ``target`` phrases for one term matched in ``text``: the entry's first ``limit`` (all when None). The
+        phrases of an entry are listed in the same order in each language: when the text matched a variant at
+        position ``counterpart_from`` or later of an entry listed alike in both languages, only its counterpart is
+        carried ("report" in the entry on incident reporting is "déclaration", not "rapport intermédiaire" and
+        "rapport final"; "corruption" in the entry on business conduct is "corruption and bribery", not "business
+        conduct" or "corporate culture", the entry's first phrases)."""
+        source = match.entry.phrases.get(match.language, ())
+        phrases = match.entry.phrases.get(target, ())
+        if len(source) == len(phrases) and len(source) > 1:
+            span = terms(text, match.language)[match.start:match.end]
+            position = next((i for i, phrase in enumerate(source) if terms(phrase, match.language) == span), None)
+            if position is not None and position >= counterpart_from:
+                return (phrases[position],)
+        return tuple(phrases[:limit])
+
     def coverage(self, text: str, language: str) -> int:
         """How many stemmed terms of ``text`` belong to a glossary phrase of ``language`` (a language cue)."""
         covered: set[int] = set()

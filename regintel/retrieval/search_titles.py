@@ -100,10 +100,9 @@ class SearchTitles:
     def __len__(self) -> int:
         return len(self.by_article) + len(self.by_heading) + len(self.by_ref)
 
-    def gloss(self, document_id: str, ref: str, heading: str, document_language: str) -> str:
-        """The search text of a unit: the entries of every article its ref names (a merged unit names several),
-        else the entry of its ref, else the entry of its heading (each "; "-joined heading of a merged unit); ""
-        when there is none."""
+    def entries(self, document_id: str, ref: str, heading: str) -> list[SearchTitle]:
+        """A unit's entries: those of every article its ref names (a merged unit names several), else the entry of
+        its ref, else the entry of its heading (each "; "-joined heading of a merged unit); none when it has none."""
         unit_ref = _PART_SUFFIX_RE.sub("", ref or "")
         entries = [self.by_article.get((document_id, _article_key(number)))
                    for number in _ARTICLE_IN_REF_RE.findall(unit_ref)]
@@ -111,13 +110,20 @@ class SearchTitles:
             entries = [self.by_ref.get((document_id, _normal(unit_ref)))]
         if not any(entries):
             entries = [self.by_heading.get((document_id, _normal(part))) for part in (heading or "").split("; ")]
+        return [entry for entry in entries if entry is not None]
+
+    def gloss(self, document_id: str, ref: str, heading: str, document_language: str) -> str:
+        """The search text of a unit (:meth:`entries`, each as :meth:`SearchTitle.text`); "" when it has none."""
         texts: list[str] = []
-        for entry in entries:
-            if entry is not None:
-                text = entry.text(document_language, heading)
-                if text and text not in texts:
-                    texts.append(text)
+        for entry in self.entries(document_id, ref, heading):
+            text = entry.text(document_language, heading)
+            if text and text not in texts:
+                texts.append(text)
         return "\n".join(texts)
+
+    def titles_in(self, document_id: str, ref: str, heading: str, language: str) -> list[str]:
+        """A unit's titles in one ``language`` (one per entry that has one)."""
+        return [entry.titles[language] for entry in self.entries(document_id, ref, heading) if entry.titles.get(language)]
 
 
 def _normal(heading: str) -> str:

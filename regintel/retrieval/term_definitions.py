@@ -13,9 +13,18 @@ import re
 
 from regintel.retrieval.calibration import defined_terms
 from regintel.retrieval.crosslingual import load_glossary
+from regintel.retrieval.search_titles import load_search_titles
 from regintel.text.analysis import tokenize
 
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
+CARRIED_PHRASES = 2  # an asked term carried across languages: its entry's first phrases (the preferred wordings)
+# a glossary entry's search title: its label ("ESRS glossary", "Glossaire ESRS", "Glosario ESRS", "ESRS-Glossar",
+# with "definition(s)" or not), a colon, the terms; the terms are split at commas, brackets and "and" / "or"
+GLOSSARY_TITLE_RE = re.compile(r"^[^:]*\bglos\w*[^:]*:\s*(?P<terms>.+)$", re.IGNORECASE)
+TITLE_TERM_SPLIT_RE = re.compile(r"\s*(?:[,;]|\s[–-]\s|\b(?:and|or|et|ou|y|o|und|oder|bzw)\b\.?)\s*", re.IGNORECASE)
+BRACKETED_RE = re.compile(r"\([^)]*\)")  # an abbreviation or a broader word ("Bestechung (Korruption)"): not the term
+DEFINITION_LABEL_RE = re.compile(r"^(?:definitions?|définitions?|definici(?:ón|ones)|definitionen)\b\s*"
+                                 r"(?:of|de|du|des|von|der)?\s*", re.IGNORECASE)
 CONSIDERED_AS_RE = re.compile(r"\b(?:est|sont) considérée?s? comme (?:une? |des )?[«“]\s*([^»”\n]{2,80}?)\s*[»”]", re.I)
 
 
@@ -65,7 +74,8 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
 def asked_term_stems(term: str, question_language: str, language: str) -> list[frozenset[str]]:
     """The asked term's stems in a passage's ``language``: as written, or carried over by the legal term list when
     one of its entries is the whole term (a term the list covers only in part, "critical or important" with an
-    entry for "important", would be carried as another term)."""
+    entry for "important", would be carried as another term): the entry's first two phrases, or the counterpart of a
+    later variant ("corruption" is not "corporate culture", the second phrase of the entry on business conduct)."""
     if not term:
         return []
     if question_language == language:
@@ -74,10 +84,55 @@ def asked_term_stems(term: str, question_language: str, language: str) -> list[f
         glossary = load_glossary()
         length = len(tokenize(term, question_language))
         whole = [m for m in glossary.matches(term, question_language) if m.start == 0 and m.end == length]
-        carried = [phrase for m in whole for phrase in m.entry.phrases.get(language, ())[:2]]
+        carried = [phrase for m in whole
+                   for phrase in glossary.equivalents(m, term, language, counterpart_from=CARRIED_PHRASES,
+                                                      limit=CARRIED_PHRASES)]
     except Exception:  # noqa: BLE001 - no term list: the term is not matched across languages
         return []
     return [frozenset(tokenize(c, language)) for c in carried]
+
+
+def search_title_terms(title: str) -> list[str]:
+    """The terms a glossary entry's search title names (:mod:`regintel.retrieval.search_titles`), after its label:
+    "Glosario ESRS, definición: soborno" -> soborno; "ESRS-Glossar, Definition: Bestechung (Korruption)" ->
+    Bestechung (a bracket holds an abbreviation or a broader word); "Glossaire ESRS : définition de la corruption,
+    dont paiements de facilitation" -> la corruption, dont paiements de facilitation; "biodiversidad o diversidad
+    biológica" -> each. A title that is no glossary entry's names none."""
+    found = GLOSSARY_TITLE_RE.match(title or "")
+    if not found:
+        return []
+    terms = (DEFINITION_LABEL_RE.sub("", part).strip()
+             for part in TITLE_TERM_SPLIT_RE.split(BRACKETED_RE.sub(" ", found.group("terms"))))
+    return [term for term in terms if term]
+
+
+def search_title_translations(term: str, question_language: str, language: str, document_id: str, ref: str,
+                              heading: str, text: str = "") -> list[frozenset[str]]:
+    """The asked term in a glossary entry's own ``language``, read from the unit's search titles: across languages,
+    where the legal term list does not carry it ("Was ist Bestechung?" and the ESRS entry "Bribery", titled
+    "ESRS-Glossar, Definition: Bestechung (Korruption)" in German). The term must be one of the title's terms as a
+    whole ("biodiversidad" is not "pérdida de biodiversidad"); in a unit merging several entries, the title's terms
+    follow the entries' order. Empty when the unit is no glossary entry or its titles do not name the term."""
+    asked = frozenset(tokenize(term, question_language)) if term else frozenset()
+    if not asked or language == question_language:
+        return []
+    entries = terms_defined_by(text, heading, ref)
+    if not entries:
+        return []
+    found: list[frozenset[str]] = []
+    for title in load_search_titles().titles_in(document_id, ref, heading, question_language):
+        named = [frozenset(tokenize(named, question_language)) for named in search_title_terms(title)]
+        if asked not in named:
+            continue
+        position = named.index(asked)
+        if len(entries) == 1:
+            picked = entries
+        elif len(named) == len(entries) or position == 0:
+            picked = [entries[position]]
+        else:  # the title names more or fewer terms than the unit has entries: any of them
+            picked = entries
+        found.extend(frozenset(tokenize(entry, language)) for entry in picked)
+    return found
 
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "") -> frozenset[frozenset[str]]:
