@@ -864,10 +864,17 @@ def test_an_elliptical_part_is_not_read_against_other_articles(monkeypatch):
     ("¿Qué es un destinatario?",
      [("eu-gdpr", "Article 4", "‘recipient’ means"), ("eu-gdpr", "Article 13", ""),
       ("eu-vat-directive-fr", "Article 224", "")], "‘recipient’ means a natural or legal person"),
-], ids=["carried-term", "term-of-several-entries"])
+    # the term list carries neither "Bestechung" nor "límites planetarios" as a whole (only "límites", as
+    # "restrictions"): the ESRS glossary entries' search titles name them in German and Spanish
+    ("Was ist Bestechung?",
+     [("eu-esrs", "ANNEX II › Bribery", ""), ("eu-esrs", "ANNEX II › Corruption", "")], "Dishonestly persuading"),
+    ("¿Qué son los límites planetarios?",
+     [("eu-esrs", "ANNEX II › Planetary boundaries", ""), ("eu-esrs", "ANNEX II › Corruption", "")],
+     "safe operating space for humanity"),
+], ids=["carried-term", "term-of-several-entries", "search-title", "search-title-beside-a-partial-carry"])
 def test_a_definition_asked_in_another_language_quotes_the_defining_sentence(question, passages, quote):
     """The defining sentence is found by its term, carried by the term list into the passage's language (in each of
-    the wordings it carries it into)."""
+    the wordings it carries it into) or named by a glossary entry's search title in the question's language."""
     sources = numbered(*(passage(document, article, containing) for document, article, containing in passages))
     answer, _, _ = run(OfflineProvider(), question, sources)
     assert cited(answer) == {1}, answer

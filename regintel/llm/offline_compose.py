@@ -1479,7 +1479,7 @@ class Composer:
                 continue
             if passage.language not in terms_by_language:
                 terms_by_language[passage.language] = self._terms_in(ask.term, plan, passage.language)
-            terms = terms_by_language[passage.language] or [set(stems) for stems in search_title_translations(
+            terms = terms_by_language[passage.language] + [set(stems) for stems in search_title_translations(
                 ask.term, plan.language, passage.language, passage.source.document_id, passage.source.ref,
                 passage.source.heading, passage.source.text)]
             if not terms:

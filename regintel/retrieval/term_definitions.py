@@ -19,7 +19,7 @@ from regintel.text.analysis import tokenize
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
 CARRIED_PHRASES = 2  # an asked term carried across languages: its entry's first phrases (the preferred wordings)
 # a glossary entry's search title: its label ("ESRS glossary", "Glossaire ESRS", "Glosario ESRS", "ESRS-Glossar",
-# with "definition(s)" or not), a colon, the terms; the terms are split at commas, brackets and "and" / "or"
+# with "definition(s)" or not), a colon, the terms; the terms are split at commas, dashes and "and" / "or"
 GLOSSARY_TITLE_RE = re.compile(r"^[^:]*\bglos\w*[^:]*:\s*(?P<terms>.+)$", re.IGNORECASE)
 TITLE_TERM_SPLIT_RE = re.compile(r"\s*(?:[,;]|\s[–-]\s|\b(?:and|or|et|ou|y|o|und|oder|bzw)\b\.?)\s*", re.IGNORECASE)
 BRACKETED_RE = re.compile(r"\([^)]*\)")  # an abbreviation or a broader word ("Bestechung (Korruption)"): not the term
