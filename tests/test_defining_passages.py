@@ -36,6 +36,8 @@ def test_the_defining_passage_of_the_asked_term_is_found_among_candidates():
     assert defining_among("What is a carbon credit for ESRS purposes?", "en", list(CHUNKS)) == ["annex-ii"]
     assert defining_among("Who is the 'controller' of a processing operation?", "en", list(CHUNKS)) == ["gdpr-4-7"]
     assert defining_among("Qu'entend-on par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
+    assert defining_among("Que faut-il entendre par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
+    assert defining_among("Que doit-on comprendre par assujetti dans la directive ?", "fr", list(CHUNKS)) == ["vat-9"]
 
 
 def test_across_languages_the_term_is_carried_by_the_legal_term_list():

@@ -21,7 +21,8 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bdefine (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
     r"\bwhat (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | in | for the | according)",
     r"\bwho (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
-    r"\bqu['’]entend-on par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    r"\b(?:qu['’]entend-on|que (?:faut-il|doit-on) (?:entendre|comprendre)) par (?:une? |les? |la |l['’])?(?P<t>.+?)"
+    r"(?:\?|$| au sens| selon| dans | en matière)",
     r"\bque (?:signifie|désigne|veut dire) (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
     r"\bqu['’]est-ce qu['’](?!(?:il|ils|elle|elles|on(?! appelle))\b)(?:une? |on appelle )?(?:les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
     # "Qu'est-ce que la pseudonymisation ?": a noun phrase of at most three words closing the question ("Qu'est-ce que
