@@ -54,7 +54,7 @@ from typing import Sequence
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
 from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms, terms_line, written_in_a_row
 from regintel.retrieval.sources import Source
-from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, search_title_translations
+from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
 
@@ -290,13 +290,9 @@ def defines_asked_term(question: str, source: Source) -> bool:
     too, where the term list does not carry it ("Was ist Bestechung?", ANNEX II › Bribery)."""
     question_language = detect_language(question)
     language = source.language or question_language
-    term = asked_term(question)
-    asked = asked_term_stems(term, question_language, language)
-    defined = defined_stems(source.text, source.heading, language, source.ref)
-    if asked and defines(asked, defined):
-        return True
-    return bool(defined) and defines(search_title_translations(
-        term, question_language, language, source.document_id, source.ref, source.heading, source.text), defined)
+    asked = term_in_passage(asked_term(question), question_language, language, source.document_id, source.ref,
+                            source.heading, source.text)
+    return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
 
 
 def _held_words(question: str, sources: Sequence[Source]) -> bool:

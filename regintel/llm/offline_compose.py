@@ -48,7 +48,7 @@ from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
-from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, search_title_translations
+from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -143,11 +143,13 @@ DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in t
     r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
     r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
     r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
-WHEN_RE = re.compile(r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:when|quand|cuándo|wann)\b", _I)
+# a question's opening, after a joining word of a follow-up ("And when ...", "Et qui ...", "Und wie ...")
+_OPENING = r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?"
+WHEN_RE = re.compile(_OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
 # asks who acts, when or how: a definition of a term the question names says none of it ("Who must carry out
 # threat-led penetration testing?", "How often must ... be performed?", "Qui doit ...", "Wer muss ...")
 WHO_WHEN_HOW_RE = re.compile(
-    r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
+    _OPENING + r"(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
     r"quién|quiénes|cuándo|cómo|dónde|wer|wem|wann|wie|wo)\b", _I)
 # ... unless it asks what something counts as, which is what a definition says ("When is a person considered a
 # taxable person?", "Who counts as a data subject?", "Quand une personne est-elle considérée comme assujettie ?")
@@ -1479,9 +1481,10 @@ class Composer:
                 continue
             if passage.language not in terms_by_language:
                 terms_by_language[passage.language] = self._terms_in(ask.term, plan, passage.language)
-            terms = terms_by_language[passage.language] + [set(stems) for stems in search_title_translations(
-                ask.term, plan.language, passage.language, passage.source.document_id, passage.source.ref,
-                passage.source.heading, passage.source.text)]
+            source = passage.source
+            terms = [set(stems) for stems in term_in_passage(
+                ask.term, plan.language, passage.language, source.document_id, source.ref, source.heading,
+                source.text, terms_by_language[passage.language])]
             if not terms:
                 continue
             entries = _glossary_entries(passage)

@@ -19,7 +19,7 @@ from itertools import islice
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, search_title_translations
+from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, term_in_passage
 
 MAX_DEFINING = 2
 
@@ -80,7 +80,7 @@ class DefiningPassages:
     def _defining(self, term: str, question_language: str, chunk_ids: Iterable[str]) -> Iterator[str]:
         """The chunks of ``chunk_ids`` (in order) that define ``term``: its stems in each passage's language, as
         written or carried by the legal term list, or a glossary entry whose search title in the question's language
-        names it (:func:`search_title_translations`)."""
+        names it (:func:`term_in_passage`)."""
         if not term:
             return
         asked_by_language: dict[str, list[frozenset[str]]] = {}
@@ -89,13 +89,10 @@ class DefiningPassages:
             if language not in asked_by_language:
                 asked_by_language[language] = asked_term_stems(term, question_language, language)
             defined = self.defined_by(chunk_id)
-            if defines(asked_by_language[language], defined):
+            chunk = self.chunks[chunk_id]
+            if defined and defines(term_in_passage(term, question_language, language, chunk.document_id, chunk.ref,
+                                                   chunk.heading, chunk.text, asked_by_language[language]), defined):
                 yield chunk_id
-            elif defined and language != question_language:
-                chunk = self.chunks[chunk_id]
-                if defines(search_title_translations(term, question_language, language, chunk.document_id, chunk.ref,
-                                                     chunk.heading, chunk.text), defined):
-                    yield chunk_id
 
 
 def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[str],

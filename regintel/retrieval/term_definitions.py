@@ -10,6 +10,7 @@ the question is in that language, else carried over by the legal term list.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence, Set as AbstractSet
 
 from regintel.retrieval.calibration import defined_terms
 from regintel.retrieval.crosslingual import load_glossary
@@ -113,10 +114,10 @@ def search_title_translations(term: str, question_language: str, language: str, 
     "ESRS-Glossar, Definition: Bestechung (Korruption)" in German). The term must be one of the title's terms as a
     whole ("biodiversidad" is not "pérdida de biodiversidad"); in a unit merging several entries, the title's terms
     follow the entries' order. Empty when the unit is no glossary entry or its titles do not name the term."""
-    asked = frozenset(tokenize(term, question_language)) if term else frozenset()
-    if not asked or language == question_language:
+    if not term or language == question_language:
         return []
-    entries = terms_defined_by(text, heading, ref)
+    asked = frozenset(tokenize(term, question_language))
+    entries = terms_defined_by(text, heading, ref) if asked else []
     if not entries:
         return []
     found: list[frozenset[str]] = []
@@ -133,6 +134,16 @@ def search_title_translations(term: str, question_language: str, language: str, 
             picked = entries
         found.extend(frozenset(tokenize(entry, language)) for entry in picked)
     return found
+
+
+def term_in_passage(term: str, question_language: str, language: str, document_id: str, ref: str, heading: str,
+                    text: str, carried: Sequence[AbstractSet[str]] | None = None) -> list[AbstractSet[str]]:
+    """The asked term's stems as a passage in ``language`` would define it: carried by the legal term list
+    (``carried``, when the caller has it already: :func:`asked_term_stems`), and read from the unit's search titles
+    (:func:`search_title_translations`). One reading for search, the evidence grade and the composer."""
+    if carried is None:
+        carried = asked_term_stems(term, question_language, language)
+    return [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text)]
 
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "") -> frozenset[frozenset[str]]:
