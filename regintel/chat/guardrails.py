@@ -37,7 +37,7 @@ from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_parts import asking_sentence
+from regintel.text.question_parts import asking_sentence, asking_sentences
 
 log = logging.getLogger(__name__)
 
@@ -267,7 +267,9 @@ def has_required_evidence(query_type: str, question: str) -> bool:
     if query_type == "CALCULATION":
         return bool(AMOUNT_WORDS.search(question))
     if query_type == "OPINION":
-        if OPINION_WORDS.search(question):
+        # a view asked for in a sentence that asks, not a word of the situation told before ("We're a firm that only
+        # gives advice. How does DORA decide whether we count as ...?"); the whole text when nothing ends with "?"
+        if any(OPINION_WORDS.search(sentence) for sentence in asking_sentences(question) or [question]):
             return True
         return not PERMISSION_WORDS.search(question) and not ASKS_WHAT_THE_TEXT_PROVIDES.search(asking_sentence(question))
     return True

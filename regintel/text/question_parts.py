@@ -55,9 +55,14 @@ def sentences(question: str) -> list[str]:
     return SENTENCE_END_RE.split(" ".join(question.split()))
 
 
+def asking_sentences(question: str) -> list[str]:
+    """The sentences of the question that end with a question mark (not the situation told before them)."""
+    return [s for s in sentences(question) if s.rstrip().endswith("?")]
+
+
 def asking_sentence(question: str) -> str:
     """The last sentence of the question that ends with a question mark ("" when none does)."""
-    asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
+    asked = asking_sentences(question)
     return asked[-1] if asked else ""
 
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it, nor
