@@ -80,6 +80,9 @@ def build_app(runtime: RegIntel):
     return app
 
 
+SHUTDOWN_GRACE_SECONDS = 3
+
+
 class Served:
     """A running Gradio server (uvicorn in a thread); ``close()`` stops it."""
 
@@ -110,7 +113,10 @@ def launch(blocks: Any, runtime: RegIntel, host: str = "127.0.0.1", port: int = 
     theme = gr.themes.Default(font=list(SYSTEM_FONTS), font_mono=list(SYSTEM_MONO))
     blocks.queue(default_concurrency_limit=concurrency_limit)
     api = gr.mount_gradio_app(api, blocks, path="/", auth_dependency=auth.user, show_error=False, theme=theme)
-    server = uvicorn.Server(uvicorn.Config(api, host=host, port=port, log_level="warning"))
+    # on shutdown, streams still open (a client's heartbeat, an unfinished answer) get SHUTDOWN_GRACE_SECONDS to end,
+    # then are closed: uvicorn would otherwise wait for them indefinitely
+    server = uvicorn.Server(uvicorn.Config(api, host=host, port=port, log_level="warning",
+                                           timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS))
     if block:
         server.run()
         return Served(server, threading.Thread(), blocks)
