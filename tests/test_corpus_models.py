@@ -20,7 +20,8 @@ from tests.test_ranker import DIM, HashingEmbedder, ReverseRanker, bm25_over, sy
 
 lightgbm = pytest.importorskip("lightgbm")
 
-QUESTION = "When must the controller notify a personal data breach?"
+# (a "what" question: one asking who, when or how has its definitions placed after the other passages)
+QUESTION = "What must the controller do to notify a personal data breach?"
 
 
 class ForwardRanker(LearnedRanker):

@@ -287,6 +287,20 @@ def test_the_learned_ranker_keeps_every_cross_lingual_article_among_the_passages
 
 
 @pytest.mark.slow
+def test_a_question_asking_who_acts_is_led_by_the_article_that_says_it_not_by_definitions(demo_index):
+    """Each definition of Article 3 DORA names the term, and the ranker put eight of them before Article 31 (tenth),
+    which says who designates critical ICT third-party service providers."""
+    from regintel.config import load_settings
+    from regintel.retrieval.ranker import LearnedRanker
+
+    demo_index.ranker = LearnedRanker.load(load_settings().ranker_model)  # as the app searches
+    question = "Who designates critical ICT third-party service providers under DORA?"
+    assert _rank(demo_index, question, "eu-dora", "Article 31") == 1
+    assert _rank(demo_index, "What is a critical ICT third-party service provider?", "eu-dora", "Article 3(23)") == 1
+    demo_index.ranker = None
+
+
+@pytest.mark.slow
 def test_same_language_questions_still_find_their_article_first(demo_index):
     from regintel.config import load_settings
     from regintel.retrieval.ranker import LearnedRanker

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
+from regintel.retrieval.defining_passages import DefiningPassages, definitions_first, definitions_last
 from regintel.text.asked_terms import asked_term
+from regintel.text.question_kinds import asks_who_when_or_how
 
 
 def chunk(chunk_id: str, text: str, ref: str, heading: str = "", language: str = "en") -> Chunk:
@@ -84,6 +85,30 @@ def test_defining_passages_move_to_the_front_in_their_order():
     scores = {"a": 0.9, "b": 0.8, "c": 0.7, "z": 0.1}
     assert definitions_first(ranked, ["z", "b"], scores, k=3) == [("z", 0.1), ("b", 0.8), ("a", 0.9)]
     assert definitions_first(ranked, [], scores, k=2) == [("a", 0.9), ("b", 0.8)]
+
+
+def test_definitions_follow_the_other_passages_in_their_order():
+    chunks = {cid: chunk(cid, "text", ref) for cid, ref in (
+        ("dora-3~def-23", "Article 3(23)"), ("dora-3~def-29", "Article 3(29)"), ("dora-31~p1", "Article 31 (1/5)"),
+        ("dora-31~p2", "Article 31 (2/5)"))}
+    ranked = [("dora-3~def-23", 0.9), ("dora-3~def-29", 0.8), ("dora-31~p2", 0.7), ("dora-31~p1", 0.6)]
+    assert definitions_last(ranked, chunks, k=3) == [("dora-31~p2", 0.7), ("dora-31~p1", 0.6), ("dora-3~def-23", 0.9)]
+    assert definitions_last(ranked[:2], chunks, k=2) == ranked[:2], "only definitions: unchanged"
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("Who designates critical ICT third-party service providers under DORA?", True),
+    ("Wann muss ein Verantwortlicher personenbezogene Daten löschen?", True),
+    ("¿Quién debe aprobar las normas corporativas vinculantes?", True),
+    ("Et comment le prestataire identifie-t-il l'établissement stable du preneur ?", True),
+    ("Who counts as a data subject?", False),  # what a definition says
+    ("Quand une personne est-elle considérée comme assujettie ?", False),
+    ("How is 'personal data' defined?", False),  # a definition question
+    ("Who is a 'controller'?", False),
+    ("What must an invoice contain?", False),
+])
+def test_a_question_asking_who_acts_when_or_how(question, asks):
+    assert asks_who_when_or_how(question) is asks
 
 
 def test_who_counts_as_and_is_considered_ask_about_a_term():

@@ -249,7 +249,8 @@ class ReverseRanker(LearnedRanker):
 def test_search_uses_the_ranker_when_there_is_one_and_the_fusion_otherwise(tiny_index):
     chunks, store = tiny_index
     plain = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
-    question = "When must the controller notify a personal data breach?"
+    # (a "what" question: one asking who, when or how has its definitions placed after the other passages)
+    question = "What must the controller do to notify a personal data breach?"
     fused_order = [s.chunk_id for s in plain.search(question, k=4).sources]
     assert fused_order[0] == "a33"
     reranked = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=ReverseRanker())

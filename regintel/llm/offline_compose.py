@@ -53,6 +53,7 @@ from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
 from regintel.text.question_parts import comparison_sides, sets_two_things_against_each_other, split_question
+from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHO_WHEN_HOW_RE
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -143,20 +144,7 @@ DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in t
     r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
     r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
     r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
-# a question's opening, after a joining word of a follow-up ("And when ...", "Et qui ...", "Und wie ...")
-_OPENING = r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?"
-WHEN_RE = re.compile(_OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
-# asks who acts, when or how: a definition of a term the question names says none of it ("Who must carry out
-# threat-led penetration testing?", "How often must ... be performed?", "Qui doit ...", "Wer muss ...")
-WHO_WHEN_HOW_RE = re.compile(
-    _OPENING + r"(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
-    r"quién|quiénes|cuándo|cómo|dónde|wer|wem|wann|wie|wo)\b", _I)
-# ... unless it asks what something counts as, which is what a definition says ("When is a person considered a
-# taxable person?", "Who counts as a data subject?", "Quand une personne est-elle considérée comme assujettie ?")
-COUNTS_AS_RE = re.compile(
-    r"\b(?:considered|deemed|regarded|treated as|counts? as|qualif(?:y|ies) as|classed as|classified as|"
-    r"considérée?s?|réputée?s?|regardée?s?|qualifiée?s?|se considera\w*|considerad[oa]s?|se entiende|"
-    r"gilt|gelten|als .{1,40} (?:gilt|gelten|angesehen))\b", _I)
+WHEN_RE = re.compile(OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
 # "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
 # required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
 WHEN_CONDITION_RE = re.compile(

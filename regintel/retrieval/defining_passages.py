@@ -18,10 +18,12 @@ from __future__ import annotations
 from itertools import islice
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.chunking import Chunk, is_definition
 from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, term_in_passage
 
 MAX_DEFINING = 2
+# a who / when / how question's ranking is read this many times as deep for passages that are no definition
+DEFINITIONS_BEHIND_WIDTH = 3
 
 
 class DefiningPassages:
@@ -103,3 +105,12 @@ def definitions_first(ranked: Sequence[tuple[str, float]], defining: Sequence[st
     lead = [(chunk_id, score_of.get(chunk_id, 0.0)) for chunk_id in defining]
     moved = set(defining)
     return (lead + [item for item in ranked if item[0] not in moved])[:k]
+
+
+def definitions_last(ranked: Sequence[tuple[str, float]], chunks: Mapping[str, Chunk], k: int) -> list[tuple[str, float]]:
+    """``ranked`` with the definitions after the other passages, truncated to ``k``: for a question asking who acts,
+    when or how, which no definition says. "Who designates critical ICT third-party service providers under DORA?"
+    ranked eight definitions of Article 3 DORA first (each names the term), and Article 31, which says who designates
+    them, tenth. ``ranked`` is read beyond ``k`` (:data:`DEFINITIONS_BEHIND_WIDTH` times as many)."""
+    others = [item for item in ranked if not is_definition(chunks[item[0]])]
+    return (others + [item for item in ranked if is_definition(chunks[item[0]])])[:k]

