@@ -139,6 +139,43 @@ def test_browsers_are_sent_to_sign_in_and_get_a_session_from_a_local_account(run
     assert httpx.get(f"{url}config", cookies={"regintel_gradio_session": cookie}).status_code == 401
 
 
+def test_ctrl_c_stops_the_blocking_server_without_a_traceback(runtime):
+    """``python -m regintel.ui.gradio_app`` serves in the foreground: Ctrl-C (SIGINT) shuts the server down and
+    ``launch`` returns (uvicorn re-raises the signal after its shutdown: a KeyboardInterrupt traceback before)."""
+    import os
+    import signal
+    import threading
+    import time
+    import urllib.request
+
+    from regintel.ui.gradio_app import build_app, launch
+
+    port = free_port()
+    answered: list[int] = []
+
+    def press_ctrl_c() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not answered:
+            try:
+                answered.append(urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=2).status)
+            except OSError:
+                time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a terminal's Ctrl-C raises KeyboardInterrupt
+    presser = threading.Thread(target=press_ctrl_c, daemon=True)
+    presser.start()
+    try:
+        served = launch(build_app(runtime), runtime, "127.0.0.1", port, block=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        presser.join(timeout=10)
+    served.close()
+    assert answered == [200]
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=2)
+
+
 def test_citations_block_escapes_titles_and_only_links_http_urls():
     from regintel.chat.response import ChatResponse, CitedSource
 

@@ -91,7 +91,8 @@ class Served:
 
     def close(self) -> None:
         self.server.should_exit = True
-        self.thread.join(timeout=15)
+        if self.thread.is_alive():  # (a blocking launch has returned: its server has already stopped)
+            self.thread.join(timeout=15)
         self.blocks.close()
 
 
@@ -118,7 +119,10 @@ def launch(blocks: Any, runtime: RegIntel, host: str = "127.0.0.1", port: int = 
     server = uvicorn.Server(uvicorn.Config(api, host=host, port=port, log_level="warning",
                                            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS))
     if block:
-        server.run()
+        try:
+            server.run()
+        except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down, then re-raises the signal; end quietly, as uvicorn.run
+            pass
         return Served(server, threading.Thread(), blocks)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
