@@ -61,16 +61,6 @@ def pytest_configure(config: pytest.Config) -> None:
     get_settings.cache_clear()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist's ``--dist loadgroup`` (README "Contributing", .ci/run) each test file is one group, run on
-    one worker, so its module fixtures are built once; files that share one thing (the Neo4j test database, the
-    demo data directory) name a common group instead (``pytest.mark.xdist_group``)."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
 def _stop_graph_servers(root: Path) -> None:
     """Stop every embedded FalkorDB whose directory is under ``root`` (servers started by tests, by their
     subprocesses or by the Streamlit app of the browser tests), then any such redis-server left without a socket."""

@@ -8,17 +8,11 @@ import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
-import pytest
-
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
 from regintel.graph.falkordb_store import FalkorDBStore
 from tests.lanes import skip_lane
 
 BACKENDS = ["falkordb", "neo4j", "memgraph"]
-
-# The Neo4j (and Memgraph) test server has one database, and a test clears it (``Store.clear``): the test files
-# that use it form one pytest-xdist group, so they run one after another on one worker (tests/conftest.py).
-ONE_SERVER_DATABASE = pytest.mark.xdist_group("neo4j-test-database")
 
 
 def open_backend(name: str, tmp_path) -> tuple[object, object]:

@@ -15,9 +15,9 @@ from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResol
 from regintel.graph.seed import seed_graph
 from regintel.graph.store import GraphQueryError
 from regintel.graph.write_service import GraphWriteService
-from tests.graph_backends import BACKENDS, ONE_SERVER_DATABASE, backend_store
+from tests.graph_backends import BACKENDS, backend_store
 
-pytestmark = [pytest.mark.slow, ONE_SERVER_DATABASE]  # graph servers: embedded FalkorDB, Neo4j, Memgraph
+pytestmark = pytest.mark.slow  # graph servers: embedded FalkorDB, Neo4j, Memgraph
 
 HOSTILE = ['"; MATCH (n) DETACH DELETE n //', "<img src=x onerror=alert(1)>", "') RETURN 1 UNION MATCH (n) DELETE n //"]
 

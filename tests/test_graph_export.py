@@ -13,9 +13,9 @@ import pytest
 from regintel.graph.export import read_graph, to_cypher, to_graphml, to_jsonl
 from regintel.graph.resolver import CanonicalConceptInput, CanonicalConceptResolver
 from regintel.graph.write_service import GraphWriteService
-from tests.graph_backends import ONE_SERVER_DATABASE, backend_store
+from tests.graph_backends import backend_store
 
-pytestmark = [pytest.mark.slow, ONE_SERVER_DATABASE]  # an embedded graph server per test
+pytestmark = pytest.mark.slow  # an embedded graph server per test
 
 TRICKY = 'Quote "marks", back\\slash, `tick`, newline\nand }) MATCH (n) DETACH DELETE n //'
 

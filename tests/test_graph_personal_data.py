@@ -12,9 +12,7 @@ from regintel.concepts.capture import validate_payload
 from regintel.config import REPO_ROOT
 from regintel.graph.guard import IngressGuard, IngressRejected
 from regintel.graph.scan import purge, scan_graph
-from tests.graph_backends import BACKENDS, ONE_SERVER_DATABASE, backend_store
-
-pytestmark = ONE_SERVER_DATABASE  # the scan runs on the Neo4j test server too
+from tests.graph_backends import BACKENDS, backend_store
 
 CONCEPT = {"domain": "DATA_PROTECTION", "kind": "CONCEPT", "jurisdiction": "EU", "prefLabel": "Personal data",
            "definition": "Any information relating to an identified or identifiable natural person."}

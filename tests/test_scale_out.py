@@ -17,10 +17,9 @@ from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.factory import open_graph_store
 from regintel.runtime import RegIntel
 from regintel.store.db import Database
-from tests.graph_backends import ONE_SERVER_DATABASE
 from tests.lanes import skip_lane
 
-pytestmark = [pytest.mark.slow, ONE_SERVER_DATABASE]  # three servers and concurrent sessions over the indexed demo corpus
+pytestmark = pytest.mark.slow  # three servers and concurrent sessions over the indexed demo corpus
 
 
 @pytest.fixture

@@ -26,9 +26,6 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", "--disable-quic"]
-# The test files that read the ``demo_app`` fixture (one demo per session, ~80 s) form one pytest-xdist group: one
-# worker builds it once (tests/conftest.py).
-READS_THE_DEMO = pytest.mark.xdist_group("demo-app")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

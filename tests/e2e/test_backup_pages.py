@@ -11,10 +11,8 @@ import sys
 
 from regintel.config import REPO_ROOT, load_settings
 from regintel.graph.falkordb_server import EmbeddedFalkorDB
-from tests.e2e.conftest import READS_THE_DEMO, StreamlitApp, app_env, sign_in
+from tests.e2e.conftest import StreamlitApp, app_env, sign_in
 from tests.e2e.test_demo_pages import drawn_nodes, network_frame
-
-pytestmark = READS_THE_DEMO
 
 
 def regintel_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

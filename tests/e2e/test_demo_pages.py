@@ -15,9 +15,7 @@ from sqlalchemy import func, select
 from regintel.config import REPO_ROOT
 from regintel.store import Database
 from regintel.store.models import Message, RagTrace, Tenant
-from tests.e2e.conftest import ARTIFACTS, PASSWORD, READS_THE_DEMO, app_env, screenshot, sign_in
-
-pytestmark = READS_THE_DEMO
+from tests.e2e.conftest import ARTIFACTS, PASSWORD, app_env, screenshot, sign_in
 
 
 def test_home_page_shows_index_graph_and_llm_mode(demo_app, page):
