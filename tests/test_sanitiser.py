@@ -152,3 +152,28 @@ def test_a_value_split_by_invisible_characters_is_still_found_and_shares_the_pla
     result = sanitise(f"Write to {hidden} or to {plain} about Article 33.")
     assert [f.type for f in result.findings] == [kind, kind]
     assert result.text == f"Write to [{kind}_1] or to [{kind}_1] about Article 33."
+
+
+def test_remembered_findings_detect_each_text_once_and_forget_them_after_the_block(monkeypatch) -> None:
+    """The guardrail threshold sweep asks about the same questions at every threshold: inside
+    ``remembered_findings`` a text is read by the detector once; after the block nothing is remembered."""
+    from regintel.egress import sanitiser
+
+    reads: list[str] = []
+    real_detect = sanitiser._detect
+
+    def counting(text: str):
+        reads.append(text)
+        return real_detect(text)
+
+    monkeypatch.setattr(sanitiser, "_detect", counting)
+    text = "Write to jan.kowalski@example.pl about the refund."
+    with sanitiser.remembered_findings():
+        first = find_pii(text)
+        first.clear()  # a caller changing its list does not change what is remembered
+        assert [f.type for f in find_pii(text)] == ["EMAIL"] and contains_pii(text)
+        assert not find_pii("No personal data here.")
+    assert reads == [text, "No personal data here."]
+    assert sanitiser._REMEMBERED.get() is None
+    find_pii(text)
+    assert reads == [text, "No personal data here.", text]  # outside the block: read again

@@ -32,6 +32,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from regintel.config import REPO_ROOT
+from regintel.egress.sanitiser import remembered_findings
 from regintel.retrieval.data_files import jsonl_records
 
 log = logging.getLogger(__name__)
@@ -157,8 +158,10 @@ def threshold_sweep(questions: Sequence[str], y: Sequence[str], probs: np.ndarra
     rate (allowed examples refused) and macro-F1 over the eleven types, for the whole classifier's decisions."""
     rows = []
     refused_truth = np.array([label in FORBIDDEN for label in y])
-    for threshold in thresholds:
-        predicted = [decide_type(q, dict(zip(LABELS, p)), threshold) for q, p in zip(questions, probs)]
+    with remembered_findings():  # the personal data in a question is the same at every threshold
+        decided = [[decide_type(q, dict(zip(LABELS, p)), threshold) for q, p in zip(questions, probs)]
+                   for threshold in thresholds]
+    for threshold, predicted in zip(thresholds, decided):
         refused = np.array([p in FORBIDDEN for p in predicted])
         right_type = np.array([p == t for p, t in zip(predicted, y)])
         rows.append({

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from regintel.egress.detector import PII_TYPES, get_detector
 
@@ -47,6 +50,21 @@ class SanitiseResult:
         return {"changed": self.changed, "counts": dict(self.counts), "total": sum(self.counts.values())}
 
 
+_REMEMBERED: ContextVar[dict[str, list[Finding]] | None] = ContextVar("remembered_findings", default=None)
+
+
+@contextmanager
+def remembered_findings() -> Iterator[None]:
+    """Within the block :func:`find_pii` reads each distinct text once: the guardrail threshold sweep decides the
+    same training questions at each of its thresholds (13 detections of each). What is remembered holds the
+    findings' values, so it lives only as long as the block (and only in its own context)."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def find_pii(text: str) -> list[Finding]:
     """All personal-data findings in ``text``, non-overlapping and sorted by start.
 
@@ -55,6 +73,15 @@ def find_pii(text: str) -> list[Finding]:
     the first found nothing."""
     if not text:
         return []
+    remembered = _REMEMBERED.get()
+    if remembered is None:
+        return _detect(text)
+    if text not in remembered:
+        remembered[text] = _detect(text)
+    return list(remembered[text])
+
+
+def _detect(text: str) -> list[Finding]:
     detector = get_detector()
     plain = [Finding(s.type, s.start, s.end, text[s.start:s.end]) for s in detector.spans(text)]
     if not _INVISIBLE.search(text):
