@@ -499,6 +499,20 @@ def test_asking_what_the_rules_allow_is_not_asking_for_an_opinion():
     assert decide("Vaut-il mieux attendre la prochaine directive ?", leaning, 0.6).query_type == "OPINION"
 
 
+def test_asking_what_the_rules_allow_someone_else_is_not_asking_for_an_opinion():
+    """What the text allows or requires of another actor than the asker ("can it", "peut-il", "doit-elle", "darf
+    er") is a question on the text too; a view asked in the same breath ("selon vous") is still an opinion."""
+    leaning = probs(OPINION=0.8)
+    assert decide("If we appeal the fine, how long can it stay on the regulator's website?", leaning, 0.6).allowed
+    assert decide("Le législateur punit pénalement ces manquements. Peut-il se dispenser de sanctions "
+                  "administratives ?", leaning, 0.6).allowed
+    assert decide("L'autorité doit-elle nous entendre avant de publier la sanction ?", leaning, 0.6).allowed
+    assert decide("Darf sie die Entscheidung veröffentlichen, bevor sie rechtskräftig ist?", leaning, 0.6).allowed
+    assert decide("Selon vous, notre fédération doit-elle demander des exemptions ?", leaning, 0.6
+                  ).query_type == "OPINION"
+    assert decide("Can it be worth challenging the fine?", leaning, 0.6).query_type == "OPINION"
+
+
 def test_asking_what_an_act_provides_after_a_situation_is_not_asking_for_an_opinion():
     """A case told first, then a question on what the text provides ("Au sens de DORA, ...", "Quelle solution DORA
     prévoit-il ?", "Regeln die Standards ...?"): the classifier's OPINION leaning needs an opinion asked for; what an

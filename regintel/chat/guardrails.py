@@ -229,19 +229,21 @@ AMOUNT_WORDS = _rx(
 
 
 # An opinion asked for ("should we…?", "do you recommend…?", "is it worth…?") against what the rules allow or require
-# ("can we simply leave out E1, or do we have to explain?", "may we charge for it?"): the latter is a question on the
-# text, however much it sounds like asking for advice, unless it also asks for a view.
+# ("can we simply leave out E1, or do we have to explain?", "may we charge for it?", and of another actor: "how long
+# can it stay online?", "peut-il se dispenser de ...?", "darf sie ...?"): the latter is a question on the text, however
+# much it sounds like asking for advice, unless it also asks for a view.
 PERMISSION_WORDS = _rx(
-    r"\b(can|could|may|must) (we|i|one|they|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
+    r"\b(can|could|may|must) (we|i|one|they|it|he|she|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
     r"\b(are|am|is) (we|i|it|they) (allowed|permitted|required|obliged|entitled)\b|\bare we covered\b",
-    r"\b(pouvons-nous|peut-on|on peut|pourrait-on|devons-nous|doit-on|on doit|sommes-nous (tenus|obligés|autorisés)|"
+    r"\b(pouvons-nous|on peut|devons-nous|on doit|sommes-nous (tenus|obligés|autorisés)|"
+    r"(peu[tv]|peuvent|pourrai(t|ent)|doi[tv]|doivent)-(t-)?(on|il|elle|ils|elles)|"
     r"avons-nous le droit|est-il permis)\b",
     r"\b(podemos|puede|debemos|tenemos que|estamos obligados|se puede|está permitido)\b",
-    r"\b(dürfen|können|müssen) (wir|ich|sie)\b|\b(sind wir|ist es) (verpflichtet|erlaubt|zulässig)\b|\bdarf man\b")
+    r"\b(dürfen|können|müssen) (wir|ich|sie)\b|\b(darf|kann|muss) (er|sie|es|man)\b|\b(sind wir|ist es) (verpflichtet|erlaubt|zulässig)\b|\bdarf man\b")
 OPINION_WORDS = _rx(
     r"\b(should|ought|recommend\w*|advis\w*|advice|worth|best|better|wise|smart|good idea|would you|do you think|"
     r"your (view|opinion|take)|in your opinion|prefer\w*|lobby\w*|suggest\w*)\b",
-    r"\b(devrions|devrait|faudrait|conseill\w*|recommand\w*|vaut-il|vaut la peine|mieux|pensez-vous|votre avis|"
+    r"\b(devrions|devrait|faudrait|conseill\w*|recommand\w*|vaut-il|vaut la peine|mieux|pensez-vous|votre avis|selon vous|"
     r"préfér\w*)\b",
     r"\b(deberíamos|debería|recomiend\w*|recomend\w*|aconsej\w*|vale la pena|mejor|opina\w*|cree usted|prefer\w*)\b",
     r"\b(sollten|sollte|empfehl\w*|rat\w*|lohnt|besser|meinen sie|halten sie|ihre meinung|bevorzug\w*)\b")
