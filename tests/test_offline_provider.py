@@ -298,6 +298,11 @@ def test_the_parts_of_one_article_share_its_best_rank_as_the_prior():
     ("This Regulation does not apply to the processing of personal data:", False),
     ("Cette directive s'applique aux opérations suivantes.", False),
     ("The controller shall notify the breach.", False),
+    ("He or she shall not be dismissed or penalised by the controller or the processor.", True),
+    ("They shall in a transparent manner determine their respective responsibilities.", True),
+    ("Il veille à ce que le registre soit tenu à jour.", True),
+    ("Il est procédé à la vérification des données.", False),
+    ("Italy and France shall notify the Commission.", False),
 ])
 def test_a_sentence_pointing_back_is_recognised(text, points_back):
     from regintel.llm.offline_compose import POINTS_BACK_RE
@@ -320,6 +325,21 @@ def test_a_sentence_pointing_back_to_the_one_before_is_quoted_with_it():
     assert [len(u.segments) for u in units] == [1, 1]
     answer, _, _ = run(OfflineProvider(), "Combien de temps une plateforme doit-elle conserver ses registres ?", sources)
     assert "Les registres visés au paragraphe 1" in answer and "Ces registres doivent" in answer, answer
+    assert_grounded(answer, sources)
+
+
+def test_a_sentence_naming_its_actor_by_a_pronoun_is_scored_with_the_sentence_it_points_back_to():
+    """Article 38(3) GDPR: "He or she shall not be dismissed or penalised ..." names the data protection officer only
+    in the sentence before; scored on its own words it lost "Can a company ... dismiss them?" to a sentence of
+    Article 37 naming the officer twice. Scored with the words it stands for, it answers, quoted with that sentence."""
+    sources = numbered(passage("eu-gdpr", "Article 38"),
+                       passage("eu-gdpr", "Article 37", "A group of undertakings may appoint a single"),
+                       passage("eu-gdpr", "Article 39"), passage("eu-gdpr", "Article 36"), passage("eu-gdpr", "Article 30"))
+    answer, _, _ = run(OfflineProvider(), "Can a company tell its data protection officer how to do the job, or "
+                       "dismiss them for the way they do it?", sources)
+    assert "He or she shall not be dismissed or penalised" in answer, answer
+    assert "does not receive any instructions regarding the exercise of those tasks" in answer, answer
+    assert "group of undertakings" not in answer and cited(answer) == {1}, answer
     assert_grounded(answer, sources)
 
 

@@ -280,7 +280,13 @@ POINTS_BACK_RE = re.compile(
     r"(?:This|That|These|Those)\s+(?!Regulation\b|Directive\b|Standard\b|Chapter\b|Article\b|Section\b|Annex\b|"
     r"Title\b|ESRS\b|Appendix\b)\w|"
     r"Dans (?:ce|ces|un tel) cas\b|En pareil cas\b|(?:Ce|Cet|Cette|Ces)\s+(?!règlement\b|directive\b|chapitre\b|"
-    r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b)")
+    r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b|"
+    # a pronoun for the actor the sentence before names ("He or she shall not be dismissed ..." after "... the data
+    # protection officer does not receive any instructions ...", "They shall in a transparent manner determine ...",
+    # "Il veille à ...")
+    r"He or she\b|She or he\b|(?:He|She|They)\s+(?:shall|must|may|is|are|has|have|will|should)\b|"
+    r"It\s+(?:shall|must|may|should)\b|"
+    r"(?:Il|Elle|Ils|Elles)\s+(?:doi\w+|veille\w*|communique\w*|informe\w*|notifie\w*|transmet\w*|tien\w+|conserve\w*)\b)")
 NUMERIC_DATE_RE = re.compile(_NUMERIC_DATE)
 BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
@@ -559,8 +565,13 @@ class LexicalScorer:
         present = {self.aliases.get(t, t) for t in terms} & weights.keys()
         return sum(weights[t] * self.idf_of(t) for t in present) / self.weight_mass(weights)
 
-    def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str]) -> Scored:
+    def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str],
+              antecedent_terms: set[str] | frozenset = frozenset()) -> Scored:
+        """BM25 of the sentence times its coverage of the question; ``antecedent_terms``, the words of the sentence a
+        pointing-back sentence stands for ("He or she ..."), count once each as its own."""
         counts = Counter(self.aliases.get(t, t) for t in segment.terms)
+        for term in antecedent_terms:
+            counts.setdefault(self.aliases.get(term, term), 1)
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
         bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
@@ -710,6 +721,7 @@ class Composer:
         that sentence (when the passage holds it and no other quote does): on its own it does not say what it is
         about."""
         quoted = {(s.source.index, s.position) for u in units for s in u.segments}
+        quoted_texts = [s.text for u in units for s in u.segments]
         completed = []
         for unit in units:
             first = unit.segments[0]
@@ -717,9 +729,12 @@ class Composer:
                 passage = self.by_index[first.source.index]
                 before = passage.sentence_of(first.position - 1)
                 if all(s.quotable and not s.item and not s.lead_in for s in before) \
-                        and not any((s.source.index, s.position) in quoted for s in before):
+                        and not any((s.source.index, s.position) in quoted for s in before) \
+                        and not any(_same_words(s.text, text) for s in before for text in quoted_texts):
+                    # (nor when another quote holds the same words: a sentence the text repeats is quoted once)
                     unit = Unit([*before, *unit.segments], unit.kind, unit.truncated)
                     quoted.update((s.source.index, s.position) for s in before)
+                    quoted_texts += [s.text for s in before]
             completed.append(unit)
         return completed
 
@@ -1055,7 +1070,7 @@ class Composer:
             passage_coverage[passage.source.index] = self.scorer.coverage(passage.terms, w) if eligible else 0.0
         article_coverage = self._article_coverage(passage_coverage)  # before the leading articles are kept
         self._keep_leading_articles(passage_coverage, plan)
-        scored = [self.scorer.score(s, weights[p.language], p.title_terms)
+        scored = [self.scorer.score(s, weights[p.language], p.title_terms, _antecedent_terms(p, s))
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
         scored = [s for s in scored if s.score > 0]
         for s in scored:  # a sentence is worth as much as its passage addresses the question
@@ -1655,6 +1670,16 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
+
+
+def _antecedent_terms(passage: Passage, segment: Segment) -> set[str]:
+    """The words of the sentence before ``segment`` when it points back to it (:data:`POINTS_BACK_RE`): quoted
+    together (:meth:`Composer._with_antecedents`), they are scored together. "He or she shall not be dismissed or
+    penalised ..." (Article 38(3) GDPR) names the data protection officer only in the sentence before, and lost
+    "Can a company ... dismiss [its data protection officer]?" to a sentence of Article 37 naming the officer twice."""
+    if segment.position == 0 or segment.continues or not POINTS_BACK_RE.match(segment.text):
+        return set()
+    return {term for piece in passage.sentence_of(segment.position - 1) for term in piece.terms}
 
 
 def _is_definition_passage(passage: Passage) -> bool:
