@@ -140,40 +140,38 @@ def test_browsers_are_sent_to_sign_in_and_get_a_session_from_a_local_account(run
 
 
 def test_ctrl_c_stops_the_blocking_server_without_a_traceback(runtime):
-    """``python -m regintel.ui.gradio_app`` serves in the foreground: Ctrl-C (SIGINT) shuts the server down and
-    ``launch`` returns (uvicorn re-raises the signal after its shutdown: a KeyboardInterrupt traceback before)."""
-    import os
+    """``python -m regintel.ui.gradio_app`` serves in the foreground: Ctrl-C (SIGINT, with Python's own handler, as
+    in a terminal) shuts the server down and the command exits 0 (uvicorn re-raises the signal after its shutdown: a
+    KeyboardInterrupt traceback before). Run in its own process: the signal must not reach the test session."""
     import signal
-    import threading
+    import subprocess
+    import sys
     import time
     import urllib.request
 
-    from regintel.ui.gradio_app import build_app, launch
+    from tests.e2e.conftest import app_env
 
+    settings = runtime.settings  # the demo corpus indexed in the test's data directory
     port = free_port()
-    answered: list[int] = []
-
-    def press_ctrl_c() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not answered:
-            try:
-                answered.append(urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=2).status)
-            except OSError:
-                time.sleep(0.2)
-        os.kill(os.getpid(), signal.SIGINT)
-
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a terminal's Ctrl-C raises KeyboardInterrupt
-    presser = threading.Thread(target=press_ctrl_c, daemon=True)
-    presser.start()
+    as_in_a_terminal = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                        f"sys.argv = ['gradio_app', '--port', '{port}']; "
+                        "runpy.run_module('regintel.ui.gradio_app', run_name='__main__')")
+    process = subprocess.Popen([sys.executable, "-c", as_in_a_terminal], cwd=REPO_ROOT, env=app_env(settings),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        served = launch(build_app(runtime), runtime, "127.0.0.1", port, block=True)
+        deadline, status = time.monotonic() + 180, None
+        while status is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                status = urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=2).status
+            except OSError:
+                time.sleep(0.5)
+        assert status == 200, process.stderr.read()[-2000:] if process.poll() is not None else "no answer"
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
     finally:
-        signal.signal(signal.SIGINT, previous)
-        presser.join(timeout=10)
-    served.close()
-    assert answered == [200]
-    with pytest.raises(OSError):
-        urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=2)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0 and "Traceback" not in stderr, stderr[-2000:]
 
 
 def test_citations_block_escapes_titles_and_only_links_http_urls():

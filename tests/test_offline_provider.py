@@ -305,9 +305,28 @@ def test_the_parts_of_one_article_share_its_best_rank_as_the_prior():
     ("Italy and France shall notify the Commission.", False),
 ])
 def test_a_sentence_pointing_back_is_recognised(text, points_back):
-    from regintel.llm.offline_compose import POINTS_BACK_RE
+    from regintel.llm.offline_compose import POINTS_BACK_RE, PRONOUN_SUBJECT_RE
 
-    assert bool(POINTS_BACK_RE.match(text)) is points_back
+    assert bool(POINTS_BACK_RE.match(text) or PRONOUN_SUBJECT_RE.match(text)) is points_back
+
+
+def test_only_a_pronoun_subject_is_scored_with_the_sentence_before():
+    """"That documentation shall enable ..." (Article 33(5) GDPR) names its own noun: scored with the words of "The
+    controller shall document any personal data breaches ..." it outscored the 72-hour sentence for "What does a
+    controller have to do when a personal data breach happens?". "He or she shall not be dismissed ..." (Article
+    38(3)) names no one: it is scored with the sentence before."""
+    from regintel.llm.offline_compose import _antecedent_terms
+
+    composer = Composer(numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 38")), embedder=None,
+                        glossary=None)
+    breach, officer = composer.passages
+
+    def segment(passage, start):
+        return next(s for s in passage.segments if s.text.startswith(start))
+
+    assert _antecedent_terms(breach, segment(breach, "That documentation shall enable")) == set()
+    dismissed = _antecedent_terms(officer, segment(officer, "He or she shall not be dismissed"))
+    assert {"instruct", "offic", "protect"} <= dismissed, dismissed
 
 
 def test_a_sentence_pointing_back_to_the_one_before_is_quoted_with_it():

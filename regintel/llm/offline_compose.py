@@ -280,11 +280,14 @@ POINTS_BACK_RE = re.compile(
     r"(?:This|That|These|Those)\s+(?!Regulation\b|Directive\b|Standard\b|Chapter\b|Article\b|Section\b|Annex\b|"
     r"Title\b|ESRS\b|Appendix\b)\w|"
     r"Dans (?:ce|ces|un tel) cas\b|En pareil cas\b|(?:Ce|Cet|Cette|Ces)\s+(?!règlement\b|directive\b|chapitre\b|"
-    r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b|"
-    # a pronoun for the actor the sentence before names ("He or she shall not be dismissed ..." after "... the data
-    # protection officer does not receive any instructions ...", "They shall in a transparent manner determine ...",
-    # "Il veille à ...")
-    r"He or she\b|She or he\b|(?:He|She|They)\s+(?:shall|must|may|is|are|has|have|will|should)\b|"
+    r"article\b|titre\b|annexe\b|section\b)\w|(?:Celui|Celle|Ceux|Celles)-ci\b)")
+# a pronoun for the actor the sentence before names ("He or she shall not be dismissed ..." after "... the data
+# protection officer does not receive any instructions ...", "They shall in a transparent manner determine ...",
+# "Il veille à ..."): the sentence says nothing of who acts without the one before, so it is scored with its words
+# (:func:`_antecedent_terms`); a demonstrative ("That documentation shall ...", "Ces registres ...") names its own
+# noun and is only quoted with the sentence before
+PRONOUN_SUBJECT_RE = re.compile(
+    r"^(?:He or she\b|She or he\b|(?:He|She|They)\s+(?:shall|must|may|is|are|has|have|will|should)\b|"
     r"It\s+(?:shall|must|may|should)\b|"
     r"(?:Il|Elle|Ils|Elles)\s+(?:doi\w+|veille\w*|communique\w*|informe\w*|notifie\w*|transmet\w*|tien\w+|conserve\w*)\b)")
 NUMERIC_DATE_RE = re.compile(_NUMERIC_DATE)
@@ -725,7 +728,8 @@ class Composer:
         completed = []
         for unit in units:
             first = unit.segments[0]
-            if unit.kind == "sentence" and first.position > 0 and POINTS_BACK_RE.match(first.text):
+            if unit.kind == "sentence" and first.position > 0 and (
+                    POINTS_BACK_RE.match(first.text) or PRONOUN_SUBJECT_RE.match(first.text)):
                 passage = self.by_index[first.source.index]
                 before = passage.sentence_of(first.position - 1)
                 if all(s.quotable and not s.item and not s.lead_in for s in before) \
@@ -1673,11 +1677,13 @@ class Composer:
 
 
 def _antecedent_terms(passage: Passage, segment: Segment) -> set[str]:
-    """The words of the sentence before ``segment`` when it points back to it (:data:`POINTS_BACK_RE`): quoted
-    together (:meth:`Composer._with_antecedents`), they are scored together. "He or she shall not be dismissed or
-    penalised ..." (Article 38(3) GDPR) names the data protection officer only in the sentence before, and lost
-    "Can a company ... dismiss [its data protection officer]?" to a sentence of Article 37 naming the officer twice."""
-    if segment.position == 0 or segment.continues or not POINTS_BACK_RE.match(segment.text):
+    """The words of the sentence before ``segment`` when its subject is a pronoun for an actor named there
+    (:data:`PRONOUN_SUBJECT_RE`): quoted together (:meth:`Composer._with_antecedents`), they are scored together.
+    "He or she shall not be dismissed or penalised ..." (Article 38(3) GDPR) names the data protection officer only
+    in the sentence before, and lost "Can a company ... dismiss [its data protection officer]?" to a sentence of
+    Article 37 naming the officer twice. Not for a demonstrative ("That documentation shall enable ..."): it names
+    its own noun, and the words of the sentence before made it outscore the 72-hour sentence of Article 33."""
+    if segment.position == 0 or segment.continues or not PRONOUN_SUBJECT_RE.match(segment.text):
         return set()
     return {term for piece in passage.sentence_of(segment.position - 1) for term in piece.terms}
 
