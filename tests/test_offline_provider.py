@@ -305,9 +305,9 @@ def test_the_parts_of_one_article_share_its_best_rank_as_the_prior():
     ("Italy and France shall notify the Commission.", False),
 ])
 def test_a_sentence_pointing_back_is_recognised(text, points_back):
-    from regintel.llm.offline_compose import POINTS_BACK_RE, PRONOUN_SUBJECT_RE
+    from regintel.llm.offline_compose import points_back as points_back_to_the_sentence_before
 
-    assert bool(POINTS_BACK_RE.match(text) or PRONOUN_SUBJECT_RE.match(text)) is points_back
+    assert points_back_to_the_sentence_before(text) is points_back
 
 
 def test_only_a_pronoun_subject_is_scored_with_the_sentence_before():

@@ -290,6 +290,13 @@ PRONOUN_SUBJECT_RE = re.compile(
     r"^(?:He or she\b|She or he\b|(?:He|She|They)\s+(?:shall|must|may|is|are|has|have|will|should)\b|"
     r"It\s+(?:shall|must|may|should)\b|"
     r"(?:Il|Elle|Ils|Elles)\s+(?:doi\w+|veille\w*|communique\w*|informe\w*|notifie\w*|transmet\w*|tien\w+|conserve\w*)\b)")
+
+
+def points_back(text: str) -> bool:
+    """Whether a sentence needs the one before it to say what (or who) it is about: quoted together with it."""
+    return bool(POINTS_BACK_RE.match(text) or PRONOUN_SUBJECT_RE.match(text))
+
+
 NUMERIC_DATE_RE = re.compile(_NUMERIC_DATE)
 BULLET_RE = re.compile(r"^[-–•*]\s+")
 ACRONYM_RE = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")  # GDPR, RGPD, DSGVO, MwSt, TVA
@@ -728,8 +735,7 @@ class Composer:
         completed = []
         for unit in units:
             first = unit.segments[0]
-            if unit.kind == "sentence" and first.position > 0 and (
-                    POINTS_BACK_RE.match(first.text) or PRONOUN_SUBJECT_RE.match(first.text)):
+            if unit.kind == "sentence" and first.position > 0 and points_back(first.text):
                 passage = self.by_index[first.source.index]
                 before = passage.sentence_of(first.position - 1)
                 if all(s.quotable and not s.item and not s.lead_in for s in before) \
