@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from regintel.egress.sanitiser import remembered_findings
 from regintel.errors import GraphError
 from regintel.graph.crossrefs import parse_cross_references
 from regintel.graph.store import GraphStore
@@ -90,7 +91,9 @@ def seed_graph(writer: GraphWriteService, documents: list[CorpusDocument], chunk
     jurisdictions = {d.jurisdiction for d in documents if d.jurisdiction}
     if external:  # external acts are attached to EU
         jurisdictions.add("EU")
-    with writer.batch():
+    # the ingress guard reads every property for personal data; a section's rule key, path and source address
+    # repeat across its siblings, so each distinct text is read once
+    with remembered_findings(), writer.batch():
         writer.prune_corpus([d.id for d in documents], list(sections), removed or [])
         writer.upsert_nodes("Jurisdiction", [{"key": j, "code": j, "name": j} for j in sorted(jurisdictions)])
         writer.upsert_nodes("Rule", [
