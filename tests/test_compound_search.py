@@ -87,6 +87,26 @@ def test_the_sides_of_x_differs_from_y_are_parts(question, sides):
 
 
 @pytest.mark.parametrize("question, sides", [
+    ("physical risks vs transition risks in ESRS, how do they differ?", ["physical risks", "transition risks in ESRS"]),
+    ("Scope 1 versus Scope 2 emissions?", ["Scope 1", "Scope 2 emissions"]),
+    ("Recycling and reuse - what's the difference in the ESRS glossary?", ["Recycling", "reuse"]),
+    ("Domicile et résidence habituelle : quelle différence ?", ["Domicile", "résidence habituelle"]),
+    ("Consumidor y usuario final: ¿qué diferencia hay?", ["Consumidor", "usuario final"]),
+    ("Worin unterscheiden sich Bestechung und Korruption?", ["Bestechung", "Korruption"]),
+    ("How is ICT third-party risk different from ICT concentration risk?",
+     ["ICT third-party risk", "ICT concentration risk"]),
+])
+def test_the_sides_of_two_terms_set_side_by_side_are_parts(question, sides):
+    """Day-one wordings of "how do these two terms differ": "X vs Y", "X and Y - what's the difference?", "Worin
+    unterscheiden sich X und Y?", "How is X different from Y?"."""
+    assert comparison_sides(question) == sides
+
+
+def test_a_list_of_two_things_asked_about_is_no_comparison():
+    assert comparison_sides("Controllers and processors: what must they record?") == []
+
+
+@pytest.mark.parametrize("question, sides", [
     ("Some plants sit in flood-prone areas. How does ESRS tell apart a physical risk from a transition risk?",
      ["a physical risk", "a transition risk"]),
     ("We had an incident. How do our duties differ between reporting a breach to the authority and telling the "
@@ -123,6 +143,23 @@ def test_a_comparison_spread_over_two_questions_has_no_sides():
 
 def test_a_question_about_how_a_rule_applies_compares_nothing():
     assert comparison_sides("How does Article 6 apply to small banks?") == []
+
+
+def test_a_side_of_a_comparison_naming_one_term_is_searched_alone():
+    """Each side of "the difference between a controller and a processor" is one defined term: searched alone it
+    finds its definition, which the whole question does not rank among its first hits."""
+    assert searchable_parts("What is the difference between a controller and a processor?", "en") == [
+        "a controller", "a processor"]
+    assert searchable_parts("Was ist der Unterschied zwischen Verantwortlichem und Auftragsverarbeiter?", "de") == [
+        "Verantwortlichem", "Auftragsverarbeiter"]
+
+
+def test_a_part_hitting_another_definition_of_a_definitions_article_joins_the_hits():
+    """A definitions article is one unit per defined term: the whole question's hit on one definition ("cross-border
+    processing") does not stand for the side's own ("controller")."""
+    whole = [hit("gdpr-29"), hit("gdpr-4~def-23"), hit("gdpr-28~2")]
+    merged = with_part_hits(whole, [[hit("gdpr-4~def-7")], [hit("gdpr-4~def-8")]], unit, k=5)
+    assert ids(merged) == ["gdpr-29", "gdpr-4~def-7", "gdpr-4~def-8", "gdpr-4~def-23", "gdpr-28~2"]
 
 
 def test_a_part_without_content_words_is_not_searched_alone():

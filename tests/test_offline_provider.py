@@ -813,6 +813,41 @@ def test_a_side_of_a_comparison_no_word_matches_is_read_by_meaning_from_the_next
     assert {u.source.index for u in selection.units} == {1, 2}
 
 
+def test_the_sides_of_a_comparison_of_two_defined_terms_are_answered_by_their_definitions():
+    """"What is the difference between a controller and a processor?": each side is a term Article 4 defines, and
+    its defining sentence answers it, although retrieval put the processor's duties (Article 29) and another
+    definition naming both ("cross-border processing") first; no further article is quoted."""
+    sources = numbered(passage("eu-gdpr", "Article 29"), passage("eu-gdpr", "Article 4(23)"),
+                       passage("eu-gdpr", "Article 4(7)"), passage("eu-gdpr", "Article 4(8)"))
+    question = "What is the difference between a controller and a processor?"
+    plan = plan_question(question)
+    assert plan.comparison and [(a.shape, a.term) for a in plan.asks] == [
+        ("definition", "controller"), ("definition", "processor")]
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {3, 4}, answer
+    assert answer.index("‘controller’ means") < answer.index("‘processor’ means"), answer
+    assert_grounded(answer, sources)
+
+
+def test_a_side_naming_a_term_within_a_longer_one_is_answered_by_its_own_definition():
+    """"An ICT-related incident" is in "major ICT-related incident" too: each side is answered by the definition of
+    its own term, although retrieval ranked the major incident's first; the act named after a side ("in DORA") is
+    not part of the term."""
+    sources = numbered(passage("eu-dora", "Article 3(10)"), passage("eu-dora", "Article 17"),
+                       passage("eu-dora", "Article 3(8)"))
+    question = "What's the difference between an ICT-related incident and a major ICT-related incident in DORA?"
+    assert [a.term for a in plan_question(question).asks] == ["ICT-related incident", "major ICT-related incident"]
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {1, 3}, answer
+    assert answer.index("(8) ‘ICT-related incident’") < answer.index("(10) ‘major ICT-related incident’"), answer
+
+
+def test_a_side_of_a_comparison_saying_more_than_a_term_is_not_asked_for_a_definition():
+    plan = plan_question("How does the simplified ICT risk management framework differ from the full framework that "
+                         "most financial entities must have?")
+    assert [a.shape for a in plan.asks] == ["general", "general"]  # (five words: more than a term)
+
+
 def test_a_question_with_two_asks_is_not_a_comparison():
     assert not plan_question("What must the controller notify, and when must it notify the data subject?").comparison
 

@@ -210,7 +210,9 @@ def question_language(question: str) -> str:
 
 def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
     language = question_language(question)
-    asks = [_ask(part, language) for part in split_question(question, language)]
+    sides = comparison_sides(question)
+    asks = [_side_ask(side, language) for side in sides] if sides else \
+        [_ask(part, language) for part in split_question(question, language)]
     context = ""
     if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
                               or ANAPHORA_RE.search(question)):
@@ -230,6 +232,30 @@ def _ask(text: str, language: str) -> Ask:
         return Ask(text, "deadline")
     term = asked_term(text)  # "What is a 'personal data breach'?", "which one is its 'main establishment'?"
     return Ask(text, "definition", term) if term else Ask(text, "general")
+
+
+SIDE_DETERMINER_RE = re.compile(
+    r"^(?:(?:an?|the|les?|la|l['’]|une?|des|du|de la|el|los|las|una?|der|die|das|den|dem|ein|eine|einem|einen|einer)"
+    r"\s+)+", _I)
+# what a side adds after its term about where it is defined: "under the GDPR", "for VAT purposes", "dans le RGPD", "au
+# sens des ESRS", "nach DORA", "en las ESRS" (an act's acronym)
+SIDE_ACT_TAIL_RE = re.compile(
+    r"\s+(?:under|in|for|within|according to|au sens d\w*|selon|dans|en|pour|aux fins d\w*|nach|gemäß|im sinne d\w*|"
+    r"in der|según|a efectos d\w*|para)\s+(?:the |le |la |les |l['’]|el |los |las |der |die |das |des |del )?"
+    r"[A-Z]{2,}\b.*$")
+EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer
+MAX_SIDE_TERM_WORDS = 4  # "ICT third-party service provider"; a longer side says more than a term
+
+
+def _side_ask(side: str, language: str) -> Ask:
+    """One side of a comparison: a bare term ("the difference between a controller and a processor") is asked
+    what it means (its defining sentence answers it where the corpus defines it, else its words are matched like
+    any ask's); a side saying more ("selling to businesses in another Member State") is asked as it is."""
+    ask = _ask(side, language)
+    term = SIDE_DETERMINER_RE.sub("", SIDE_ACT_TAIL_RE.sub("", side.strip(" ,;.:"))).strip()
+    if ask.shape != "general" or not term or len(term.split()) > MAX_SIDE_TERM_WORDS:
+        return ask
+    return Ask(side, "definition", term)
 
 
 # -- passage structure ------------------------------------------------------------------------------------------------
@@ -779,6 +805,7 @@ class Composer:
                 return Selection(self._two_leading_articles(plan, units) if self._asks_two_things(plan) else units,
                                  "embedding")
         units: list[Unit] = []
+        defined_sides = 0  # sides of a comparison answered by their defining sentences
         side_articles = self._side_articles(plan) if plan.comparison else [None] * len(plan.asks)
         for number, ask in enumerate(plan.asks):
             if number and not plan.comparison and self._answered(ask, plan, units):
@@ -786,8 +813,10 @@ class Composer:
             quoted_articles = {self.by_index[u.source.index].article for u in units}
             added = 0
             own = side_articles[number] if plan.comparison else None
-            answer = []
-            if own is not None:  # the article headed by this side
+            answer = self._side_definition(ask, plan, units)
+            if answer:
+                defined_sides += 1
+            elif own is not None:  # the article headed by this side
                 answer = self.answer_ask(ask, plan, exclude=frozenset(p.article for p in self.passages) - {own})
             elif any(side_articles):  # the other side has its own article: answer this one from another
                 answer = self.answer_ask(ask, plan, exclude=frozenset(filter(None, side_articles)) | quoted_articles)
@@ -810,11 +839,21 @@ class Composer:
                           if not any(_overlaps(u, v) for v in units)]
         method = "lexical" if units else "embedding"
         units = units or self.answer_by_embedding(plan, same_language=True)
+        if defined_sides == len(plan.asks):
+            return Selection(units, method)  # each side's definition answers the comparison: no further article
         if self._asks_two_things(plan):
             units = self._two_leading_articles(plan, units, headed_by_a_side=frozenset(filter(None, side_articles)))
         elif units:
             units = units + self._second_article(plan, units)
         return Selection(units, method) if units else Selection([], "none")
+
+    def _side_definition(self, ask: Ask, plan: QuestionPlan, units: list[Unit]) -> list[Unit]:
+        """A side of a comparison that is a term the corpus defines: its defining sentence, wherever it stands (both
+        terms of "the difference between a controller and a processor" are defined in Article 4, which retrieval
+        ranked below the processor's duties); none for another side or when no passage defines the term."""
+        if not (plan.comparison and ask.shape == "definition"):
+            return []
+        return [u for u in self._definition(ask, plan, exact_first=True) if not any(_overlaps(u, v) for v in units)]
 
     def _two_leading_articles(self, plan: QuestionPlan, units: list[Unit],
                               headed_by_a_side: frozenset[str] = frozenset()) -> list[Unit]:
@@ -860,7 +899,7 @@ class Composer:
         """A comparison or contrast, or two parts with words of their own each ("when must the authority be told,
         and when the individuals?", not "..., and by when?"); never a definition followed by a case (what a term
         means, then whether a case falls under it: the defining article answers both)."""
-        if plan.asks[0].shape == "definition":
+        if plan.asks[0].shape == "definition" and not plan.comparison:
             return False
         if plan.comparison or sets_two_things_against_each_other(plan.question):
             return True
@@ -883,7 +922,7 @@ class Composer:
         ``SECOND_ARTICLE_CANDIDATES`` articles addresses more closely by meaning than the quoted article does is
         answered from that article too (its closest sentences). Word matching cannot see it: every part shares the
         question's words, and a long article holds most of them."""
-        if len(plan.asks) < 2 or plan.asks[0].shape == "definition":
+        if len(plan.asks) < 2 or plan.asks[0].shape == "definition" and not plan.comparison:
             return []  # (what a term means, then whether a case falls under it: the defining article answers both)
         quoted = {self.by_index[u.source.index].article for u in units}
         if len(quoted) != 1:
@@ -1482,7 +1521,7 @@ class Composer:
         return segments
 
     def _definition(self, ask: Ask, plan: QuestionPlan,
-                    eligible: Callable[[Passage], bool] = lambda passage: True) -> list[Unit]:
+                    eligible: Callable[[Passage], bool] = lambda passage: True, exact_first: bool = False) -> list[Unit]:
         """The sentence defining the term asked ("'X' means", "on entend par « X »", a glossary entry titled X; across
         languages, the term carried by the term list or else by the entry's search titles),
         best-ranked passage first (among the ``eligible`` ones); the same term defined as exactly in another act is
@@ -1514,7 +1553,9 @@ class Composer:
                     candidates.append((match * prior, passage.source.index, segment, match))
         if not candidates:
             return []
-        candidates.sort(key=lambda c: (-c[0], c[1], c[2].position))
+        # (``exact_first``: a side of a comparison is the term as written, "ICT-related incident" beside "major
+        # ICT-related incident": the exact term's definition first, wherever retrieval ranked it)
+        candidates.sort(key=lambda c: (exact_first and c[3] < EXACT_TERM_MATCH, -c[0], c[1], c[2].position))
         top = candidates[0]
         units = [self._as_unit(top[2], expand_lists=True)]
         units[0].kind = "definition" if units[0].kind == "sentence" else units[0].kind

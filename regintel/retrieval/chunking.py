@@ -92,7 +92,11 @@ CONTEXT_HEADINGS = 2  # the chapter and section of an untitled article (the titl
 
 def is_definition(chunk: "Chunk") -> bool:
     """Whether a chunk is one definition (or a few tiny ones) of a definitions article."""
-    return "~def-" in chunk.chunk_id
+    return is_definition_id(chunk.chunk_id)
+
+
+def is_definition_id(chunk_id: str) -> bool:
+    return "~def-" in chunk_id
 
 
 def clean_heading(text: str) -> str:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from regintel.retrieval.chunking import is_definition_id
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import tokenize
 from regintel.text.question_parts import comparison_sides, sentences, split_question
 
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
+MIN_SIDE_TERMS = 1  # a side of a comparison may be one term ("the difference between a controller and a processor")
 PART_HITS = 3  # hits searched per part: its best one from a document of the whole question's hits is placed
 LEADING_HITS = 3  # a part's hit must come from the document of one of the whole question's first hits
 
@@ -31,8 +33,10 @@ def searchable_parts(question: str, language: str) -> list[str]:
     parts = split_question(question, language)
     if not 2 <= len(parts) <= MAX_PARTS:
         return []
-    searchable = [part for part in parts if len(set(tokenize(part, language))) >= MIN_PART_TERMS]
-    situation = "" if comparison_sides(question) else _situation(question)
+    sides = comparison_sides(question)
+    least = MIN_SIDE_TERMS if sides else MIN_PART_TERMS
+    searchable = [part for part in parts if len(set(tokenize(part, language))) >= least]
+    situation = "" if sides else _situation(question)
     return [part if situation in part else f"{situation} {part}" for part in searchable]
 
 
@@ -57,12 +61,16 @@ def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]
     is not the act it asks about."""
     merged = list(whole[:k])
     documents = {source.document_id for source in merged[:LEADING_HITS]}
+
+    def unit(source: Source) -> str:  # a defined term is a unit of its own: two sides may be defined in one article
+        return source.chunk_id if is_definition_id(source.chunk_id) else unit_of(source)
+
     position = 1
     for hits in part_hits:
         best = next((hit for hit in hits if hit.document_id in documents), None)
         if best is None:
             continue
-        if any(unit_of(source) == unit_of(best) for source in merged):
+        if any(unit(source) == unit(best) for source in merged):
             continue
         merged.insert(min(position, len(merged)), best)
         position += 1

@@ -23,6 +23,14 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"\b(?:en qué|cómo)\s+se\s+(?:diferencia|diferencian|distingue|distinguen|compara|comparan)\s+(?P<a>.+?)\s+"
     r"(?:de|del|con|frente a)\s+(?P<b>.+?)\s*\??$",
     r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<a>.+?)\s+von\s+(?P<b>.+?)\s*\??$",
+    r"\b(?:wie|worin)\s+unterscheiden\s+sich\s+(?P<a>.+?)\s+und\s+(?P<b>.+?)\s*\??$",
+    r"\bhow\s+(?:is|are)\s+(?P<a>.+?)\s+different\s+(?:from|to|than)\s+(?P<b>.+?)\s*\??$",
+    # "physical risks vs transition risks", "X versus Y - how do they differ?"
+    r"^(?P<a>[^?]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^?]+?)(?:\s*[-–—:,]\s+[^?]*\??|\s*\?)?$",
+    # two terms, then the ask: "Recycling and reuse - what's the difference?", "X et Y : quelle différence ?",
+    # "X y Y: ¿qué diferencia hay?", "X und Y: was ist der Unterschied?"
+    r"^(?P<a>[^?]+?)\s+(?:and|et|y|und)\s+(?P<b>[^?]+?)\s*[-–—:,]\s*(?:what(?:['’]s| is| are) the differences?|"
+    r"(?:quelle|quelles) (?:est la |sont les )?différences?|¿?qu[ée] diferencias?|was (?:ist|sind) (?:der|die) unterschied)",
     # "How does the ESRS tell apart X from Y?", "distinguer X de Y", "distinguir X de Y"
     r"\b(?:tells?|telling)\s+apart\s+(?P<a>.+?)\s+from\s+(?P<b>.+?)\s*\??$",
     r"\bdistinguish(?:es|ing)?\s+(?!between\b)(?P<a>.+?)\s+from\s+(?P<b>.+?)\s*\??$",
