@@ -1,6 +1,6 @@
 """The questions an analyst asks on day one, in a real browser on the demo corpus (offline provider): a definition,
 a list, a cross-lingual and a compound question are each answered with a chip of the right article (a question in two
-parts with a chip of each part's article); an opinion and
+parts with a chip of each part's article, the difference between two defined terms with both definitions); an opinion and
 a question that pastes customers' personal data are refused with suggestions. Questions written for this test,
 not taken from the evaluation set (data/eval)."""
 
@@ -70,6 +70,17 @@ def test_a_two_part_question_is_answered_from_both_articles(answers_app, page):
     chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
     for article in ("33", "34"):
         assert any(re.search(rf"^\[\d+\] GDPR · Art\. {article}\b", name) for name in chips), chips
+
+
+def test_the_difference_between_two_defined_terms_is_answered_by_both_definitions(answers_app, page):
+    """Each side of the comparison is a term Article 4 defines: the answer quotes both definitions, one chip each
+    (retrieval alone ranks the processor's duties, Articles 28 and 29, first)."""
+    answer = ask(page, f"{answers_app.url}/Chat", "What is the difference between a controller and a processor?")
+    wait_until_drawn(answer)
+    text = answer.inner_text()
+    assert "‘controller’ means" in text and "‘processor’ means" in text, text[:800]
+    chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
+    assert sum(bool(re.search(r"^\[\d+\] GDPR · Art\. 4\b", name)) for name in chips) == 2, chips
 
 
 @pytest.mark.parametrize("question", REFUSED, ids=["opinion", "pasted_customer_data"])
