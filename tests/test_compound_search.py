@@ -29,7 +29,7 @@ def test_coordinated_asks_and_comparison_sides_are_parts():
     assert searchable_parts("What VAT may a taxable person deduct, and what conditions must be met?", "en") == [
         "What VAT may a taxable person deduct", "what conditions must be met?"]
     assert searchable_parts("What is the difference between impact materiality and financial materiality?", "en") == [
-        "impact materiality", "financial materiality"]
+        "What is impact materiality?", "What is financial materiality?"]  # each side's term, asked what it means
     assert searchable_parts("Quelle TVA un assujetti peut-il déduire, et quelles conditions doit-il remplir ?", "fr") \
         == ["Quelle TVA un assujetti peut-il déduire", "quelles conditions doit-il remplir ?"]
 
@@ -68,7 +68,7 @@ def test_a_later_part_is_searched_with_the_situation_told_before_the_question():
                                                f"{situation} what rights must rejected applicants have?"]
     # the sides of a comparison are searched alone (with the situation they would share its words)
     assert searchable_parts("Some plants sit in flood-prone areas. How does ESRS tell apart a physical risk from a "
-                            "transition risk?", "en") == ["a physical risk", "a transition risk"]
+                            "transition risk?", "en") == ["What is physical risk?", "What is transition risk?"]
 
 
 @pytest.mark.parametrize("question, sides", [
@@ -145,13 +145,19 @@ def test_a_question_about_how_a_rule_applies_compares_nothing():
     assert comparison_sides("How does Article 6 apply to small banks?") == []
 
 
-def test_a_side_of_a_comparison_naming_one_term_is_searched_alone():
-    """Each side of "the difference between a controller and a processor" is one defined term: searched alone it
-    finds its definition, which the whole question does not rank among its first hits."""
+def test_a_side_of_a_comparison_naming_one_term_is_searched_as_what_it_means():
+    """Each side of "the difference between a controller and a processor" is one defined term: asked what it means,
+    the search leads with its definition (across languages through the term list), which the whole question does
+    not rank among its first hits. A side saying more than a term is searched as it is."""
     assert searchable_parts("What is the difference between a controller and a processor?", "en") == [
-        "a controller", "a processor"]
+        "What is controller?", "What is processor?"]
     assert searchable_parts("Was ist der Unterschied zwischen Verantwortlichem und Auftragsverarbeiter?", "de") == [
-        "Verantwortlichem", "Auftragsverarbeiter"]
+        "Was ist Verantwortlichem?", "Was ist Auftragsverarbeiter?"]
+    assert searchable_parts("Quelle est la différence entre un bon à usage unique et un bon à usages multiples ?",
+                            "fr") == ["Que signifie bon à usage unique ?", "Que signifie bon à usages multiples ?"]
+    assert searchable_parts("How does the simplified ICT risk management framework differ from the full framework "
+                            "that most financial entities must have?", "en") == [
+        "the simplified ICT risk management framework", "the full framework that most financial entities must have"]
 
 
 def test_a_part_hitting_another_definition_of_a_definitions_article_joins_the_hits():

@@ -52,7 +52,8 @@ from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_R
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
-from regintel.text.question_parts import comparison_sides, sets_two_things_against_each_other, split_question
+from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
+                                         split_question)
 from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHO_WHEN_HOW_RE
 from regintel.text.sentences import split_sentences
 
@@ -234,17 +235,7 @@ def _ask(text: str, language: str) -> Ask:
     return Ask(text, "definition", term) if term else Ask(text, "general")
 
 
-SIDE_DETERMINER_RE = re.compile(
-    r"^(?:(?:an?|the|les?|la|l['’]|une?|des|du|de la|el|los|las|una?|der|die|das|den|dem|ein|eine|einem|einen|einer)"
-    r"\s+)+", _I)
-# what a side adds after its term about where it is defined: "under the GDPR", "for VAT purposes", "dans le RGPD", "au
-# sens des ESRS", "nach DORA", "en las ESRS" (an act's acronym)
-SIDE_ACT_TAIL_RE = re.compile(
-    r"\s+(?:under|in|for|within|according to|au sens d\w*|selon|dans|en|pour|aux fins d\w*|nach|gemäß|im sinne d\w*|"
-    r"in der|según|a efectos d\w*|para)\s+(?:the |le |la |les |l['’]|el |los |las |der |die |das |des |del )?"
-    r"[A-Z]{2,}\b.*$")
 EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer
-MAX_SIDE_TERM_WORDS = 4  # "ICT third-party service provider"; a longer side says more than a term
 
 
 def _side_ask(side: str, language: str) -> Ask:
@@ -252,10 +243,8 @@ def _side_ask(side: str, language: str) -> Ask:
     what it means (its defining sentence answers it where the corpus defines it, else its words are matched like
     any ask's); a side saying more ("selling to businesses in another Member State") is asked as it is."""
     ask = _ask(side, language)
-    term = SIDE_DETERMINER_RE.sub("", SIDE_ACT_TAIL_RE.sub("", side.strip(" ,;.:"))).strip()
-    if ask.shape != "general" or not term or len(term.split()) > MAX_SIDE_TERM_WORDS:
-        return ask
-    return Ask(side, "definition", term)
+    term = side_term(side)
+    return Ask(side, "definition", term) if ask.shape == "general" and term else ask
 
 
 # -- passage structure ------------------------------------------------------------------------------------------------

@@ -19,11 +19,13 @@ from typing import Callable, Sequence
 from regintel.retrieval.chunking import is_definition_id
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import tokenize
-from regintel.text.question_parts import comparison_sides, sentences, split_question
+from regintel.text.question_parts import comparison_sides, sentences, side_term, split_question
 
 MAX_PARTS = 3  # a message with more parts is a list of questions better asked one by one: search the whole only
 MIN_PART_TERMS = 2  # a part with fewer content words ("and by when?") says nothing to search for on its own
 MIN_SIDE_TERMS = 1  # a side of a comparison may be one term ("the difference between a controller and a processor")
+# a side naming a term, asked as a definition question (:func:`regintel.text.asked_terms.asked_term` reads its term)
+DEFINITION_QUERIES = {"en": "What is {}?", "fr": "Que signifie {} ?", "es": "¿Qué es {}?", "de": "Was ist {}?"}
 PART_HITS = 3  # hits searched per part: its best one from a document of the whole question's hits is placed
 LEADING_HITS = 3  # a part's hit must come from the document of one of the whole question's first hits
 
@@ -36,7 +38,10 @@ def searchable_parts(question: str, language: str) -> list[str]:
     sides = comparison_sides(question)
     least = MIN_SIDE_TERMS if sides else MIN_PART_TERMS
     searchable = [part for part in parts if len(set(tokenize(part, language))) >= least]
-    situation = "" if sides else _situation(question)
+    if sides:  # a side naming a term is searched as what it means: the passage defining it leads that search
+        return [DEFINITION_QUERIES.get(language, DEFINITION_QUERIES["en"]).format(side_term(part)) if side_term(part)
+                else part for part in searchable]
+    situation = _situation(question)
     return [part if situation in part else f"{situation} {part}" for part in searchable]
 
 

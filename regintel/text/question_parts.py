@@ -145,3 +145,23 @@ def sets_two_things_against_each_other(question: str) -> bool:
     treat these two situations differently?", "X as opposed to Y", "par rapport à", "im Gegensatz zu"): its answer
     usually needs the article on each side."""
     return bool(CONTRAST_RE.search(question))
+
+
+SIDE_DETERMINER_RE = re.compile(
+    r"^(?:(?:an?|the|les?|la|l['’]|une?|des|du|de la|el|los|las|una?|der|die|das|den|dem|ein|eine|einem|einen|einer)"
+    r"\s+)+", _I)
+# what a side adds after its term about where it is defined: "under the GDPR", "for VAT purposes", "dans le RGPD", "au
+# sens des ESRS", "nach DORA", "en las ESRS" (an act's acronym)
+SIDE_ACT_TAIL_RE = re.compile(
+    r"\s+(?:under|in|for|within|according to|au sens d\w*|selon|dans|en|pour|aux fins d\w*|nach|gemäß|im sinne d\w*|"
+    r"in der|según|a efectos d\w*|para)\s+(?:the |le |la |les |l['’]|el |los |las |der |die |das |des |del )?"
+    r"[A-Z]{2,}\b.*$")
+MAX_SIDE_TERM_WORDS = 4  # "ICT third-party service provider"; a longer side says more than a term
+
+
+def side_term(side: str) -> str:
+    """The term a side of a comparison names ("a controller" -> controller, "a third party under the GDPR" -> third
+    party); empty when the side says more than a term ("the full framework that most financial entities must
+    have")."""
+    term = SIDE_DETERMINER_RE.sub("", SIDE_ACT_TAIL_RE.sub("", side.strip(" ,;.:"))).strip()
+    return term if term and len(term.split()) <= MAX_SIDE_TERM_WORDS else ""
