@@ -116,6 +116,20 @@ def test_the_passage_defining_the_asked_term_among_the_first_answers_below_the_n
     assert analyse_evidence("What is a stablecoin?", [source(78.7), source(75.8)]).reason == "AMBIGUOUS_QUERY"
 
 
+def test_a_passage_defining_a_side_of_a_comparison_anchors_the_answer():
+    """"What distinguishes pseudonymisation from anonymisation?" has no definition question's wording, but its first
+    side is a term Article 4(5) defines: that passage leading anchors the answer as it does for "What is
+    pseudonymisation?" (it abstained as LOW_SIMILARITY). Sides the corpus defines nowhere anchor nothing."""
+    question = "What distinguishes pseudonymisation from anonymisation?"
+    weak = [defining("pseudonymisation", 84.5, chunk_id="gdpr#4-5"), source(83.0, chunk_id="dora#22"),
+            source(82.5, chunk_id="gdpr#6"), source(82.0, chunk_id="vat#9"), source(81.5, chunk_id="gdpr#40")]
+    assert evidence.defining_ranks(question, weak) == [1]
+    assert analyse_evidence(question, weak).sufficient
+    undefined = [source(84.5, chunk_id="gdpr#4-22")] + weak[1:]
+    assert evidence.defining_ranks(question, undefined) == []
+    assert analyse_evidence(question, undefined).reason == "LOW_SIMILARITY"
+
+
 def test_guidance_only_and_mixed_jurisdictions_are_soft_concerns():
     guidance = analyse_evidence(QUESTION, [source(89, 0.4, "BE"), source(88, 0.4, "BE")])
     assert guidance.sufficient and guidance.concerns == ["LOW_AUTHORITY"]

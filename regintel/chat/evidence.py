@@ -57,6 +57,7 @@ from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
+from regintel.text.question_parts import comparison_sides, side_term
 
 # Fallback thresholds (see the module docstring), calibrated on ObliQA. "Best" is the highest similarity among the
 # retrieved passages.
@@ -126,11 +127,21 @@ def is_ambiguous(question: str, defined: bool = False) -> bool:
 
 def defining_ranks(question: str, sources: Sequence[Source]) -> list[int]:
     """The ranks (from 1) of the passages among the first ``DEFINING_PASSAGES_READ`` that define the term the
-    question asks about; none when it asks about no term."""
-    if not asked_term(question):
+    question asks about, or a term one side of a comparison names ("What distinguishes pseudonymisation from
+    anonymisation?": Article 4(5) defines the first); none when it asks about no term."""
+    terms = asked_terms(question)
+    if not terms:
         return []
     return [rank for rank, source in enumerate(sources[:DEFINING_PASSAGES_READ], start=1)
-            if defines_asked_term(question, source)]
+            if any(defines_term(term, question, source) for term in terms)]
+
+
+def asked_terms(question: str) -> list[str]:
+    """The term a definition question asks about, else the terms the sides of a comparison name."""
+    term = asked_term(question)
+    if term:
+        return [term]
+    return [t for t in (side_term(side) for side in comparison_sides(question)) if t]
 
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
@@ -288,10 +299,15 @@ def defines_asked_term(question: str, source: Source) -> bool:
     term carried into the passage's language by the legal term list. Whatever the similarity, that passage answers
     a definition question. A glossary entry whose search title names the term in the question's language defines it
     too, where the term list does not carry it ("Was ist Bestechung?", ANNEX II › Bribery)."""
+    return defines_term(asked_term(question), question, source)
+
+
+def defines_term(term: str, question: str, source: Source) -> bool:
+    """The passage defines ``term``, asked in ``question``'s language (see :func:`defines_asked_term`)."""
     question_language = detect_language(question)
     language = source.language or question_language
-    asked = term_in_passage(asked_term(question), question_language, language, source.document_id, source.ref,
-                            source.heading, source.text)
+    asked = term_in_passage(term, question_language, language, source.document_id, source.ref, source.heading,
+                            source.text)
     return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
 
 
