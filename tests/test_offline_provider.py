@@ -842,6 +842,17 @@ def test_a_side_naming_a_term_within_a_longer_one_is_answered_by_its_own_definit
     assert answer.index("(8) ‘ICT-related incident’") < answer.index("(10) ‘major ICT-related incident’"), answer
 
 
+def test_a_side_the_corpus_does_not_define_is_not_answered_from_another_act():
+    """"What distinguishes pseudonymisation from anonymisation?": the GDPR defines the first term, no passage the
+    second; DORA's "relevant anonymised information" matches the second side's word and nothing more, so it is
+    not quoted: the answer is the definition the corpus holds."""
+    sources = numbered(passage("eu-gdpr", "Article 4(5)"), passage("eu-dora", "Article 22"),
+                       passage("eu-gdpr", "Article 6"))
+    answer, _, _ = run(OfflineProvider(), "What distinguishes pseudonymisation from anonymisation?", sources)
+    assert cited(answer) == {1}, answer
+    assert_grounded(answer, sources)
+
+
 def test_a_side_of_a_comparison_saying_more_than_a_term_is_not_asked_for_a_definition():
     plan = plan_question("How does the simplified ICT risk management framework differ from the full framework that "
                          "most financial entities must have?")

@@ -795,6 +795,7 @@ class Composer:
                                  "embedding")
         units: list[Unit] = []
         defined_sides = 0  # sides of a comparison answered by their defining sentences
+        defined_acts: set[str] = set()  # the documents of those sentences
         side_articles = self._side_articles(plan) if plan.comparison else [None] * len(plan.asks)
         for number, ask in enumerate(plan.asks):
             if number and not plan.comparison and self._answered(ask, plan, units):
@@ -805,6 +806,7 @@ class Composer:
             answer = self._side_definition(ask, plan, units)
             if answer:
                 defined_sides += 1
+                defined_acts.update(u.source.document_id for u in answer)
             elif own is not None:  # the article headed by this side
                 answer = self.answer_ask(ask, plan, exclude=frozenset(p.article for p in self.passages) - {own})
             elif any(side_articles):  # the other side has its own article: answer this one from another
@@ -830,6 +832,10 @@ class Composer:
         units = units or self.answer_by_embedding(plan, same_language=True)
         if defined_sides == len(plan.asks):
             return Selection(units, method)  # each side's definition answers the comparison: no further article
+        if defined_sides:
+            # one side is a term the corpus defines, the other is not defined there: the other side is answered from
+            # the defined term's act only (DORA's "anonymised information" matched "anonymisation" by its word alone)
+            return Selection([u for u in units if u.source.document_id in defined_acts], method)
         if self._asks_two_things(plan):
             units = self._two_leading_articles(plan, units, headed_by_a_side=frozenset(filter(None, side_articles)))
         elif units:
