@@ -129,14 +129,15 @@ def defining_ranks(question: str, sources: Sequence[Source]) -> list[int]:
     """The ranks (from 1) of the passages among the first ``DEFINING_PASSAGES_READ`` that define the term the
     question asks about, or a term one side of a comparison names ("What distinguishes pseudonymisation from
     anonymisation?": Article 4(5) defines the first); none when it asks about no term."""
-    terms = asked_terms(question)
+    terms = terms_asked_about(question)
     if not terms:
         return []
+    question_language = detect_language(question)
     return [rank for rank, source in enumerate(sources[:DEFINING_PASSAGES_READ], start=1)
-            if any(defines_term(term, question, source) for term in terms)]
+            if any(defines_term(term, question_language, source) for term in terms)]
 
 
-def asked_terms(question: str) -> list[str]:
+def terms_asked_about(question: str) -> list[str]:
     """The term a definition question asks about, else the terms the sides of a comparison name."""
     term = asked_term(question)
     if term:
@@ -299,12 +300,11 @@ def defines_asked_term(question: str, source: Source) -> bool:
     term carried into the passage's language by the legal term list. Whatever the similarity, that passage answers
     a definition question. A glossary entry whose search title names the term in the question's language defines it
     too, where the term list does not carry it ("Was ist Bestechung?", ANNEX II › Bribery)."""
-    return defines_term(asked_term(question), question, source)
+    return defines_term(asked_term(question), detect_language(question), source)
 
 
-def defines_term(term: str, question: str, source: Source) -> bool:
-    """The passage defines ``term``, asked in ``question``'s language (see :func:`defines_asked_term`)."""
-    question_language = detect_language(question)
+def defines_term(term: str, question_language: str, source: Source) -> bool:
+    """The passage defines ``term``, asked in ``question_language`` (see :func:`defines_asked_term`)."""
     language = source.language or question_language
     asked = term_in_passage(term, question_language, language, source.document_id, source.ref, source.heading,
                             source.text)

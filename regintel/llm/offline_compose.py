@@ -77,6 +77,7 @@ MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
 SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's first articles ...
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
+EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer (a side of a comparison)
 NAMED_HEADING_ARTICLES = 3  # a question naming the heading of one of retrieval's first this many articles asks it
 HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
@@ -233,9 +234,6 @@ def _ask(text: str, language: str) -> Ask:
         return Ask(text, "deadline")
     term = asked_term(text)  # "What is a 'personal data breach'?", "which one is its 'main establishment'?"
     return Ask(text, "definition", term) if term else Ask(text, "general")
-
-
-EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer
 
 
 def _side_ask(side: str, language: str) -> Ask:
@@ -894,7 +892,7 @@ class Composer:
         """A comparison or contrast, or two parts with words of their own each ("when must the authority be told,
         and when the individuals?", not "..., and by when?"); never a definition followed by a case (what a term
         means, then whether a case falls under it: the defining article answers both)."""
-        if plan.asks[0].shape == "definition" and not plan.comparison:
+        if _definition_then_case(plan):
             return False
         if plan.comparison or sets_two_things_against_each_other(plan.question):
             return True
@@ -917,8 +915,8 @@ class Composer:
         ``SECOND_ARTICLE_CANDIDATES`` articles addresses more closely by meaning than the quoted article does is
         answered from that article too (its closest sentences). Word matching cannot see it: every part shares the
         question's words, and a long article holds most of them."""
-        if len(plan.asks) < 2 or plan.asks[0].shape == "definition" and not plan.comparison:
-            return []  # (what a term means, then whether a case falls under it: the defining article answers both)
+        if len(plan.asks) < 2 or _definition_then_case(plan):
+            return []
         quoted = {self.by_index[u.source.index].article for u in units}
         if len(quoted) != 1:
             return []
@@ -1716,6 +1714,12 @@ class Composer:
             block = self.by_index[segment.source.index].block(segment.position)
             return " ".join(s.text for s in block)[:600]
         return segment.text
+
+
+def _definition_then_case(plan: QuestionPlan) -> bool:
+    """What a term means, then whether a case falls under it: the defining article answers both (not the two
+    sides of a comparison, each of which may be a term defined on its own)."""
+    return plan.asks[0].shape == "definition" and not plan.comparison
 
 
 def _antecedent_terms(passage: Passage, segment: Segment) -> set[str]:

@@ -38,11 +38,17 @@ def searchable_parts(question: str, language: str) -> list[str]:
     sides = comparison_sides(question)
     least = MIN_SIDE_TERMS if sides else MIN_PART_TERMS
     searchable = [part for part in parts if len(set(tokenize(part, language))) >= least]
-    if sides:  # a side naming a term is searched as what it means: the passage defining it leads that search
-        return [DEFINITION_QUERIES.get(language, DEFINITION_QUERIES["en"]).format(side_term(part)) if side_term(part)
-                else part for part in searchable]
+    if sides:
+        return [_side_query(part, language) for part in searchable]
     situation = _situation(question)
     return [part if situation in part else f"{situation} {part}" for part in searchable]
+
+
+def _side_query(side: str, language: str) -> str:
+    """A side naming a term is searched as what it means (the passage defining it leads that search); a side saying
+    more is searched as it is."""
+    term = side_term(side)
+    return DEFINITION_QUERIES.get(language, DEFINITION_QUERIES["en"]).format(term) if term else side
 
 
 def _situation(question: str) -> str:
