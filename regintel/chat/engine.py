@@ -48,6 +48,7 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
+from regintel.retrieval.acronyms import spelled_out
 from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
@@ -134,8 +135,13 @@ class TurnInput:
     tenant: Tenant
     user_id: str
     conversation_id: str
-    question: str
+    question: str  # as the engine reads it: acronyms the corpus never writes followed by their full name
     history: list[Turn] = field(default_factory=list)
+    asked: str = ""  # as the analyst wrote it: what the conversation keeps and shows
+
+    @property
+    def written(self) -> str:
+        return self.asked or self.question
 
 
 class ComplianceEngine:
@@ -193,7 +199,23 @@ class ComplianceEngine:
         if limit and self.repo.questions_since(user_id, since_hours(1)) >= limit:
             raise RateLimited(f"You have asked {limit} questions in the last hour, the limit per user. "
                               "Please wait a few minutes before asking again.")
-        return TurnInput(self.repo.tenant(tenant_id), user_id, conversation_id, cleaned, self.repo.completed_turns(tenant_id, conversation_id))
+        return TurnInput(self.repo.tenant(tenant_id), user_id, conversation_id, self._read_acronyms(cleaned),
+                         self.repo.completed_turns(tenant_id, conversation_id), asked=cleaned)
+
+    def _read_acronyms(self, question: str) -> str:
+        """The question with the acronyms the corpus never writes spelled out ("DPIA (data protection impact
+        assessment)", :mod:`regintel.retrieval.acronyms`). A side step: when it fails, the question as written."""
+        language = self._parts_language(question)
+        if language is None or not any(c.isupper() for c in question):
+            return question
+        try:
+            languages = self.search_index.bm25.languages or ["en"]
+            return spelled_out(question, language, load_glossary(),
+                               lambda word: any(self.search_index.writes(word, lang) for lang in languages),
+                               self._corpus_instruments().catalog.names)
+        except Exception as exc:  # noqa: BLE001 - the question as written still gets its answer
+            log.warning("acronyms of the question not read: %s", exc)
+            return question
 
     # -- the turn ---------------------------------------------------------------------------------------------
     def _run(self, turn: TurnInput) -> Iterator[str | ChatResponse]:
@@ -735,12 +757,12 @@ class ComplianceEngine:
         if cacheable:
             trace.steps.append({"step": "cache_store", "ms": 0.0, "ttl_seconds": self.settings.response_cache_ttl_seconds})
         try:  # one transaction: question, answer, citations and trace are kept together or not at all
-            saved = self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.question, response, trace.as_dict())
+            saved = self.repo.save_turn(turn.tenant.id, turn.conversation_id, turn.written, response, trace.as_dict())
         except (SQLAlchemyError, OSError) as exc:
             raise StoreError(not_stored(exc)) from exc
         if cacheable:  # only an answer that was saved is cached
             try:
-                self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.question, saved.to_dict())
+                self.cache.put(cache_key_, turn.tenant.id, self.corpus_version, turn.written, saved.to_dict())
             except Exception as exc:
                 log.warning("could not store the response in the cache: %s", exc)
         return saved

@@ -35,6 +35,7 @@ from typing import Any, Mapping
 
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
+from regintel.retrieval.acronyms import acronyms_in, known_acronyms
 from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_parts import asking_sentence, asking_sentences
@@ -339,14 +340,16 @@ REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "
 def has_regulatory_vocabulary(question: str) -> bool:
     """Whether the question uses a regulatory word: the stems of ``REGULATORY_VOCABULARY``, or a term of the corpus's
     legal term list of two words or more ("reverse charge", "call-off stock"; one word such as "goods" is everyday
-    English), in any of its languages, or of one word when the question asks what it means ("¿Qué es la
-    seudonimización?"). Without it, "What is the reverse charge mechanism?" was refused as out of domain when its
+    English), in any of its languages, or an acronym it gives for one ("What must a DPIA contain?" was refused as
+    out of domain), or of one word when the question asks what it means ("¿Qué es la seudonimización?"). Without it, "What is the reverse charge mechanism?" was refused as out of domain when its
     best passage (in French) scored under the cross-language floor, and so was a one-word definition question asked
     in another language than the passage that defines the word."""
     if REGULATORY_VOCABULARY.search(question):
         return True
     try:
         glossary = load_glossary()
+        if set(acronyms_in(question)) & known_acronyms(glossary):  # "What must a DPIA contain?"
+            return True
         if any(match.entry.is_subject and match.end - match.start >= 2  # "goods" alone: "good"
                for language in LANGUAGES for match in glossary.matches(question, language)):
             return True

@@ -158,17 +158,23 @@ WHEN_CONDITION_RE = re.compile(
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
-# auxiliaries a question is phrased with, which say nothing about what it asks
+# auxiliaries a question is phrased with, and its question words, which say nothing about what it asks (the
+# question's shape is read apart, from the whole text): left in, "pouvons", "devons" and "quelle" of "Dans quelle
+# mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them
 QUESTION_NOISE = {
     "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
                     "too first exactly really under according difference differences differ compare comparison "
-                    "distinguish between versus".split()),
+                    "distinguish between versus us".split()),
     "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon différence différences entre "
-                    "distinguer comparer".split()),
+                    "distinguer comparer dois devons devez devrait devrions devraient devrons peux puis pouvons pouvez "
+                    "pourrait pourrions pourraient pourrons faudrait quel quelle quels quelles lequel laquelle lesquels "
+                    "lesquelles comment combien pourquoi quand".split()),
     "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según diferencia diferencias entre "
-                    "distinguir comparar".split()),
+                    "distinguir comparar debemos debería deberíamos deberían podemos podría podríamos podrían tener "
+                    "cuál cuáles cuánto cuánta cuántos cuántas".split()),
     "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach "
-                    "unterschied unterschiede zwischen vergleich".split()),
+                    "unterschied unterschiede zwischen vergleich müsst könnt könnte könnten sollten dürfte wann wer "
+                    "warum wieviel".split()),
 }
 _GERMAN_WORDS = frozenset(
     "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "

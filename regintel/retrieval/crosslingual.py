@@ -32,6 +32,8 @@ LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
 # Language-neutral tokens worth carrying into any language: numbers ("10.000", "150", "2016/679") and acronyms
 # written in capitals (OSS, IOSS, ASBL, TLPT, ESRS, DORA)
 _NEUTRAL_RE = re.compile(r"\b(?:\d[\d.,/]*\d|\d|[A-Z][A-Z0-9]{1,7})\b")
+_ACRONYM_RE = re.compile(r"[A-Z][A-Z0-9]{1,7}")
+MIN_SUBJECT_ACRONYM = 3  # two capitals ("AR", "GE", "S1") are too often something else
 
 
 def neutral_tokens(text: str) -> list[str]:
@@ -91,6 +93,7 @@ class Glossary:
         # (language, entry id, stem) -> the entry's subject phrases that shrink to that one stem, matched only as
         # written (see _matches_as_written); None: the entry also has a one-word phrase with that stem
         self._written_forms: dict[tuple[str, str, str], list[str] | None] = {}
+        self._acronyms: frozenset[str] | None = None
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
                 by_first = self._index.setdefault(language, {})
@@ -126,6 +129,16 @@ class Glossary:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    @property
+    def subject_acronyms(self) -> frozenset[str]:
+        """The acronyms of at least ``MIN_SUBJECT_ACRONYM`` capitals the term list gives for an act's subjects (DPIA,
+        AIPD, DSFA, TLPT, IOSS): as specific as the phrases they stand for, though one word each."""
+        if self._acronyms is None:
+            self._acronyms = frozenset(phrase for entry in self.entries if entry.is_subject
+                                       for phrases in entry.phrases.values() for phrase in phrases
+                                       if len(phrase) >= MIN_SUBJECT_ACRONYM and _ACRONYM_RE.fullmatch(phrase))
+        return self._acronyms
 
     @property
     def languages(self) -> list[str]:

@@ -116,6 +116,7 @@ class InstrumentCatalog:
             for name in instrument.names:
                 self._patterns.append((_name_pattern(name), _is_case_sensitive(name), instrument, name))
         self._by_number = {n: i for i in self.instruments.values() for n in i.numbers}
+        self.names = frozenset(name for i in self.instruments.values() for name in i.names)  # GDPR, DSGVO, CSRD, ...
         # a turn reads the same question several times (coverage, the act-overview and cited-provision readers, the
         # composer), and each reading matches every name of the list: found once per text
         self._found = lru_cache(maxsize=256)(self._find)

@@ -1,6 +1,7 @@
 """The questions an analyst asks on day one, in a real browser on the demo corpus (offline provider): a definition,
 a list, a cross-lingual and a compound question are each answered with a chip of the right article (a question in two
-parts with a chip of each part's article, the difference between two defined terms with both definitions); an opinion and
+parts with a chip of each part's article, the difference between two defined terms with both definitions, a question
+written with an acronym the act never writes from the article it stands for); an opinion and
 a question that pastes customers' personal data are refused with suggestions. Questions written for this test,
 not taken from the evaluation set (data/eval)."""
 
@@ -81,6 +82,20 @@ def test_the_difference_between_two_defined_terms_is_answered_by_both_definition
     assert "‘controller’ means" in text and "‘processor’ means" in text, text[:800]
     chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
     assert sum(bool(re.search(r"^\[\d+\] GDPR · Art\. 4\b", name)) for name in chips) == 2, chips
+
+
+def test_a_question_written_with_a_practitioners_acronym_is_answered_and_kept_as_written(answers_app, page):
+    """The GDPR never writes "DPIA": the engine reads it as "data protection impact assessment" (the question was
+    refused as out of domain), while the conversation shows the question as the analyst wrote it."""
+    question = "What must a DPIA contain?"
+    answer = ask(page, f"{answers_app.url}/Chat", question)
+    assert answer.get_by_text("ABSTAIN", exact=True).count() == 0, answer.inner_text()[:600]
+    wait_until_drawn(answer)
+    chips = [answer.get_by_role("button").nth(i).inner_text() for i in range(answer.get_by_role("button").count())]
+    assert any(re.search(r"^\[\d+\] GDPR · Art\. 35\b", name) for name in chips), chips
+    assert "The assessment shall contain at least" in answer.inner_text()
+    asked = page.get_by_test_id("stChatMessage").nth(0).inner_text()
+    assert question in asked and "impact assessment" not in asked, asked
 
 
 @pytest.mark.parametrize("question", REFUSED, ids=["opinion", "pasted_customer_data"])
