@@ -470,8 +470,10 @@ INJECTIONS = [
     "'}) MATCH (n) DETACH DELETE n //", "x' OR '1'='1", "Robert'); DROP TABLE concepts;--", "{{7*7}} ${7*7}",
     "MERGE (c:Concept {key: 'x'}) SET c.admin = true", "javascript:alert(1)", "]]> <!--", "%s%n\\x00 ../../etc",
 ]
-# Already clean text (single spaces, nothing invisible): what goes in must come out character for character.
-clean_words = st.lists(st.text(alphabet=st.sampled_from(list("abcdefghijÉœЖ中<>'\"(){}/;*&=`$")), min_size=1, max_size=12),
+# Already clean text (single spaces, nothing invisible): what goes in must come out character for character. Letters
+# are lower-case: two capitalised words ("Éba Éa") may be a person's name, which the guard rightly keeps out of the
+# graph (hypothesis found that pair in session 45)
+clean_words = st.lists(st.text(alphabet=st.sampled_from(list("abcdefghijéœж中<>'\"(){}/;*&=`$")), min_size=1, max_size=12),
                        max_size=4)
 
 
