@@ -1027,6 +1027,24 @@ def test_a_question_setting_two_things_against_each_other_is_answered_from_retri
     assert {u.source.index for u in plain._two_leading_articles(plan, first + [stray])} == {1}
 
 
+def test_the_second_of_two_articles_comes_from_the_first_ones_act_or_an_act_citing_it():
+    """Retrieval put an ESRS requirement (on informing consumers) second after GDPR Article 13: the two provisions a
+    question sets against each other come from one act, so the second leading article is Article 14. The VAT
+    Implementing Regulation cites Directive 2006/112/EC (the Directive's ELI number): their articles go together."""
+    sources = numbered(passage("eu-gdpr", "Article 13"), passage("eu-esrs", "ESRS S4 › Disclosure Requirements"),
+                       passage("eu-gdpr", "Article 14"))
+    plan = plan_question("How do these two duties differ: informing people when we collect their data from them, "
+                         "and when we buy it from a broker?")
+    composer = Composer(sources, embedder=_EveryTextAlike(), glossary=None)
+    assert composer._related_articles(composer._current_articles(plan)) == ["eu-gdpr|Article 13", "eu-gdpr|Article 14"]
+    assert {u.source.index for u in composer.select(plan).units} == {1, 3}
+    vat = numbered(passage("eu-vat-directive-fr", "Article 44"), passage("eu-vat-ir-282-2011-fr", "Article 11"),
+                   passage("eu-gdpr", "Article 3"))
+    assert Composer(vat, embedder=None, glossary=None)._related_articles(
+        ["eu-vat-directive-fr|Article 44", "eu-gdpr|Article 3", "eu-vat-ir-282-2011-fr|Article 11"]) == \
+        ["eu-vat-directive-fr|Article 44", "eu-vat-ir-282-2011-fr|Article 11"]
+
+
 def test_an_act_named_in_the_question_restricts_the_answer_only_when_retrieval_leads_with_it():
     """"... du régime non-Union de l'OSS": the Belgian OSS guidance is titled "One Stop Shop (OSS)", but retrieval
     put the Implementing Regulation's Article 58 ter first; restricted to the guidance, the answer quoted its contact

@@ -161,6 +161,7 @@ ANAPHORA_RE = re.compile(
 # auxiliaries a question is phrased with, and its question words, which say nothing about what it asks (the
 # question's shape is read apart, from the whole text): left in, "pouvons", "devons" and "quelle" of "Dans quelle
 # mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them
+ELI_NUMBER_RE = re.compile(r"/eli/[a-z_]+/(\d{4})/(\d+)")  # an act's year and number in its ELI address
 QUESTION_NOISE = {
     "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
                     "too first exactly really under according difference differences differ compare comparison "
@@ -867,7 +868,7 @@ class Composer:
         ``SIDE_ARTICLES``) counts as leading.
         Why: of 48 questions needing two articles, written without the evaluation set, the composer's own choice
         cited both gold articles for 6, this rule for 14 (docs/benchmarks.md, session 22)."""
-        leading = self._current_articles(plan)[:TWO_ARTICLE_LEADING]
+        leading = self._related_articles(self._current_articles(plan))[:TWO_ARTICLE_LEADING]
         if len(leading) < 2:
             return units + self._second_article(plan, units)
         kept = [u for u in units if self.by_index[u.source.index].article in {*leading, *headed_by_a_side}]
@@ -910,6 +911,34 @@ class Composer:
         named = self._named_passages(plan)
         return [p.article for p in self._first_passage_of_each_article()
                 if not p.source.earlier and (named is None or p.source.index in named)]
+
+    def _related_articles(self, articles: list[str]) -> list[str]:
+        """``articles`` from the first one's act or an act related to it (one whose passages cite the other's act
+        number, as the VAT Implementing Regulation cites Directive 2006/112/EC): the two provisions a question sets
+        against each other almost always come from one act (167 of 173 looked-at two-provision questions; the other 6
+        pair the VAT Directive with its Implementing Regulation), so an ESRS requirement ranked second after a GDPR
+        article is not the GDPR article's counterpart."""
+        if not articles:
+            return articles
+        first = self._document_of(articles[0])
+        related = self._related_documents().get(first, set()) | {first}
+        return [a for a in articles if self._document_of(a) in related]
+
+    def _related_documents(self) -> dict[str, set[str]]:
+        """Document id -> the documents related to it among the passages: one cites the other's act number (read
+        from its ELI address, ".../eli/dir/2006/112/oj")."""
+        numbers = {}
+        for passage in self.passages:
+            found = ELI_NUMBER_RE.search(passage.source.url or "")
+            if found:
+                numbers[passage.source.document_id] = f"{found.group(1)}/{found.group(2)}"
+        related: dict[str, set[str]] = {}
+        for passage in self.passages:
+            for document, number in numbers.items():
+                if document != passage.source.document_id and number in passage.source.text:
+                    related.setdefault(passage.source.document_id, set()).add(document)
+                    related.setdefault(document, set()).add(passage.source.document_id)
+        return related
 
     def _own_terms(self, ask: Ask, plan: QuestionPlan) -> int:
         """How many words of its own (in the question's language) one part has: "for how long?" has none."""
