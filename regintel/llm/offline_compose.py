@@ -915,9 +915,9 @@ class Composer:
     def _related_articles(self, articles: list[str]) -> list[str]:
         """``articles`` from the first one's act or an act related to it (one whose passages cite the other's act
         number, as the VAT Implementing Regulation cites Directive 2006/112/EC): the two provisions a question sets
-        against each other almost always come from one act (167 of 173 looked-at two-provision questions; the other 6
-        pair the VAT Directive with its Implementing Regulation), so an ESRS requirement ranked second after a GDPR
-        article is not the GDPR article's counterpart."""
+        against each other almost always come from one act (the gold pairs of 167 of the 173 two-provision questions
+        outside the held-back split; the other 6 pair the VAT Directive with its Implementing Regulation), so an ESRS
+        requirement ranked second after a GDPR article is not the GDPR article's counterpart."""
         if not articles:
             return articles
         first = self._document_of(articles[0])
