@@ -561,7 +561,7 @@ class ComplianceEngine:
                 trace: TraceRecorder) -> Iterator[str | ChatResponse]:
         if classification.query_type == "PERSONAL_DATA_ANALYSIS":  # its personal data is never stored in clear
             trace.steps[:] = redact_personal_data(trace.steps, turn.question)
-            turn = replace(turn, question=sanitise(turn.question).text)
+            turn = replace(turn, question=sanitise(turn.question).text, asked=sanitise(turn.written).text)
         with trace.step("suggestions") as record:
             suggestions = suggest_questions(turn.question, candidates)
             record["count"] = len(suggestions)
