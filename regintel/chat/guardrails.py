@@ -340,8 +340,9 @@ REGULATORY_VOCABULARY = _rx(  # word stems: "obligation" covers "obligations", "
 def has_regulatory_vocabulary(question: str) -> bool:
     """Whether the question uses a regulatory word: the stems of ``REGULATORY_VOCABULARY``, or a term of the corpus's
     legal term list of two words or more ("reverse charge", "call-off stock"; one word such as "goods" is everyday
-    English), in any of its languages, or an acronym it gives for one ("What must a DPIA contain?" was refused as
-    out of domain), or of one word when the question asks what it means ("¿Qué es la seudonimización?"). Without it, "What is the reverse charge mechanism?" was refused as out of domain when its
+    English), in any of its languages, or an acronym it or the practitioners' list gives for one ("What must a DPIA
+    contain?" was refused as out of domain), or of one word when the question asks what it means ("¿Qué es la
+    seudonimización?"). Without it, "What is the reverse charge mechanism?" was refused as out of domain when its
     best passage (in French) scored under the cross-language floor, and so was a one-word definition question asked
     in another language than the passage that defines the word."""
     if REGULATORY_VOCABULARY.search(question):

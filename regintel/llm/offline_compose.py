@@ -161,7 +161,6 @@ ANAPHORA_RE = re.compile(
 # auxiliaries a question is phrased with, and its question words, which say nothing about what it asks (the
 # question's shape is read apart, from the whole text): left in, "pouvons", "devons" and "quelle" of "Dans quelle
 # mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them
-ELI_NUMBER_RE = re.compile(r"/eli/[a-z_]+/(\d{4})/(\d+)")  # an act's year and number in its ELI address
 QUESTION_NOISE = {
     "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
                     "too first exactly really under according difference differences differ compare comparison "
@@ -273,6 +272,7 @@ TIME_RE = re.compile(
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
     r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|" + _NUMERIC_DATE, _I)
 CALENDAR_DATE_RE = re.compile(f"{_MONTH_DATE}|{_NUMERIC_DATE}", _I)  # a date, not a period: "by 17 January 2025"
+ELI_NUMBER_RE = re.compile(r"/eli/[a-z_]+/(\d{4})/(\d+)")  # an act's year and number in its ELI address
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
 OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")

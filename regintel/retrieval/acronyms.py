@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from regintel.config import REPO_ROOT
-from regintel.retrieval.crosslingual import Glossary
+from regintel.retrieval.crosslingual import Glossary, GlossaryEntry
 from regintel.retrieval.data_files import jsonl_records
 
 ACRONYMS_PATH = REPO_ROOT / "data" / "glossary" / "acronyms.jsonl"
@@ -90,22 +90,24 @@ def spelled_out(question: str, language: str, glossary: Glossary, corpus_writes:
     return spelled
 
 
+def _entries_holding(acronym: str, glossary: Glossary) -> list[GlossaryEntry]:
+    """The term-list entries that give ``acronym`` as one of their phrases, in any language."""
+    return [entry for entry in glossary.entries if any(acronym in phrases for phrases in entry.phrases.values())]
+
+
 def acronyms_beside(acronym: str, glossary: Glossary) -> set[str]:
     """The acronym and the other acronyms of the term-list entries that hold it, in every language (VAT, TVA, IVA)."""
-    return {phrase for entry in glossary.entries
-            if acronym in {p for ps in entry.phrases.values() for p in ps}
+    return {phrase for entry in _entries_holding(acronym, glossary)
             for phrases in entry.phrases.values() for phrase in phrases if phrase in glossary.subject_acronyms}
 
 
 def full_name(acronym: str, language: str, glossary: Glossary) -> str:
     """The term an acronym of the term list stands for: a phrase of its entry that it spells, in ``language`` first,
     then in English; empty when no phrase does."""
+    entries = [entry for entry in _entries_holding(acronym, glossary) if entry.is_subject]
     for wanted in dict.fromkeys((language, FALLBACK_LANGUAGE)):
-        for entry in glossary.entries:
-            phrases = entry.phrases.get(wanted, ())
-            if not entry.is_subject or acronym not in {p for ps in entry.phrases.values() for p in ps}:
-                continue
-            for phrase in phrases:
+        for entry in entries:
+            for phrase in entry.phrases.get(wanted, ()):
                 if phrase != acronym and spells(acronym, phrase):
                     return phrase
     return ""
