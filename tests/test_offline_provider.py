@@ -1197,6 +1197,13 @@ def test_when_something_is_required_asks_its_conditions_not_a_period():
                      "Wann ist eine Datenschutz-Folgenabschätzung erforderlich?", "¿Cuándo es obligatoria una EIPD?"):
         assert plan_question(question).asks[0].shape != "deadline", question
     assert plan_question("When must a breach be notified?").asks[0].shape == "deadline"
+    # valid, or a modal of permission: the conditions too ("When can personal data be transferred ...?")
+    for question in ("When is consent valid?", "When can personal data be transferred to a third country?",
+                     "Quand peut-on transférer des données vers un pays tiers ?",
+                     "¿Cuándo se puede aplicar un tipo reducido?", "Wann darf ein Auftragsverarbeiter einen "
+                     "weiteren Auftragsverarbeiter in Anspruch nehmen?"):
+        assert plan_question(question).asks[0].shape != "deadline", question
+    assert plan_question("When does VAT become chargeable?").asks[0].shape == "deadline"
     sources = numbered(passage("eu-gdpr", "Article 35", "shall in particular be required"),
                        passage("eu-gdpr", "Article 36", "within one month"))
     answer, _, _ = run(OfflineProvider(), "When is a DPIA required?", sources)
@@ -1238,3 +1245,21 @@ def test_a_sentence_the_text_repeats_is_quoted_once():
     answer, _, _ = run(OfflineProvider(), "Why is the information on climate-related transition risks needed?",
                        [first, second])
     assert answer.count("also needed to understand") == 1, answer
+
+
+def test_a_list_question_takes_a_next_articles_list_whose_lead_in_says_it_over_a_sentence_holding_its_words():
+    """"Quelles opérations sont soumises à la TVA ?": retrieval put Article 1 (the system's principle) and Article 318
+    (a margin-scheme simplification, one long sentence holding "opérations", "soumises" and "TVA") before Article 2,
+    whose lead-in says it: "Sont soumises à la TVA les opérations suivantes:". The list answers, not the sentence."""
+    subject = passage("eu-vat-directive-fr", "Article 2", "Sont soumises à la TVA les opérations suivantes")
+    sources = numbered(passage("eu-vat-directive-fr", "Article 1"), passage("eu-vat-directive-fr", "Article 318"),
+                       subject)
+    answer, _, _ = run(OfflineProvider(), "Quelles opérations sont soumises à la TVA ?", sources)
+    assert cited(answer) == {3}, answer[:400]
+    assert "Sont soumises à la TVA les opérations suivantes: [3]" in answer
+    assert re.search(r"^a\) les livraisons de biens", answer.partition("\n\n")[2], re.MULTILINE), answer[:600]
+    assert_grounded(answer, sources)
+    # a list among the leading articles still answers from them (Article 2 first: its own list, not a later one)
+    led_by_it, _, _ = run(OfflineProvider(), "Quelles opérations sont soumises à la TVA ?",
+                          numbered(subject, passage("eu-vat-directive-fr", "Article 1")))
+    assert cited(led_by_it) == {1}, led_by_it[:300]

@@ -69,6 +69,8 @@ OTHER_ARTICLE_COVERAGE = 0.5  # a sentence from another article than the best on
 OTHER_ARTICLE_SCORE = 0.6  # ... and its score relative to the best sentence
 RELATIVE_CUTOFF = 0.45  # a further sentence of the best article scores at least this share of the best one
 POINT_WEIGHT = 0.25
+LIST_BEYOND_ARTICLES = 3  # a list question no leading article's list answers takes the list of one of the first ...
+LIST_LEAD_AS_QUESTION = 0.75  # ... articles whose lead-in holds this much of the question's words
 LIST_MIN_COVERAGE = 0.3  # a list answers when the lead-in and points together cover this much  # a list's best point, against its lead-in, when lists compete
 DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best one
 MAX_SENTENCES_PER_ASK = 3
@@ -150,8 +152,12 @@ WHEN_RE = re.compile(OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
 # "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
 # required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
 WHEN_CONDITION_RE = re.compile(
+    # (or valid, or a modal of permission: "When is consent valid?", "When can personal data be transferred to a third
+    # country?", "Quand peut-on ...", "¿Cuándo se puede ...?", "Wann darf ...?" ask for the conditions too)
+    r"^\W*(?:when|in which cases|quand|cuándo|wann)\s+(?:can|may|could|might|peut|peuvent|puede|pueden|se puede|"
+    r"darf|dürfen|kann|können)\b|"
     r"^\W*(?:when|in which cases|quand|cuándo|wann)\b.{0,80}\b(?:required|necessary|needed|mandatory|compulsory|"
-    r"obligatory|allowed|permitted|lawful|legal|exempt|applicable|obligatoires?|nécessaires?|requise?s?|exigée?s?|"
+    r"obligatory|allowed|permitted|lawful|legal|valid|invalid|valables?|válid[oa]s?|gültig|wirksam|exempt|applicable|obligatoires?|nécessaires?|requise?s?|exigée?s?|"
     r"autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
     r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
     r"steuerfrei|befreit)\b", _I)
@@ -1146,6 +1152,7 @@ class Composer:
                 and passage.article not in exclude
             passage_coverage[passage.source.index] = self.scorer.coverage(passage.terms, w) if eligible else 0.0
         article_coverage = self._article_coverage(passage_coverage)  # before the leading articles are kept
+        coverage_of_all = dict(passage_coverage)
         self._keep_leading_articles(passage_coverage, plan)
         scored = [self.scorer.score(s, weights[p.language], p.title_terms, _antecedent_terms(p, s))
                   for p in self.passages if passage_coverage[p.source.index] > 0 for s in p.segments]
@@ -1161,7 +1168,8 @@ class Composer:
         if not relevant:
             return []
         if ask.shape == "list":
-            units = self._list(weights, relevant, passage_coverage)
+            units = self._list(weights, relevant, passage_coverage) \
+                or self._list_led_in_by_the_question(weights, coverage_of_all, passage_coverage, plan)
             if units:
                 return units
         if ask.shape == "deadline":
@@ -1191,6 +1199,35 @@ class Composer:
                 if periods:
                     return periods
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+
+    def _list_led_in_by_the_question(self, weights: dict[str, dict[str, float]], coverage_of_all: dict[int, float],
+                                     kept_coverage: dict[int, float], plan: QuestionPlan) -> list[Unit]:
+        """A list question whose leading articles hold no list that answers it: the list of one of retrieval's next
+        articles (of the first one's act, among its first ``LIST_BEYOND_ARTICLES``) whose lead-in holds at least
+        ``LIST_LEAD_AS_QUESTION`` of the question's words ("Quelles opérations sont soumises à la TVA ?" and Article
+        2's "Sont soumises à la TVA les opérations suivantes:", ranked third after Article 1 and a margin-scheme
+        article whose one long sentence holds the same three words). A sentence that merely holds the words does not
+        answer a question asking for a list; a lead-in saying them does."""
+        leading = self._first_passage_of_each_article()[:LIST_BEYOND_ARTICLES]
+        if not leading:
+            return []
+        document = leading[0].source.document_id
+        candidates = {p.article for p in leading if p.source.document_id == document}
+        best: tuple[float, int, Passage, int] | None = None
+        for passage in self.passages:
+            if passage.article not in candidates or kept_coverage.get(passage.source.index, 0.0) > 0 \
+                    or coverage_of_all.get(passage.source.index, 0.0) < PASSAGE_MIN_COVERAGE:
+                continue
+            w = weights[passage.language]
+            for segment in passage.segments:
+                if not segment.lead_in or len(passage.block(segment.position)) < 2:
+                    continue
+                lead_terms = tokenize(segment.lead_text or segment.text, passage.language)
+                coverage = self.scorer.coverage(lead_terms, w)
+                if coverage >= LIST_LEAD_AS_QUESTION and (best is None or (coverage, -self._rank_of(passage))
+                                                           > (best[0], -self._rank_of(best[2]))):
+                    best = (coverage, self._rank_of(passage), passage, segment.position)
+        return [self._list_unit(best[2], best[3])] if best else []
 
     def _periods_of_article(self, article: str, scored: list[Scored], ask_text: str) -> list[Unit]:
         """For a deadline ask no sentence holding a period matches well enough: the sentences holding a period of the
