@@ -106,6 +106,15 @@ def test_definitions_follow_the_other_passages_in_their_order():
     ("How is 'personal data' defined?", False),  # a definition question
     ("Who is a 'controller'?", False),
     ("What must an invoice contain?", False),
+    # whether someone is bound to act: the term's definition says what the thing is, not who must do it
+    ("Do small banks need threat-led penetration testing?", True),
+    ("Must a processor keep a record of processing activities?", True),
+    ("Are processors required to keep records?", True),
+    ("Doit-on facturer la TVA sur les services financiers ?", True),
+    ("¿Tenemos que nombrar un delegado de protección de datos?", True),
+    ("Müssen wir schwerwiegende IKT-Vorfälle melden?", True),
+    ("Is a bank a financial entity?", False),  # what something counts as
+    ("Does the GDPR apply to small businesses?", False),
 ])
 def test_a_question_asking_who_acts_when_or_how(question, asks):
     assert asks_who_when_or_how(question) is asks

@@ -1231,6 +1231,9 @@ def test_a_question_asking_who_acts_is_not_answered_by_the_definition_of_the_ter
     # Article 9 to Article 43 in a first version of the rule)
     answer, _, _ = run(OfflineProvider(), "When is a test considered threat-led penetration testing?", sources)
     assert 1 in cited(answer), answer
+    # whether someone must act is not what the term means either ("Do small banks need ...?" quoted Article 3(17))
+    answer, _, _ = run(OfflineProvider(), "Do small banks need to carry out threat-led penetration testing?", sources)
+    assert cited(answer) == {3}, answer
 
 
 def test_a_sentence_the_text_repeats_is_quoted_once():

@@ -54,7 +54,7 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHO_WHEN_HOW_RE
+from regintel.text.question_kinds import OPENING, asks_who_when_or_how
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -1312,8 +1312,7 @@ class Composer:
         says neither who, when nor how ("Who must carry out threat-led penetration testing?" quoted Article 3(17);
         Article 26 says which entities "shall carry out" it). Only when an article that is no definition addresses
         the question as well as the definitions do (else they stand: the question may be about the term itself)."""
-        if not WHO_WHEN_HOW_RE.search(plan.question) or COUNTS_AS_RE.search(plan.question) \
-                or any(ask.shape == "definition" for ask in plan.asks):
+        if not asks_who_when_or_how(plan.question) or any(ask.shape == "definition" for ask in plan.asks):
             return articles
         definitional = {p.article for p in self.passages if _is_definition_passage(p)}
         if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):

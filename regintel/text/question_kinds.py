@@ -19,6 +19,17 @@ OPENING = r"^\W*(?:(?:and|but|so|et|mais|y|pero|und|aber)\s+)?"
 WHO_WHEN_HOW_RE = re.compile(
     OPENING + r"(?:who|whom|when|how|by when|where|qui|quand|comment|où|"
     r"quién|quiénes|cuándo|cómo|dónde|wer|wem|wann|wie|wo)\b", _I)
+# or whether someone is bound to do something: "Do small banks need threat-led penetration testing?", "Must a
+# processor keep a record?", "Doit-on facturer la TVA ...?", "¿Tenemos que nombrar ...?", "Müssen wir ... melden?"
+# (the definition of the term it names says what the thing is, not who must do it; "Is a bank a financial
+# entity?" asks what something counts as and is none of these)
+WHETHER_BOUND_RE = re.compile(
+    OPENING + r"(?:(?:do|does|did|will|would)\b.{1,80}\b(?:need|needs|have to|has to|required|obliged|obligated)\b|"
+    r"(?:must|shall|should|have to|has to)\b|(?:is|are)\b.{1,80}\b(?:required|obliged|obligated|bound)\s+to\b|"
+    r"(?:doit-on|doit-il|doit-elle|doivent-ils|doivent-elles|devons-nous|devez-vous|faut-il|sommes-nous tenus|"
+    r"est-on tenu|est-ce qu['’](?:on|il|elle|une?|un)\b.{0,60}\b(?:doit|doivent|faut))\b|"
+    r"¿?(?:debe|deben|debemos|tiene que|tienen que|tenemos que|hay que|estamos obligados|está obligad[oa])\b|"
+    r"(?:muss|müssen|brauch\w*|sind wir verpflichtet|ist .{1,40} verpflichtet)\b)", _I)
 # ... unless it asks what something counts as, which is what a definition says ("When is a person considered a
 # taxable person?", "Who counts as a data subject?", "Quand une personne est-elle considérée comme assujettie ?")
 COUNTS_AS_RE = re.compile(
@@ -28,6 +39,7 @@ COUNTS_AS_RE = re.compile(
 
 
 def asks_who_when_or_how(question: str) -> bool:
-    """Whether the question asks who acts, when or how, and neither what something counts as nor what a term means
+    """Whether the question asks who acts, when or how (or whether someone must act), and neither what something counts as nor what a term means
     ("How is 'personal data' defined?", "Who is a 'controller'?" are definition questions)."""
-    return bool(WHO_WHEN_HOW_RE.search(question)) and not COUNTS_AS_RE.search(question) and not asked_term(question)
+    return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)) \
+        and not COUNTS_AS_RE.search(question) and not asked_term(question)
