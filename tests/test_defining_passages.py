@@ -147,6 +147,22 @@ def test_quest_ce_que_asks_about_a_term_only_when_a_short_noun_phrase_closes_the
     assert asked_term(question) == term
 
 
+@pytest.mark.parametrize("question, term", [
+    ("Was versteht DORA unter einem IKT-Drittdienstleister?", "IKT-Drittdienstleister"),
+    ("Was versteht die DSGVO unter einer Einwilligung?", "Einwilligung"),
+    ("Was versteht man unter einem Verantwortlichen?", "Verantwortlichen"),
+    ("What does DORA mean by an ICT-related incident?", "ICT-related incident"),
+    ("Qu'entend le RGPD par pseudonymisation ?", "pseudonymisation"),
+    ("¿Qué entiende DORA exactamente por riesgo relacionado con las TIC?", "riesgo relacionado con las TIC"),
+    ("What does 'consent' mean?", "consent"),
+])
+def test_a_question_asking_what_an_act_means_by_a_term_asks_about_the_term(question, term):
+    """"Was versteht DORA unter einem IKT-Drittdienstleister?" found no term (only "was versteht man unter" was read,
+    and "unter einem" was not): the answer quoted the definition of a legacy ICT system. The act as the one meaning
+    it, in the four languages, and the dative articles."""
+    assert asked_term(question) == term
+
+
 def test_a_term_no_candidate_defines_is_looked_up_in_the_whole_corpus():
     """"What is a taxable person for VAT purposes?" did not bring Article 9 («assujetti») among its candidates: the
     corpus's definition of the term is found directly, within what the search admits, the closest first."""

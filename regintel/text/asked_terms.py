@@ -11,7 +11,7 @@ import re
 
 _I = re.IGNORECASE
 DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
-    r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean|refer to|cover)\b",
+    r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean(?! by\b)|refer to|cover)\b",
     r"\bhow (?:does|do|is|are) .{0,60}?\bdefin\w* (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
     r"\bhow (?:is|are) (?P<t>.+?) defined\b",
     r"\b(?:definition|meaning) of (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
@@ -34,7 +34,13 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
-    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |der |die |das |den )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |einem |einer |einen |der |die |das |den |dem )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
+    # the act as the one meaning it: "What does DORA mean by ...?", "Qu'entend le RGPD par ... ?", "¿Qué entiende DORA
+    # por ...?", "Was versteht die DSGVO unter einem ...?"
+    r"\bwhat (?:does|do) (?:the )?[\w-]+(?: [\w-]+){0,3} (?:exactly )?mean by (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
+    r"\bqu['’]entend(?:ent)? (?!-on\b)(?:le |la |les |l['’])?[\w-]+(?: [\w-]+){0,3} (?:exactement )?par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
+    r"\bqué entiende(?:n)? (?:el |la |los |las )?[\w-]+(?: [\w-]+){0,3} (?:exactamente )?por (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bwas versteh(?:t|en) (?!man\b)(?:der |die |das |den )?[\w-]+(?: [\w-]+){0,3} (?:genau )?unter (?:einem |einer |einen |ein |eine |dem |der |den |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
     r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
     r"\bwer (?:ist|gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | im sinne| in der | im )",
     r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
