@@ -169,6 +169,28 @@ def test_suggestions_are_three_distinct_articles_in_the_passages_language():
     ]
 
 
+def test_suggestions_take_the_lead_documents_articles_before_other_documents():
+    """"Do we need consent to send marketing emails?" abstained with GDPR Articles 7 and 8 first and the Belgian VAT
+    guidance third: one article per document first suggested the guidance's contact pages beside Article 7. The lead
+    document's articles come first, then the other documents."""
+    candidates = [
+        source(83.5, chunk_id="a", ref="Article 7", heading="Article 7 — Conditions for consent"),
+        source(82.5, chunk_id="b", ref="Article 8", heading="Article 8 — Conditions applicable to child's consent"),
+        source(82.4, chunk_id="c", document_id="be-guidance-asbl-tva-fr", title="TVA pour les ASBL", language="fr",
+               ref="Point de contact unique - ASBL › Pour quelles raisons puis-je m’adresser au point de contact unique ?",
+               heading="Pour quelles raisons puis-je m’adresser au point de contact unique ?"),
+        source(82.0, chunk_id="d", ref="Article 21 (1/2)", heading="Article 21 — Right to object"),
+    ]
+    assert suggest_questions("Do we need consent to send marketing emails?", candidates) == [
+        "What does Article 7 of GDPR say about conditions for consent?",
+        "What does Article 8 of GDPR say about conditions applicable to child's consent?",
+        "What does Article 21 of GDPR say about right to object?",
+    ]
+    # fewer articles in the lead document: the other documents' follow, one each first
+    assert suggest_questions("Do we need consent to send marketing emails?", candidates[:3])[2].startswith(
+        "Que dit TVA pour les ASBL")
+
+
 @pytest.mark.parametrize("payload, skipped", [
     (None, ["payload is not an object with a 'concepts' list"]),
     ({"concepts": "VAT"}, ["payload is not an object with a 'concepts' list"]),

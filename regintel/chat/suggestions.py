@@ -1,9 +1,12 @@
 """Three concrete questions a refused or abstained user could ask instead, drawn from the corpus itself.
 
 The passages closest to the refused question are turned into questions about their article or section ("What
-does Article 33 of GDPR say about notification of a personal data breach?"), one per article, different
-documents first, in the language of the question. They are answerable by construction: they name a passage
-the knowledge base holds.
+does Article 33 of GDPR say about notification of a personal data breach?"), one per article: the articles of the
+document retrieval put first, then one per other document, in retrieval's order. They are answerable by
+construction: they name a passage the knowledge base holds. The lead document comes first because retrieval's other
+documents are mostly far from the question: "Do we need consent to send marketing emails?" (GDPR Articles 7 and 8
+first) suggested the Belgian VAT guidance's contact pages, and "How long can we keep CCTV footage?" an ESRS
+biodiversity table, when one article per document was taken first.
 """
 
 from __future__ import annotations
@@ -47,16 +50,23 @@ def suggest_questions(question: str, candidates: Sequence[Source], count: int = 
     question_language = detect_language(question)
     seen_articles: set[tuple[str, str]] = set()
     seen_documents: set[str] = set()
-    first_pass, second_pass = [], []  # one article per document first, then the other articles, in rank order
+    lead_document = candidates[0].document_id if candidates else ""
+    # the lead document's articles, then one article per other document, then the rest, each in rank order
+    lead, one_per_document, rest = [], [], []
     for source in candidates:
         article = (source.document_id, _ref(source))
         if article in seen_articles:
             continue
         seen_articles.add(article)
-        (second_pass if source.document_id in seen_documents else first_pass).append(source)
+        if source.document_id == lead_document:
+            lead.append(source)
+        elif source.document_id in seen_documents:
+            rest.append(source)
+        else:
+            one_per_document.append(source)
         seen_documents.add(source.document_id)
     suggestions = []
-    for source in first_pass + second_pass:
+    for source in lead + one_per_document + rest:
         ref = _ref(source)
         article_like = bool(ARTICLE_LIKE_RE.match(ref))
         topic = _topic(source) if article_like else PART_RE.sub("", source.ref or "").split(" › ")[-1].strip().rstrip(" ?")
