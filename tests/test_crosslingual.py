@@ -72,6 +72,14 @@ def test_matching_is_on_stems_so_plurals_and_inflections_match(glossary):
     assert "controller" in glossary.translate("Pflichten des Verantwortlichen", "de", "en")
 
 
+def test_a_german_participle_of_an_ieren_verb_matches_the_verb(glossary):
+    """Snowball stems "informieren" and "informiert" apart: "Wann muss die Aufsichtsbehörde über eine Datenpanne
+    informiert werden?" carried three of its four words and abstained (LOW_SIMILARITY) with Article 33 ranked first."""
+    from regintel.text.analysis import tokenize
+    assert tokenize("informiert informierte registrierten", "de") == tokenize("informieren informieren registrieren", "de")
+    assert "inform" in glossary.translate("Wann muss die Aufsichtsbehörde informiert werden?", "de", "en")
+
+
 def test_a_term_inside_a_longer_term_is_not_translated_on_its_own(glossary):
     phrases = glossary.translate("the place of supply of services", "en", "fr")
     assert "lieu des prestations de services" in phrases

@@ -73,6 +73,10 @@ def words(text: str) -> list[str]:
 # lawful"
 STEM_EXCEPTIONS = {"en": {w: "lawful" for w in ("lawful", "lawfully", "lawfulness")}
                    | {w: "unlawful" for w in ("unlawful", "unlawfully", "unlawfulness")}}
+# German participles and past forms of "-ieren" verbs stem apart from the verb: Snowball makes "informieren" "informi"
+# but "informiert", "informierte" "informiert", so "Wann muss die Aufsichtsbehörde informiert werden?" never met the
+# term list's "informieren" (nor "registriert" its "registrieren"). Read as the infinitive before stemming.
+_GERMAN_IERT_RE = re.compile(r"(?<=\w{3})iert(?:e|en|er|es|em)?$")
 # An acronym that is a stop word once lower-cased ("an IT outage", "our IT provider", "IT-Vorfall") would vanish from
 # the tokens; the regulations call it ICT ("ICT-related incident", "ICT third-party service provider").
 STOPWORD_ACRONYMS = {"IT": "ICT"}
@@ -86,6 +90,8 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
     stop = folded_stopwords(language)
     text = _STOPWORD_ACRONYM_RE.sub(lambda m: STOPWORD_ACRONYMS[m.group(1)], text)
     words = [w for w in TOKEN_RE.findall(fold(text)) if w not in stop]
+    if language == "de":
+        words = [_GERMAN_IERT_RE.sub("ieren", w) for w in words]
     stems = _stemmer(language).stemWords(words)
     exceptions = STEM_EXCEPTIONS.get(language)
     if exceptions:
