@@ -157,8 +157,9 @@ WHEN_CONDITION_RE = re.compile(
     r"^\W*(?:when|in which cases|quand|cuándo|wann)\s+(?:can|may|could|might|peut|peuvent|puede|pueden|se puede|"
     r"darf|dürfen|kann|können)\b|"
     r"^\W*(?:when|in which cases|quand|cuándo|wann)\b.{0,80}\b(?:required|necessary|needed|mandatory|compulsory|"
-    r"obligatory|allowed|permitted|lawful|legal|valid|invalid|valables?|válid[oa]s?|gültig|wirksam|exempt|applicable|obligatoires?|nécessaires?|requise?s?|exigée?s?|"
-    r"autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
+    r"obligatory|allowed|permitted|lawful|legal|valid|invalid|valables?|válid[oa]s?|gültig|wirksam|exempt|applicable|"
+    r"obligatoires?|nécessaires?|requise?s?|exigée?s?|autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|"
+    r"necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
     r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
     r"steuerfrei|befreit)\b", _I)
 ANAPHORA_RE = re.compile(
@@ -1213,21 +1214,19 @@ class Composer:
             return []
         document = leading[0].source.document_id
         candidates = {p.article for p in leading if p.source.document_id == document}
-        best: tuple[float, int, Passage, int] | None = None
+        best: tuple[tuple[float, int], Passage, int] | None = None  # (coverage, -rank), passage, lead-in position
         for passage in self.passages:
             if passage.article not in candidates or kept_coverage.get(passage.source.index, 0.0) > 0 \
                     or coverage_of_all.get(passage.source.index, 0.0) < PASSAGE_MIN_COVERAGE:
                 continue
-            w = weights[passage.language]
             for segment in passage.segments:
                 if not segment.lead_in or len(passage.block(segment.position)) < 2:
                     continue
                 lead_terms = tokenize(segment.lead_text or segment.text, passage.language)
-                coverage = self.scorer.coverage(lead_terms, w)
-                if coverage >= LIST_LEAD_AS_QUESTION and (best is None or (coverage, -self._rank_of(passage))
-                                                           > (best[0], -self._rank_of(best[2]))):
-                    best = (coverage, self._rank_of(passage), passage, segment.position)
-        return [self._list_unit(best[2], best[3])] if best else []
+                key = (self.scorer.coverage(lead_terms, weights[passage.language]), -self._rank_of(passage))
+                if key[0] >= LIST_LEAD_AS_QUESTION and (best is None or key > best[0]):
+                    best = (key, passage, segment.position)
+        return [self._list_unit(best[1], best[2])] if best else []
 
     def _periods_of_article(self, article: str, scored: list[Scored], ask_text: str) -> list[Unit]:
         """For a deadline ask no sentence holding a period matches well enough: the sentences holding a period of the

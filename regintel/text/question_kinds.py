@@ -39,7 +39,8 @@ COUNTS_AS_RE = re.compile(
 
 
 def asks_who_when_or_how(question: str) -> bool:
-    """Whether the question asks who acts, when or how (or whether someone must act), and neither what something counts as nor what a term means
-    ("How is 'personal data' defined?", "Who is a 'controller'?" are definition questions)."""
+    """Whether the question asks who acts, when or how (or whether someone must act), and neither what something
+    counts as nor what a term means ("How is 'personal data' defined?", "Who is a 'controller'?" are definition
+    questions)."""
     return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)) \
         and not COUNTS_AS_RE.search(question) and not asked_term(question)
