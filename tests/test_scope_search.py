@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.scope_search import asks_applicability, led_by_scope, scope_chunk_ids, with_scope_hits
+from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, led_by_scope, scope_chunk_ids,
+                                             states_non_application, with_scope_hits, without_exclusion_frame)
 from regintel.retrieval.sources import Source
 
 
@@ -82,3 +83,34 @@ def test_led_by_scope_needs_an_applicability_question_and_a_scope_article_first(
     assert not led_by_scope("What must a threat-led penetration test cover?", [scope, other])
     assert not led_by_scope("Does the ESRS apply to Scope 3 emissions?", [scope3])
     assert not led_by_scope("Which financial entities are covered by DORA?", [])
+
+
+@pytest.mark.parametrize("question", [
+    "Who is exempt from DORA?", "Which entities are excluded from DORA?", "Who does the GDPR not apply to?",
+    "Qui est exclu du RGPD ?", "Qui n'est pas concerné par le RGPD ?", "¿Quién está exento del RGPD?",
+    "¿A quién no se aplica DORA?", "Wer ist von DORA ausgenommen?", "Für wen gilt DORA nicht?",
+])
+def test_questions_asking_whom_an_act_leaves_out(question):
+    assert asks_applicability(question) and asks_exclusion(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Which financial entities are covered by DORA?", "Does the GDPR apply to a household's photo album?",
+    "Le RGPD s'applique-t-il à une association ?",
+])
+def test_questions_asking_whom_an_act_covers_are_no_exclusion_questions(question):
+    assert asks_applicability(question) and not asks_exclusion(question)
+
+
+def test_sentences_saying_that_an_act_does_not_apply():
+    assert states_non_application("3. This Regulation does not apply to:")
+    assert states_non_application("4. Member States may exclude from the scope of this Regulation entities ...")
+    assert states_non_application("Paragraph 1 shall not apply to processing carried out by courts.")
+    assert states_non_application("La présente directive ne s'applique pas aux opérations suivantes :")
+    assert not states_non_application("Without prejudice to paragraphs 3 and 4, this Regulation applies to the following "
+                                      "entities: (b) payment institutions, including payment institutions exempted ...")
+
+
+def test_the_exclusion_frame_and_the_acts_names_leave_the_questions_own_subject():
+    assert without_exclusion_frame("Who is exempt from DORA?").split() == ["Who", "is", "from", "?"]
+    assert "record-keeping" in without_exclusion_frame("Are small companies exempt from the GDPR record-keeping duty?")

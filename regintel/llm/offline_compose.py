@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable, Sequence
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
-from regintel.retrieval.scope_search import asks_applicability, is_scope_heading
+from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, is_scope_heading, states_non_application,
+                                             without_exclusion_frame)
 from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
@@ -796,7 +797,12 @@ class Composer:
         if scope and len(plan.asks) == 1:
             # "Does the GDPR apply to a US shop selling to Europe?": which scope article, and which of its sentences,
             # is a matter of meaning (territorial or material scope, an exemption), not of shared words
-            units = self.answer_by_embedding(plan, same_language=True, articles=scope)
+            # "Who is exempt from DORA?": the sentences saying whom the act leaves out ("This Regulation does not apply
+            # to:"), not the list of whom it covers, whose "payment institutions exempted pursuant to ..." is closer
+            leaving_out = states_non_application if asks_exclusion(plan.question) else None
+            units = self.answer_by_embedding(plan, same_language=True, articles=scope, prefer=leaving_out)
+            if not units and leaving_out is not None:  # too far by meaning (across languages): said where it is said
+                units = self._first_sentence_of(scope, leaving_out)
             if units:  # the scope article closest in meaning answers; another's sentences would blur it
                 best = self.by_index[units[0].source.index].article
                 return Selection([u for u in units if self.by_index[u.source.index].article == best], "embedding")
@@ -1378,6 +1384,17 @@ class Composer:
                 quoted += sum(len(s.text) for s in unit.segments)
         return units
 
+    def _first_sentence_of(self, articles: set[str], wanted: Callable[[str], bool]) -> list[Unit]:
+        """The first quotable sentence, in reading order, of ``articles`` that is ``wanted`` (with its points)."""
+        first = self._first_passage_of_each_article()
+        order = {p.article: n for n, p in enumerate(first)}
+        for passage in sorted((p for p in self.passages if p.article in articles),
+                              key=lambda p: (order.get(p.article, len(order)), p.part or (1, 1))):
+            for segment in passage.segments:
+                if segment.quotable and wanted(segment.text):
+                    return [self._as_unit(segment, expand_lists=True)]
+        return []
+
     def _article_asked_what_it_says(self, plan: QuestionPlan) -> str | None:
         """The provision a question cites and asks only what it says about (:func:`asks_what_it_says`): the first in
         retrieval's order among the passages it cites; None for any other question."""
@@ -1415,10 +1432,17 @@ class Composer:
                 break
             scope.add(passage.article)
         if scope:
-            weights = _weights(plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general"), plan,
-                               plan.language, self.glossary, self.scorer.idf.keys())
-            if any(self.scorer.coverage(p.terms, weights) >= PROVISION_COVERAGE
-                   for p in self.passages if p.article not in scope and p.language == plan.language):
+            ask = plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general")
+            read, provisions = plan, [p for p in self.passages if p.article not in scope and p.language == plan.language]
+            if asks_exclusion(plan.question):
+                # whom a provision leaves out is said in it ("The obligations referred to in paragraphs 1 and 2 shall
+                # not apply to an enterprise ... employing fewer than 250 persons"); the words framing the ask and the
+                # act's name are not the question's subject ("exempted" in a definition, "entities" in Article 3)
+                ask = Ask(without_exclusion_frame(ask.text), ask.shape)
+                read = QuestionPlan(ask.text, plan.language, [ask])
+                provisions = [p for p in provisions if any(states_non_application(s.text) for s in p.segments)]
+            weights = _weights(ask, read, plan.language, self.glossary, self.scorer.idf.keys())
+            if any(self.scorer.coverage(p.terms, weights) >= PROVISION_COVERAGE for p in provisions):
                 return set()
         return scope
 
@@ -1691,13 +1715,15 @@ class Composer:
 
     # -- cross-lingual fallback: the best-ranked passage's sentences by embedding ------------------------------------
     def answer_by_embedding(self, plan: QuestionPlan, text: str = "", exclude: frozenset[str] = frozenset(),
-                            same_language: bool = False, articles: set[str] | None = None) -> list[Unit]:
+                            same_language: bool = False, articles: set[str] | None = None,
+                            prefer: Callable[[str], bool] | None = None) -> list[Unit]:
         """When no sentence matches lexically: rank the sentences of retrieval's best passage (and the other parts
         of its article) by cosine with the question (or with ``text``, one part of it), leaving out the articles in
         ``exclude``. For one part of a several-part question only across languages (``same_language`` False); for
         the whole question in its own language too (``same_language``): a question told in everyday words or with
         the asker's own case ("A major IT outage hit our payments platform...") covers too few of any sentence's
-        words, although retrieval found its article first."""
+        words, although retrieval found its article first. ``prefer``: when some candidate sentences satisfy it, only
+        those are read."""
         # Sentence cosines alone do not tell answerable from off-corpus questions (0.82-0.88 against 0.78-0.87 on
         # the first dev set), so this reading is only reached by a question the engine has already judged answerable
         # from the corpus: the guardrail, the instrument check and the evidence floor stop off-corpus ones before
@@ -1717,6 +1743,9 @@ class Composer:
         if closest is None:
             return []
         candidates, cosines = closest
+        if prefer is not None and any(prefer(segment.text) for segment in candidates):
+            kept = [i for i, segment in enumerate(candidates) if prefer(segment.text)]
+            candidates, cosines = [candidates[i] for i in kept], cosines[kept]
         shapes = {a.shape for a in plan.asks}
         bonus = []
         for segment in candidates:

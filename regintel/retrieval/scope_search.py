@@ -1,5 +1,6 @@
 """Retrieval for applicability questions: "Does the GDPR apply to a private person's address book?", "Which
-financial entities are covered by DORA?", "¿Se aplica DORA a los intermediarios de seguros?".
+financial entities are covered by DORA?", "¿Se aplica DORA a los intermediarios de seguros?", "Who is exempt from
+DORA?".
 
 Such a question is answered by the scope provisions of the act it names ("Article 2 — Material scope", "Article 3 —
 Territorial scope", "Article 2 — Scope"), but it is told with the asker's case ("a private person", "a US online
@@ -52,10 +53,64 @@ SCOPE_HEADING_RE = re.compile(
 SCOPE_HITS = 4  # passages searched among the scope units: the best one of each unit leads the hits
 
 
+# "Who is exempt from DORA?", "Which entities are excluded?", "Who is not covered?", "Qui est exclu ?", "¿Quién está
+# exento?", "Wer ist ausgenommen?": whom the act leaves out, not whom it covers
+EXCLUSION_RE = re.compile(
+    r"\b(?:exempt\w*|exclu\w*|not\s+(?:apply|covered|subject|in\s+scope)|outside\s+(?:the\s+|its\s+)?scope|"
+    r"ne\s+s['’]appliqu\w*\s+pas|pas\s+concern\w*|exent[oa]s?|excluid[oa]s?|no\s+se\s+aplica\w*|ausgenommen|"
+    r"befreit|(?:gilt|gelten)\b[^?.]{0,30}\bnicht|nicht\s+(?:anwendbar|erfasst))\b", _I)
+# where an act says whom or what it leaves out: "This Regulation does not apply to:", "Member States may exclude from
+# the scope of this Regulation ...", "shall not apply to", "ne s'applique pas"
+NON_APPLICATION_RE = re.compile(
+    r"\b(?:does\s+not\s+apply|shall\s+not\s+apply|not\s+be\s+applicable|may\s+exclude|excluded\s+from|"
+    r"ne\s+s['’]appliqu\w*\s+pas|n['’]est\s+pas\s+applicable|exclu\w*\s+du\s+champ)\b", _I)
+
+
+# "exempt from DORA", "excluded from the GDPR", "exclus du RGPD", "exento del RGPD", "von DORA ausgenommen": exempt from
+# the act itself (not "exempt from keeping the record", "exempt from VAT"), read with the act's name next to it
+EXEMPT_RE = re.compile(r"\b(?:exempt(?:ed)?\s+from|excluded\s+from|exempt[ée]e?s?\s+d[ue]|exclue?s?\s+d[ue]|"
+                       r"exent[oa]s?\s+del?|excluid[oa]s?\s+del?|ausgenommen|befreit)\b", _I)
+ACT_NEAR = 12  # characters between "exempt from" and the act's name ("the "), or the act's name and "ausgenommen"
+
+
 def asks_applicability(question: str) -> bool:
-    """Whether the question asks if (or to whom) an act applies (not which of its rules of a kind apply)."""
+    """Whether the question asks if (or to whom) an act applies (not which of its rules of a kind apply), or whom
+    an act it names leaves out ("Who is exempt from DORA?")."""
     text = " ".join(question.split())
-    return bool(APPLICABILITY_RE.search(text)) and not RULES_THAT_APPLY_RE.search(text)
+    if RULES_THAT_APPLY_RE.search(text):
+        return False
+    return bool(APPLICABILITY_RE.search(text)) or _exempt_from_a_named_act(text)
+
+
+def _exempt_from_a_named_act(text: str) -> bool:
+    exempt = list(EXEMPT_RE.finditer(text))
+    if not exempt:
+        return False
+    from regintel.retrieval.instruments import load_catalog
+
+    return any(0 <= mention.start - word.end() <= ACT_NEAR or 0 <= word.start() - mention.end <= ACT_NEAR
+               for word in exempt for mention in load_catalog().mentions(text))
+
+
+def asks_exclusion(question: str) -> bool:
+    """Whether an applicability question asks whom (or what) the act leaves out rather than whom it covers."""
+    return asks_applicability(question) and bool(EXCLUSION_RE.search(" ".join(question.split())))
+
+
+def without_exclusion_frame(question: str) -> str:
+    """The question without the words framing an exclusion ask and the names of the acts it names ("Who is exempt
+    from DORA?" -> "Who is from ?"): what is left is its own subject, if any ("small companies", "record-keeping")."""
+    from regintel.retrieval.instruments import load_catalog
+
+    text = question
+    for mention in sorted(load_catalog().mentions(question), key=lambda m: m.start, reverse=True):
+        text = text[:mention.start] + " " + text[mention.end:]
+    return EXCLUSION_RE.sub(" ", text)
+
+
+def states_non_application(text: str) -> bool:
+    """Whether a sentence says that the act (or a provision) does not apply to someone or something."""
+    return bool(NON_APPLICATION_RE.search(text))
 
 
 def scope_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
