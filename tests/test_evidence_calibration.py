@@ -267,6 +267,22 @@ def test_a_word_the_passage_holds_in_the_term_lists_other_wording_supports_it():
     assert lexical_support("Who must appoint a tax adviser?", article_37) < evidence.LEXICAL_SUPPORT_AT
 
 
+def test_the_questions_auxiliaries_are_no_words_a_passage_must_hold():
+    """The texts say "shall" where the asker says "must" or "can": an auxiliary or question word is no content word
+    (``QUESTION_NOISE``). Counted, Article 27 held 2 of the 5 words of "When must a controller appoint a
+    representative in the EU?" and the question, its article ranked first, abstained (LOW_SIMILARITY)."""
+    article_27 = source(85.0, text="Where Article 3(2) applies, the controller or the processor shall designate in "
+                                   "writing a representative in the Union.",
+                        heading="Article 27 — Representatives of controllers or processors not established in the Union")
+    assert lexical_support("When must a controller appoint a representative in the EU?", article_27) \
+        >= evidence.LEXICAL_SUPPORT_AT
+    assert lexical_support("When must a controller appoint a tax adviser in the EU?", article_27) \
+        < evidence.LEXICAL_SUPPORT_AT
+    french = source(82.0, language="fr", heading="Article 193", title="Directive TVA",
+                    text="La TVA est due par l'assujetti effectuant une livraison de biens.")
+    assert lexical_support("Quand devons-nous payer la TVA ?", french) == lexical_support("Quand payer la TVA ?", french)
+
+
 def test_the_passages_search_titles_in_the_questions_language_support_it():
     """Across languages, a word the legal term list does not carry counts when the passage's search titles (what it
     is about, in the question's language) hold it."""

@@ -1299,3 +1299,23 @@ def test_whom_an_act_leaves_out_is_answered_from_where_its_scope_article_says_it
     # whom it covers: the covered list, as before
     covered = Composer(sources, embedder=_EveryTextAlike()).select(plan_question("Which entities are covered by DORA?"))
     assert any("applies to the following entities" in s.text for u in covered.units for s in u.segments)
+
+
+def test_a_glossary_entry_is_defined_by_its_first_sentence_not_by_a_note_on_the_terms_use():
+    """ESRS's glossary holds "Value chain" ("The full range of activities, resources and relationships ...") and
+    "Value Chain" (several paragraphs and a list) in one passage, then a note: "ESRS use the term “value chain” in
+    the singular, although ...". The note names the term but defines nothing; the first entry's first sentence
+    defines it, although where the second entry begins is unknown. A sentence telling what a term refers to still
+    defines it."""
+    sources = numbered(passage("eu-esrs", "ANNEX II › Value chain; ANNEX II › Value Chain"))
+    selection = Composer(sources, embedder=None).select(plan_question("What is the value chain in ESRS?"))
+    quoted = [s.text for u in selection.units for s in u.segments]
+    assert quoted and quoted[0].startswith("The full range of activities, resources and relationships"), quoted
+    assert not any("in the singular" in text for text in quoted), quoted
+    answer, _, _ = run(OfflineProvider(), "What is the value chain in ESRS?", sources)
+    assert_grounded(answer, sources)
+    note = parse_passage(numbered(passage("eu-esrs", "ANNEX II › Value chain; ANNEX II › Value Chain"))[0])
+    assert not any(s.defined for s in note.segments if "in the singular" in s.text)
+    materiality = parse_passage(numbered(passage("eu-esrs", "ESRS 1 › 3.3 Double materiality",
+                                                 "are used throughout ESRS to refer to"))[0])
+    assert any(s.defined == "material" for s in materiality.segments if "used throughout ESRS" in s.text)

@@ -57,6 +57,7 @@ from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
+from regintel.text.question_kinds import question_noise_stems
 from regintel.text.question_parts import comparison_sides, side_term
 
 # Fallback thresholds (see the module docstring), calibrated on ObliQA. "Best" is the highest similarity among the
@@ -228,7 +229,8 @@ def _best_in_question_language(question: str, sources: Sequence[Source]) -> bool
 
 
 def lexical_support(question: str, source: Source) -> float:
-    """Share of the question's content words found in the passage, its heading, its search titles or its document
+    """Share of the question's content words (not its auxiliaries and question words, :data:`QUESTION_NOISE`: the
+    texts say "shall" where the asker says "must") found in the passage, its heading, its search titles or its document
     title: stemmed in the passage's language when the question is in it (a word of a term the passage writes in
     another wording of the legal term list counts, :func:`_subject_wordings`), else carried into it by the term
     list or found in the passage's search titles (:func:`carried_support`)."""
@@ -236,7 +238,7 @@ def lexical_support(question: str, source: Source) -> float:
     if not same_language(question_language, source):
         return carried_support(question, question_language, source)
     language = source.language or question_language
-    words = set(tokenize(question, language))
+    words = set(tokenize(question, language)) - question_noise_stems(language)
     if not words:
         return 0.0
     passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.search_titles}\n{source.text}", language)
@@ -275,7 +277,9 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
     words count for nothing: "service" in an English question is no evidence that a French passage about
     "services" answers it."""
     words = tokenize(question, question_language)
-    if not words:
+    noise = question_noise_stems(question_language)
+    asked = [position for position, word in enumerate(words) if word not in noise]
+    if not asked:
         return 0.0
     glossary = load_glossary()
     language = source.language
@@ -290,8 +294,8 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
     covered.update(position for position, word in enumerate(words) if word in titled)
     neutral = {w.lower() for w in neutral_tokens(question)
                if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", passage_text)}
-    covered_words = len(covered) + sum(1 for w in words if w in neutral)
-    return min(1.0, covered_words / len(words))
+    covered_words = sum(1 for position in asked if position in covered or words[position] in neutral)
+    return min(1.0, covered_words / len(asked))
 
 
 def defines_asked_term(question: str, source: Source) -> bool:

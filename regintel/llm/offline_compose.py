@@ -55,7 +55,7 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import OPENING, asks_who_when_or_how
+from regintel.text.question_kinds import OPENING, QUESTION_NOISE, asks_who_when_or_how
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -166,24 +166,6 @@ WHEN_CONDITION_RE = re.compile(
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
-# auxiliaries a question is phrased with, and its question words, which say nothing about what it asks (the
-# question's shape is read apart, from the whole text): left in, "pouvons", "devons" and "quelle" of "Dans quelle
-# mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them
-QUESTION_NOISE = {
-    "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
-                    "too first exactly really under according difference differences differ compare comparison "
-                    "distinguish between versus us".split()),
-    "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon différence différences entre "
-                    "distinguer comparer dois devons devez devrait devrions devraient devrons peux puis pouvons pouvez "
-                    "pourrait pourrions pourraient pourrons faudrait quel quelle quels quelles lequel laquelle lesquels "
-                    "lesquelles comment combien pourquoi quand".split()),
-    "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según diferencia diferencias entre "
-                    "distinguir comparar debemos debería deberíamos deberían podemos podría podríamos podrían tener "
-                    "cuál cuáles cuánto cuánta cuántos cuántas".split()),
-    "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach "
-                    "unterschied unterschiede zwischen vergleich müsst könnt könnte könnten sollten dürfte wann wer "
-                    "warum wieviel".split()),
-}
 _GERMAN_WORDS = frozenset(
     "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "
     "den des nicht oder auf im zu werden wird kann können gibt es sich als auch wer unter gemäß".split())
@@ -300,7 +282,11 @@ DEFINING_RES = [re.compile(p, _I) for p in (
     r"^(?:\(\d+\)\s*|\d+\)\s*)?[«\"“‘]\s*(?P<t>[^»\"”’]{2,120}?)\s*[»\"”’]\s*:",
     # a numbered item of a French definitions list: "1) «bon», un instrument ...", "1. “régime non-UE”: ..."
     NUMBERED_ITEM_RE.pattern,
-    r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”]",
+    # "The term “impacts” refers to ...", "The terms “biodiversity” and “biological diversity” refer to ...", not a
+    # note on its use ("ESRS use the term “value chain” in the singular, although ...": the entry's definition is the
+    # sentence before it)
+    r"\b(?:the term|the terms|the expression)\s+[‘'\"“]\s*(?P<t>[^’'\"”]{2,120}?)\s*[’'\"”](?:\s+\S+){0,8}?\s+"
+    r"(?:also\s+)?(?:refers?|means?|covers?|includes?|reflects?|describes?|denotes?|(?:is|are) used to)\b",
 )]
 # a sentence opening on a word that points back to the sentence before it (not the act naming itself: "This Regulation")
 POINTS_BACK_RE = re.compile(
@@ -1853,7 +1839,7 @@ def rank_prior(index: int) -> float:
 def _glossary_entries(passage: Passage) -> dict[int, set[str]]:
     """Glossary entries whose term is the passage's heading: {position of the entry's first sentence: terms of the
     heading}. A passage of several merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds
-    one entry a paragraph, in the order of its ref."""
+    one entry a paragraph, in the order of its ref (when it holds more paragraphs, only the first entry is known)."""
     headings = [_PART_RE.sub("", part).split("›")[-1].strip() for part in (passage.source.ref or "").split("; ")]
     text = passage.source.text
     firsts: list[int] = []
@@ -1864,7 +1850,9 @@ def _glossary_entries(passage: Passage) -> dict[int, set[str]]:
             seen_paragraphs.add(paragraph)
             firsts.append(segment.position)
     if len(headings) > 1 and len(headings) != len(firsts):
-        return {}
+        # an entry of several paragraphs ("Value chain", then "Value Chain" with a list): where the later entries begin
+        # is unknown, the first one begins the passage
+        headings, firsts = headings[:1], firsts[:1]
     entries: dict[int, set[str]] = {}
     for heading, position in zip(headings, firsts[:1] if len(headings) == 1 else firsts):
         if not heading or re.match(r"^(?:article|art\.|ar|section|chapter|annex|appendix)\b", heading, _I) \

@@ -8,6 +8,7 @@ offline composer (it leaves the definitions out of such an answer when another a
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from regintel.text.asked_terms import asked_term
 
@@ -37,6 +38,25 @@ COUNTS_AS_RE = re.compile(
     r"considérée?s?|réputée?s?|regardée?s?|qualifiée?s?|se considera\w*|considerad[oa]s?|se entiende|"
     r"gilt|gelten|als .{1,40} (?:gilt|gelten|angesehen))\b", _I)
 
+# auxiliaries a question is phrased with, and its question words, which say nothing about what it asks (the
+# question's shape is read apart, from the whole text): left in, "pouvons", "devons" and "quelle" of "Dans quelle
+# mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them
+QUESTION_NOISE = {
+    "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
+                    "too first exactly really under according difference differences differ compare comparison "
+                    "distinguish between versus us".split()),
+    "fr": frozenset("doit doivent peut peuvent etre faut avoir fait faire devoir selon différence différences entre "
+                    "distinguer comparer dois devons devez devrait devrions devraient devrons peux puis pouvons pouvez "
+                    "pourrait pourrions pourraient pourrons faudrait quel quelle quels quelles lequel laquelle lesquels "
+                    "lesquelles comment combien pourquoi quand".split()),
+    "es": frozenset("debe deben puede pueden ser estar hay tiene tienen hacer según diferencia diferencias entre "
+                    "distinguir comparar debemos debería deberíamos deberían podemos podría podríamos podrían tener "
+                    "cuál cuáles cuánto cuánta cuántos cuántas".split()),
+    "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach "
+                    "unterschied unterschiede zwischen vergleich müsst könnt könnte könnten sollten dürfte wann wer "
+                    "warum wieviel".split()),
+}
+
 
 def asks_who_when_or_how(question: str) -> bool:
     """Whether the question asks who acts, when or how (or whether someone must act), and neither what something
@@ -44,3 +64,11 @@ def asks_who_when_or_how(question: str) -> bool:
     questions)."""
     return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)) \
         and not COUNTS_AS_RE.search(question) and not asked_term(question)
+
+
+@lru_cache(maxsize=8)
+def question_noise_stems(language: str) -> frozenset[str]:
+    """:data:`QUESTION_NOISE` of ``language`` as the search tokenizer stems it."""
+    from regintel.text.analysis import tokenize
+
+    return frozenset(tokenize(" ".join(QUESTION_NOISE.get(language, ())), language))
