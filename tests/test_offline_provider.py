@@ -1319,3 +1319,27 @@ def test_a_glossary_entry_is_defined_by_its_first_sentence_not_by_a_note_on_the_
     materiality = parse_passage(numbered(passage("eu-esrs", "ESRS 1 › 3.3 Double materiality",
                                                  "are used throughout ESRS to refer to"))[0])
     assert any(s.defined == "material" for s in materiality.segments if "used throughout ESRS" in s.text)
+
+
+@pytest.mark.parametrize("question, language, second", [
+    ("Is a crypto exchange covered by DORA, and if so, does it have to report major ICT incidents?", "en",
+     "does it have to report major ICT incidents?"),
+    ("Notre ASBL est-elle assujettie à la TVA, et si oui, qu'est-ce que cela implique pour elle ?", "fr",
+     "qu'est-ce que cela implique pour elle ?"),
+    ("¿Está sujeta al IVA y, en caso afirmativo, qué obligaciones tiene?", "es", "qué obligaciones tiene?"),
+    ("Ist der Verein umsatzsteuerpflichtig und wenn ja, was muss er tun?", "de", "was muss er tun?"),
+])
+def test_a_second_ask_after_if_so_is_a_part_of_its_own(question, language, second):
+    """"X, and if so, Y?": the second ask follows a condition on the first one's answer; read as one part, the
+    answer quoted only the first one's article (the ASBL guidance on whether it is taxable, not what it must do)."""
+    parts = split_question(question, language)
+    assert len(parts) == 2 and parts[1] == second, parts
+
+
+def test_a_compound_question_with_if_so_cites_the_article_of_each_part():
+    sources = numbered(passage("eu-dora", "Article 2", "applies to the following entities"),
+                       passage("eu-dora", "Article 19", "shall report major ICT-related incidents"))
+    answer, _, _ = run(OfflineProvider(), "Is a crypto-asset service provider covered by DORA, and if so, does it "
+                                          "have to report major ICT-related incidents?", sources)
+    assert cited(answer) == {1, 2}, answer
+    assert_grounded(answer, sources)

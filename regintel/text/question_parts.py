@@ -103,8 +103,14 @@ _PREPOSED_ASKS = {
 }
 # (the latter only in the sentence that asks: told sentences before it, "Wir sind ein Softwarehaus und haben ...",
 # are not asks)
-SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}\s+(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)",
-                              _I)
+# "X, and if so, what ...?", "..., et si oui, qu'est-ce que ...?", "... y, en caso afirmativo, qué ...?", "... und wenn
+# ja, was ...?": the second ask follows the condition on the first's answer
+_IF_SO = {"en": r"(?:if so|if yes|if that is the case|in that case)",
+          "fr": r"(?:si oui|si c['’]est le cas|dans ce cas|dans l['’]affirmative)",
+          "es": r"(?:en caso afirmativo|si es así|en ese caso|si así fuera)",
+          "de": r"(?:wenn ja|falls ja|in diesem fall|gegebenenfalls)"}
+SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+"
+                              rf"(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)", _I)
              for lang in _ASK_WORDS}
 
 
