@@ -114,3 +114,7 @@ def test_sentences_saying_that_an_act_does_not_apply():
 def test_the_exclusion_frame_and_the_acts_names_leave_the_questions_own_subject():
     assert without_exclusion_frame("Who is exempt from DORA?").split() == ["Who", "is", "from", "?"]
     assert "record-keeping" in without_exclusion_frame("Are small companies exempt from the GDPR record-keeping duty?")
+
+
+def test_exclusively_is_no_exclusion():
+    assert not asks_exclusion("Does the GDPR apply to processing done exclusively for a family's household purposes?")

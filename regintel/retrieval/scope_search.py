@@ -56,7 +56,7 @@ SCOPE_HITS = 4  # passages searched among the scope units: the best one of each 
 # "Who is exempt from DORA?", "Which entities are excluded?", "Who is not covered?", "Qui est exclu ?", "¿Quién está
 # exento?", "Wer ist ausgenommen?": whom the act leaves out, not whom it covers
 EXCLUSION_RE = re.compile(
-    r"\b(?:exempt\w*|exclu\w*|not\s+(?:apply|covered|subject|in\s+scope)|outside\s+(?:the\s+|its\s+)?scope|"
+    r"\b(?:exempt\w*|exclu(?!siv)\w*|not\s+(?:apply|covered|subject|in\s+scope)|outside\s+(?:the\s+|its\s+)?scope|"
     r"ne\s+s['’]appliqu\w*\s+pas|pas\s+concern\w*|exent[oa]s?|excluid[oa]s?|no\s+se\s+aplica\w*|ausgenommen|"
     r"befreit|(?:gilt|gelten)\b[^?.]{0,30}\bnicht|nicht\s+(?:anwendbar|erfasst))\b", _I)
 # where an act says whom or what it leaves out: "This Regulation does not apply to:", "Member States may exclude from
