@@ -55,7 +55,7 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import OPENING, QUESTION_NOISE, asks_who_when_or_how
+from regintel.text.question_kinds import OPENING, QUESTION_NOISE, asks_who_when_or_how, question_noise_stems
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -1329,7 +1329,7 @@ class Composer:
         part, in the passages' language; None when no heading does."""
         if len(plan.asks) != 1:
             return None
-        noise = set(tokenize(" ".join(QUESTION_NOISE.get(plan.language, ())), plan.language))
+        noise = question_noise_stems(plan.language)
         asked = set(tokenize(plan.question, plan.language)) - noise
         if len(asked) < 2:
             return None

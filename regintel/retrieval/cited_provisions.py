@@ -58,9 +58,7 @@ def asks_what_it_says(question: str, catalog: InstrumentCatalog | None = None) -
     articles = list(ARTICLE_CITED_RE.finditer(question))
     if any(m.group(2) for m in articles) or not (articles or CODE_CITED_RE.search(question)):
         return False
-    rest = CODE_CITED_RE.sub(" ", ARTICLE_CITED_RE.sub(" ", question))
-    for mention in sorted((catalog or load_catalog()).mentions(rest), key=lambda m: -m.start):
-        rest = rest[:mention.start] + " " + rest[mention.end:]
+    rest = (catalog or load_catalog()).without_mentions(CODE_CITED_RE.sub(" ", ARTICLE_CITED_RE.sub(" ", question)))
     return all(word in SAYS_WORDS for word in re.findall(r"[^\W\d]+", fold(rest)))
 
 

@@ -140,6 +140,12 @@ class InstrumentCatalog:
         which only shifts the spans used to compare mentions)."""
         return list(self._found(text))
 
+    def without_mentions(self, text: str) -> str:
+        """``text`` with each instrument it names blanked out (a space each): what else it says."""
+        for mention in sorted(self.mentions(text), key=lambda m: -m.start):
+            text = text[:mention.start] + " " + text[mention.end:]
+        return text
+
     def _find(self, text: str) -> tuple[Mention, ...]:
         folded = fold(text)
         found: list[Mention] = []

@@ -20,6 +20,7 @@ import re
 from typing import Callable, Iterable, Sequence
 
 from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.sources import Source
 
 _I = re.IGNORECASE
@@ -86,8 +87,6 @@ def _exempt_from_a_named_act(text: str) -> bool:
     exempt = list(EXEMPT_RE.finditer(text))
     if not exempt:
         return False
-    from regintel.retrieval.instruments import load_catalog
-
     return any(0 <= mention.start - word.end() <= ACT_NEAR or 0 <= word.start() - mention.end <= ACT_NEAR
                for word in exempt for mention in load_catalog().mentions(text))
 
@@ -100,12 +99,7 @@ def asks_exclusion(question: str) -> bool:
 def without_exclusion_frame(question: str) -> str:
     """The question without the words framing an exclusion ask and the names of the acts it names ("Who is exempt
     from DORA?" -> "Who is from ?"): what is left is its own subject, if any ("small companies", "record-keeping")."""
-    from regintel.retrieval.instruments import load_catalog
-
-    text = question
-    for mention in sorted(load_catalog().mentions(question), key=lambda m: m.start, reverse=True):
-        text = text[:mention.start] + " " + text[mention.end:]
-    return EXCLUSION_RE.sub(" ", text)
+    return EXCLUSION_RE.sub(" ", load_catalog().without_mentions(question))
 
 
 def states_non_application(text: str) -> bool:

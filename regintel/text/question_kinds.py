@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from regintel.text.analysis import tokenize
 from regintel.text.asked_terms import asked_term
 
 _I = re.IGNORECASE
@@ -69,6 +70,4 @@ def asks_who_when_or_how(question: str) -> bool:
 @lru_cache(maxsize=8)
 def question_noise_stems(language: str) -> frozenset[str]:
     """:data:`QUESTION_NOISE` of ``language`` as the search tokenizer stems it."""
-    from regintel.text.analysis import tokenize
-
     return frozenset(tokenize(" ".join(QUESTION_NOISE.get(language, ())), language))
