@@ -1343,3 +1343,80 @@ def test_a_compound_question_with_if_so_cites_the_article_of_each_part():
                                           "have to report major ICT-related incidents?", sources)
     assert cited(answer) == {1, 2}, answer
     assert_grounded(answer, sources)
+
+
+def test_a_spanish_what_are_question_with_a_copula_asks_a_definition_not_a_list():
+    """"¿Qué son datos personales?" was read as a list ask ("qué ... datos", as in "¿Qué datos debe contener?") and
+    quoted the definition of a personal data breach before that of personal data: "son" / "es" make it "what are"."""
+    from regintel.llm.offline_compose import plan_question
+    for question in ("¿Qué son datos personales?", "¿Qué es un dato personal?"):
+        ask = plan_question(question).asks[0]
+        assert ask.shape == "definition" and ask.term, question
+    assert plan_question("¿Qué datos debe contener una factura?").asks[0].shape == "list"
+    assert plan_question("¿Qué derechos tiene el interesado?").asks[0].shape == "list"
+
+
+def test_a_heading_in_the_laws_words_covers_the_askers_phrase():
+    """"What are the legal bases for processing personal data?": Article 6 GDPR is headed "Lawfulness of processing",
+    the term list's wording of "legal basis"; its list of the six bases covered only "processing" and quoted Article
+    6(4) on further processing instead. A heading writing another phrase of an entry the question names covers the
+    asker's words of that entry; a passage whose heading does not, or in another language, gets nothing."""
+    from regintel.llm.offline_compose import _glossary, headings_in_the_laws_words
+    lawfulness = parse_passage(PromptSource(1, "1. Processing shall be lawful only if at least one of the following "
+                                               "applies:", "GDPR", "Article 6 (1/3)", "eu-gdpr", "EU", "en",
+                                            heading="Article 6 — Lawfulness of processing"))
+    information = parse_passage(PromptSource(2, "the purposes of the processing as well as the legal basis", "GDPR",
+                                             "Article 14 (1/4)", "eu-gdpr", "EU", "en",
+                                             heading="Article 14 — Information to be provided"))
+    french = parse_passage(PromptSource(3, "Le traitement n'est licite que si ...", "RGPD", "Article 6", "eu-gdpr-fr",
+                                        "EU", "fr", heading="Article 6 — Licéité du traitement"))
+    covered = headings_in_the_laws_words("What are the legal bases for processing personal data?", "en", _glossary(),
+                                         [lawfulness, information, french])
+    assert covered == {1: {"legal", "base", "process"}}  # ("processing" is written as the heading writes it)
+    assert headings_in_the_laws_words("What must an invoice contain?", "en", _glossary(), [lawfulness]) == {}
+
+
+def test_a_list_question_whose_noun_heads_several_articles_quotes_each_of_them():
+    """"What rights do data subjects have under the GDPR?" quoted the right to object and Article 80 (representation):
+    each right is an article of its own, headed by the noun the question lists. The opening sentence of each article
+    headed "Right ..." is quoted, in retrieval's order; an article headed otherwise is not, and a list question whose
+    noun heads fewer articles keeps its one list."""
+    sources = numbered(passage("eu-gdpr", "Article 21", "right to object"), passage("eu-gdpr", "Article 80"),
+                       passage("eu-gdpr", "Article 15", "confirmation"), passage("eu-gdpr", "Article 16"),
+                       passage("eu-gdpr", "Article 20", "portability"))
+    for question in ("What rights do data subjects have under the GDPR?", "Quels sont les droits des personnes "
+                     "concernées ?", "¿Qué derechos tiene el interesado?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {1, 3, 4, 5}, (question, answer)
+        assert answer.index("right to object") < answer.index("confirmation") < answer.index("rectification"), answer
+        assert_grounded(answer, sources)
+    # a question naming one article's heading ("Tasks of the data protection officer") or asking more than the noun
+    tasks = numbered(passage("eu-gdpr", "Article 39"), passage("eu-gdpr", "Article 57", "Without prejudice"),
+                     passage("eu-gdpr", "Article 70", "The Board shall ensure"))
+    for question in ("What tasks does the data protection officer have?",
+                     "Welche Aufgaben muss der Datenschutzbeauftragte mindestens wahrnehmen?"):
+        answer, _, _ = run(OfflineProvider(), question, tasks)
+        assert cited(answer) == {1}, (question, answer)
+    contract = numbered(passage("eu-dora", "Article 30", "shall include at least the following elements"),
+                        passage("eu-gdpr", "Article 15", "confirmation"), passage("eu-gdpr", "Article 16"))
+    answer, _, _ = run(OfflineProvider(), "What must a contract with an ICT third-party service provider contain?",
+                       contract)
+    assert cited(answer) == {1}, answer
+
+
+def test_the_lead_word_of_a_heading():
+    from regintel.llm.offline_compose import heading_lead_word
+    assert heading_lead_word("Article 15 — Right of access by the data subject", "en") == "right"
+    assert heading_lead_word("Disclosure Requirement E1-3 – Actions and resources", "en") == "disclosur"
+    assert heading_lead_word("Article 1 (TITRE PREMIER - OBJET ET CHAMP D'APPLICATION)", "fr") == ""
+
+
+def test_a_question_naming_an_articles_heading_in_another_language_asks_that_article():
+    """"Qui doit désigner un délégué à la protection des données ?" quoted Article 38 GDPR (position of the DPO,
+    retrieval's first) on whether the DPO may be dismissed: the term list carries the question's words into
+    English, where they are all the words of Article 37's heading, "Designation of the data protection officer"."""
+    sources = numbered(passage("eu-gdpr", "Article 38", "shall not be dismissed"),
+                       passage("eu-gdpr", "Article 37", "shall designate a data protection officer in any case"))
+    answer, _, _ = run(OfflineProvider(), "Qui doit désigner un délégué à la protection des données ?", sources)
+    assert cited(answer) == {2} and "shall designate a data protection officer" in answer, answer
+    assert_grounded(answer, sources)

