@@ -1420,3 +1420,20 @@ def test_a_question_naming_an_articles_heading_in_another_language_asks_that_art
     answer, _, _ = run(OfflineProvider(), "Qui doit désigner un délégué à la protection des données ?", sources)
     assert cited(answer) == {2} and "shall designate a data protection officer" in answer, answer
     assert_grounded(answer, sources)
+
+
+def test_how_long_is_not_answered_by_how_soon_in_another_article():
+    """"Combien de temps faut-il conserver les factures ?": Article 247, retrieval's first, sets no period (each
+    Member State does), and the answer went on to Article 245, whose only time words are "sans retard indu" (the
+    storage place made available without delay): how soon, not how long. It now quotes the sentence of the leading
+    articles naming the period and who sets it."""
+    def article(ref: str):  # (Article 248 shares its unit with Section 4 and Article 248 bis)
+        return next(c for c in _chunks("eu-vat-directive-fr") if c.ref == ref or c.ref.startswith(ref + ";"))
+    # retrieval's order for the question
+    sources = numbered(*[article(ref) for ref in ("Article 247", "Article 248", "Article 241", "Article 245",
+                                                  "Article 249")])
+    for question in ("Combien de temps faut-il conserver les factures ?", "How long must invoices be kept?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert 4 not in cited(answer) and "détermine la période" in answer, (question, answer)
+        assert_grounded(answer, sources)
+

@@ -266,6 +266,11 @@ TIME_RE = re.compile(
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
     r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|" + _NUMERIC_DATE, _I)
 CALENDAR_DATE_RE = re.compile(f"{_MONTH_DATE}|{_NUMERIC_DATE}", _I)  # a date, not a period: "by 17 January 2025"
+# a sentence naming a period without setting it ("détermine la période durant laquelle ...")
+PERIOD_NAMED_RE = re.compile(r"\b(?:period|duration|période|durée|plazo|período|duración|zeitraum|dauer)\b", _I)
+# how soon, not how long: "without undue delay", "sans retard" (TIME_RE's words for promptness)
+PROMPTNESS_RE = re.compile(r"without (?:undue )?delay|immediately|promptly|sans (?:retard|délai)|immédiatement|"
+                           r"dans les meilleurs délais", _I)
 ELI_NUMBER_RE = re.compile(r"/eli/[a-z_]+/(\d{4})/(\d+)")  # an act's year and number in its ELI address
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
@@ -339,6 +344,7 @@ class Segment:
     defined: str = ""  # the term this sentence defines, when it is a definition
     continues: bool = False  # a piece of an over-long sentence cut at a comma, after the piece before it
     dated_only: bool = False  # its only time expressions are calendar dates (no period, frequency or "without delay")
+    prompt_only: bool = False  # its only time expressions say how soon ("without undue delay"), not how long
 
     def answers_time(self, ask_text: str) -> bool:
         """Holds what a deadline ask asks for: any period or date, or a period when it asks how much time."""
@@ -525,7 +531,8 @@ def parse_passage(source: PromptSource) -> Passage:
         segments.append(Segment(source, position, start, end, text, language,
                                 tokenize(text, language), item, _is_quotable(text),
                                 bool(times), defined,
-                                dated_only=bool(times) and all(CALENDAR_DATE_RE.fullmatch(t) for t in times)))
+                                dated_only=bool(times) and all(CALENDAR_DATE_RE.fullmatch(t) for t in times),
+                                prompt_only=bool(times) and all(PROMPTNESS_RE.fullmatch(t) for t in times)))
     for before, segment in zip(segments, segments[1:]):
         gap = source.text[before.end:segment.start]
         # split_sentences ends a sentence only at . ! ? ; : before a capital, a digit, a quote or a bracket; any
@@ -624,8 +631,9 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
             return set(tokenize(text, language)) - noise  # without a term list, cognates and numbers still match
         return carried_terms(text, plan.language, language, glossary, known)
 
-    focus = terms_of(ask.text)
-    whole = terms_of(plan.question)
+    # "how long", "combien de temps", "cuánto tiempo": how the question asks for a period, not what it is about
+    focus = terms_of(DURATION_ASKED_RE.sub(" ", ask.text))
+    whole = terms_of(DURATION_ASKED_RE.sub(" ", plan.question))
     weights = {t: CONTEXT_WEIGHT for t in whole}
     if sum(not t.startswith("~") for t in focus) < 2 or len(plan.asks) == 1:
         weights.update({t: FOCUS_WEIGHT for t in whole})
@@ -1246,9 +1254,20 @@ class Composer:
                     continue
                 candidates = [found for p in self.passages if p.article == passage.article for segment in p.segments
                               if (found := self.scorer.score(segment, weights_of[p.source.index], p.title_terms)).score > 0]
+                # (another article saying how soon something is done does not say how long the asked one lasts:
+                # "Combien de temps faut-il conserver les factures ?" is not answered by Article 245's storage place
+                # made available "sans retard indu", when Article 247, retrieval's first, sets no period itself)
+                if DURATION_ASKED_RE.search(ask.text):
+                    candidates = [found for found in candidates if not found.segment.prompt_only]
                 periods = self._periods_of_article(passage.article, candidates, ask.text)
                 if periods:
                     return periods
+            # no article sets the period asked for: the sentences saying who sets it ("Chaque État membre détermine la
+            # période durant laquelle les assujettis doivent veiller à ce que soient stockées les factures")
+            naming = [s for s in scored if s.coverage >= MIN_COVERAGE and s.segment.quotable
+                      and PERIOD_NAMED_RE.search(s.segment.text)]
+            if naming and DURATION_ASKED_RE.search(ask.text):
+                return self._pick(naming, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
     def _list_led_in_by_the_question(self, weights: dict[str, dict[str, float]], coverage_of_all: dict[int, float],
