@@ -98,6 +98,31 @@ def test_a_one_word_definition_question_is_not_vague_when_a_leading_passage_defi
     assert analyse_evidence("tax?", passages).reason == "AMBIGUOUS_QUERY"
 
 
+def test_an_abbreviation_question_is_not_vague_when_a_leading_passage_defines_the_abbreviated_term():
+    """"What is a TLPT?" abstained as AMBIGUOUS_QUERY with Article 3(17) DORA first: it defines "threat-led
+    penetration testing (TLPT)", the term with its abbreviation, which the one-word question names."""
+    tlpt = source(87.2, ref="Article 3(17)", heading="Article 3 — Definitions", language="en",
+                  text="(17) ‘threat-led penetration testing (TLPT)’ means a framework that mimics the tactics, "
+                       "techniques and procedures of real-life threat actors;")
+    for question in ("What is a TLPT?", "What is threat-led penetration testing?"):
+        analysis = analyse_evidence(question, [tlpt, source(82.9, ref="Article 26")])
+        assert analysis.reason != "AMBIGUOUS_QUERY", question
+    assert analyse_evidence("What is a TIBER?", [tlpt]).reason == "AMBIGUOUS_QUERY"
+
+
+def test_an_abbreviation_the_leading_passages_write_is_no_vague_question():
+    """"What is the JON?", "What is the OSS?": the texts do not always define what they abbreviate ("the joint
+    oversight network (JON)"); an abbreviation of three capitals or more that a leading passage writes names a
+    specific subject. Two capitals ("EU") or an abbreviation no leading passage writes do not."""
+    jon = source(84.0, ref="Article 34", language="en",
+                 text="The Lead Overseers shall establish a joint oversight network (JON) to coordinate ...")
+    assert analyse_evidence("What is the JON?", [jon]).reason != "AMBIGUOUS_QUERY"
+    assert analyse_evidence("What are JONs?", [jon]).reason != "AMBIGUOUS_QUERY"
+    assert analyse_evidence("What is the JET?", [jon]).reason == "AMBIGUOUS_QUERY"
+    assert analyse_evidence("What is the EU?", [source(84.0, ref="Article 1", language="en",
+                                                       text="the EU and its Member States")]).reason == "AMBIGUOUS_QUERY"
+
+
 def test_the_passage_defining_the_asked_term_among_the_first_answers_below_the_no_evidence_floor():
     """Issue 16: a passage that is the defining text of the question at rank 1 must not produce an abstention. A
     definition asked in another language than the passage scores under the floor ("¿Qué es la seudonimización?"

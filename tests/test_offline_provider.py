@@ -1437,3 +1437,36 @@ def test_how_long_is_not_answered_by_how_soon_in_another_article():
         assert 4 not in cited(answer) and "détermine la période" in answer, (question, answer)
         assert_grounded(answer, sources)
 
+
+def test_an_abbreviation_asks_for_the_term_it_abbreviates():
+    """"What is a TLPT?" and "What is GHG?": Article 3(17) DORA defines "threat-led penetration testing (TLPT)" and
+    the ESRS glossary has an entry "Greenhouse Gases (GHG)" (merged in one unit with "Global warming potential
+    (GWP)", whose sentence was quoted instead): the term without its abbreviation, or the abbreviation, is the term."""
+    from regintel.retrieval.term_definitions import term_variants
+    assert term_variants("threat-led penetration testing (TLPT)") == [
+        "threat-led penetration testing (TLPT)", "threat-led penetration testing", "TLPT"]
+    assert term_variants("payment institution exempted pursuant to Directive (EU) 2015/2366") == [
+        "payment institution exempted pursuant to Directive (EU) 2015/2366"]
+    tlpt = numbered(passage("eu-dora", "Article 3", "‘threat-led penetration testing (TLPT)’"),
+                    passage("eu-dora", "Article 26", "TLPT"))
+    answer, _, _ = run(OfflineProvider(), "What is a TLPT?", tlpt)
+    assert "means a framework that mimics" in answer and cited(answer) == {1}, answer
+    ghg = numbered(next(c for c in _chunks("eu-esrs") if c.ref.startswith("ANNEX II › Global warming potential")))
+    for question, expected in (("What is GHG?", "The gases listed in Part 2 of Annex V"),
+                               ("What is GWP?", "A factor describing the radiative forcing impact")):
+        answer, _, _ = run(OfflineProvider(), question, ghg)
+        assert expected in answer, (question, answer)
+        assert_grounded(answer, ghg)
+
+
+def test_an_abbreviation_nothing_defines_is_answered_where_it_is_spelled_out():
+    """"What is the OSS?" quoted "OSS est accessible après connexion à Intervat" (the guidance's title passage, first):
+    the abbreviation is spelled out in headings ("One Stop Shop (OSS)"), and the answer is the first sentence saying
+    it in full ("l'application OSS ou One Stop Shop (guichet unique) a remplacé ...")."""
+    oss = [c for c in _chunks("be-guidance-oss-fr")]
+    title = next(c for c in oss if c.ref == "Title")
+    what = next(c for c in oss if c.ref.startswith("One Stop Shop (OSS) › Qu’est-ce que le One Stop Shop"))
+    sources = numbered(title, what)
+    answer, _, _ = run(OfflineProvider(), "What is the OSS?", sources)
+    assert "One Stop Shop (guichet unique) a remplacé" in answer and cited(answer) == {2}, answer
+    assert_grounded(answer, sources)

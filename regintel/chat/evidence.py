@@ -38,7 +38,8 @@ from one it does not (the best passage of an uncovered question scores like a re
   an abstention (the first three: a glossary's neighbouring entry can lead, "Qu'est-ce que la corruption ?").
 AMBIGUOUS_QUERY needs fewer than two content words *and* no leading passage defining the one word *and* no act asked
 about as a whole: "tax?" is too vague to search for, "What is pseudonymisation?" names its subject in one word, and
-"What is DORA?" names an act whose opening article leads the passages (``act_led``).
+"What is DORA?" names an act whose opening article leads the passages (``act_led``), and "What is the JON?" an
+abbreviation the leading passages write (``abbreviation_written``).
 Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
 warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
 RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
@@ -73,6 +74,7 @@ TOP_FOR_MEAN = 5
 LOW_AUTHORITY_BELOW = 0.6  # authority score of the best source (guidance 0.4, industry 0.6, eu_law 1.0)
 MIN_CONTENT_TERMS = 2
 DEFINING_PASSAGES_READ = 5  # a one-word question is a definition question when one of these defines the word
+QUESTION_ABBREVIATION_RE = re.compile(r"\b[A-Z][A-Z0-9]{2,7}(?=s?\b)")  # "JON", "SVHC" (of "SVHCs"), "CO2"
 DEFINING_LEADS = 3  # a passage defining the asked term among the first three anchors the answer
 LEXICAL_SUPPORT_AT = 0.5  # share of the question's content words a corroborated rank-1 passage holds (a majority)
 
@@ -126,6 +128,15 @@ def is_ambiguous(question: str, defined: bool = False) -> bool:
     return not defined and len(set(tokenize(question, detect_language(question)))) < MIN_CONTENT_TERMS
 
 
+def abbreviation_written(question: str, sources: Sequence[Source]) -> bool:
+    """Whether the question names an abbreviation of three capitals or more ("JON", "OSS", "SVHC") that one of the
+    first ``DEFINING_PASSAGES_READ`` passages writes as it is: a specific subject, however few its words; the texts
+    do not always define what they abbreviate ("the joint oversight network (JON)", "One Stop Shop (OSS)")."""
+    names = {m.group(0) for m in QUESTION_ABBREVIATION_RE.finditer(question)}
+    return any(re.search(rf"\b{re.escape(name)}s?\b", f"{source.heading} {source.text}")
+               for name in names for source in sources[:DEFINING_PASSAGES_READ])
+
+
 def defining_ranks(question: str, sources: Sequence[Source]) -> list[int]:
     """The ranks (from 1) of the passages among the first ``DEFINING_PASSAGES_READ`` that define the term the
     question asks about, or a term one side of a comparison names ("What distinguishes pseudonymisation from
@@ -169,7 +180,8 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     jurisdictions = sorted({s.jurisdiction for s in high_quality if s.jurisdiction})
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
     defined_at = [] if follow_up else defining_ranks(question, sources)
-    if not follow_up and is_ambiguous(question, defined=bool(defined_at) or act_led):
+    if not follow_up and is_ambiguous(question, defined=bool(defined_at) or act_led
+                                      or abbreviation_written(question, sources)):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     defining = any(rank <= DEFINING_LEADS for rank in defined_at)
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):

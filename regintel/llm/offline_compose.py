@@ -50,7 +50,8 @@ from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisi
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, is_scope_heading, states_non_application,
                                              without_exclusion_frame)
-from regintel.retrieval.term_definitions import CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage
+from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage,
+                                                 term_variants)
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -142,7 +143,8 @@ LIST_RES = [re.compile(p, _I) for p in (
     r"\bwhat (?:must|should|shall|does|do) .{0,80}\b(?:contain|include|state|describe|cover|set out|specify|mention|"
     r"comprise)\b",
     r"\b(?:quels|quelles)\b", r"\b(?:que|qu['’]) ?(?:doit|doivent) (?:contenir|comporter|mentionner|inclure)\b",
-    r"\bcuáles\b", r"\bqué (?:(?!es |son )\w+ ){0,2}(?:datos|elementos|información|requisitos|condiciones|derechos|obligaciones|"
+    r"\bcuáles\b",  # ("¿Qué son datos personales?" asks what they are: a copula is no list's verb)
+    r"\bqué (?:(?!es |son )\w+ ){0,2}(?:datos|elementos|información|requisitos|condiciones|derechos|obligaciones|"
     r"tareas|actividades|casos|medidas|criterios|motivos|operaciones|menciones|funciones)\b",
     r"\bwelche (?:\w+ ){0,2}(?:aufgaben|angaben|informationen|bedingungen|rechte|pflichten|elemente|voraussetzungen|"
     r"kriterien|gründe|umsätze|leistungen|tätigkeiten|maßnahmen|inhalte|daten|fälle)\b",
@@ -720,8 +722,7 @@ HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s
 def heading_lead_word(heading: str, language: str) -> str:
     """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
     "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
-    ..." -> "transit"; "" for a heading naming
-    nothing but the article ("Article 1 (TITRE PREMIER - OBJET ...)")."""
+    ..." -> "transit"; "" for a heading naming nothing but the article ("Article 1 (TITRE PREMIER - OBJET ...)")."""
     heading = heading.rsplit(" › ", 1)[-1]  # a section's own title, not its document's path to it
     title = heading.split(" — ", 1)[1] if " — " in heading else HEADING_NUMBER_RE.sub("", heading)
     words = [w for w in tokenize(re.sub(r"\(.*?\)", " ", title), language) if not w[:1].isdigit()]
@@ -790,6 +791,7 @@ class Composer:
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
         self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
+        # (a composer is made for one answer: the passages' titles may read this question's words)
         for index, words in headings_in_the_laws_words(plan.question, plan.language, self.glossary,
                                                        self.passages).items():
             passage = self.by_index[index]
@@ -1200,7 +1202,7 @@ class Composer:
             # across languages too few of the question's other words are carried for the coverage gate below
             # ("Was ist ein Auftragsverarbeiter nach der DSGVO?" carries "processor" alone)
             units = self._definition(ask, plan, lambda passage: passage.article not in exclude and (
-                named is None or passage.source.index in named))
+                named is None or passage.source.index in named)) or self._abbreviation_spelled_out(ask)
             if units:
                 return units
         passage_coverage: dict[int, float] = {}
@@ -1741,10 +1743,10 @@ class Composer:
             entries = _glossary_entries(passage)
             for segment in passage.segments:
                 match = 0.0
-                if segment.defined:
-                    defined = set(tokenize(segment.defined, passage.language))
-                    match = max(_term_match(term, defined) for term in terms)
-                elif segment.position in entries and max(_term_match(term, entries[segment.position])
+                if segment.defined:  # (as written, or without its abbreviation, or the abbreviation: "TLPT")
+                    match = max(_term_match(term, set(tokenize(variant, passage.language)))
+                                for variant in term_variants(segment.defined) for term in terms)
+                elif segment.position in entries and max(_term_match(term, titled) for titled in entries[segment.position]
                                                          for term in terms) >= 0.99:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
                 if match >= 0.6:
@@ -1766,6 +1768,30 @@ class Composer:
                 if not any(_overlaps(unit, u) for u in units):
                     units.append(unit)
         return units
+
+    def _abbreviation_spelled_out(self, ask: Ask) -> list[Unit]:
+        """An abbreviation no passage defines ("What is the JON?", "What is the OSS?"): the first sentence, in
+        retrieval's order, that spells it out ("... the joint oversight network (JON) ...") or says it in full (the
+        long form read where a heading or a sentence spells it out: "One Stop Shop (OSS)" -> "l'application OSS ou One
+        Stop Shop (guichet unique) a remplacé ..."), rather than any sentence that merely uses it."""
+        if not ABBREVIATION_RE.fullmatch(ask.term or ""):
+            return []
+        abbreviation = ask.term[:-1] if ask.term.endswith("s") else ask.term
+        spelled_out = re.compile(rf"((?:[\w’'-]+\s+){{1,{len(abbreviation) + 2}}})\(\s*{re.escape(abbreviation)}s?\s*\)")
+        long_forms: set[str] = set()
+        for passage in self.passages:
+            for found in spelled_out.finditer(f"{passage.source.heading}\n{passage.source.text}"):
+                words = found.group(1).split()
+                while words and words[0][:1].casefold() != abbreviation[:1].casefold():
+                    words.pop(0)
+                if len(words) >= 2:
+                    long_forms.add(" ".join(words).casefold())
+        for passage in sorted(self.passages, key=self._rank_of):
+            for segment in passage.segments:
+                folded = " ".join(segment.text.split()).casefold()
+                if segment.quotable and (spelled_out.search(segment.text) or any(f in folded for f in long_forms)):
+                    return [self._as_unit(segment, expand_lists=False)]
+        return []
 
     def _terms_in(self, term: str, plan: QuestionPlan, language: str) -> list[set[str]]:
         """The asked term's words in ``language``: as written, or each wording the term list carries it into. A
@@ -1962,9 +1988,10 @@ def rank_prior(index: int) -> float:
     return 1.0 / (1.0 + RANK_SLOPE * (index - 1))
 
 
-def _glossary_entries(passage: Passage) -> dict[int, set[str]]:
+def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
     """Glossary entries whose term is the passage's heading: {position of the entry's first sentence: terms of the
-    heading}. A passage of several merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds
+    heading, also without its abbreviation and as the abbreviation ("Greenhouse Gases (GHG)")}. A passage of several
+    merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds
     one entry a paragraph, in the order of its ref (when it holds more paragraphs, only the first entry is known)."""
     headings = [_PART_RE.sub("", part).split("›")[-1].strip() for part in (passage.source.ref or "").split("; ")]
     text = passage.source.text
@@ -1979,12 +2006,12 @@ def _glossary_entries(passage: Passage) -> dict[int, set[str]]:
         # an entry of several paragraphs ("Value chain", then "Value Chain" with a list): where the later entries begin
         # is unknown, the first one begins the passage
         headings, firsts = headings[:1], firsts[:1]
-    entries: dict[int, set[str]] = {}
+    entries: dict[int, list[set[str]]] = {}
     for heading, position in zip(headings, firsts[:1] if len(headings) == 1 else firsts):
         if not heading or re.match(r"^(?:article|art\.|ar|section|chapter|annex|appendix)\b", heading, _I) \
                 or re.fullmatch(r"[\d. ]+", heading):
             continue
-        entries[position] = set(tokenize(heading, detect_language(heading)))
+        entries[position] = [set(tokenize(variant, detect_language(heading))) for variant in term_variants(heading)]
     return entries
 
 

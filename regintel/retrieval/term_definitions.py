@@ -46,6 +46,27 @@ QUALIFIED_TERM_RE = re.compile(
     r"[‘“\"]\s*([^’”\"\n]{2,80}?)\s*[’”\"](?:\s+[a-z][\w-]*){1,5}\s+(?:means|shall mean)\b")
 
 
+# a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
+# "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
+ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
+
+
+ABBREVIATION_RE = re.compile(r"[A-Z][A-Z0-9]{1,7}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
+
+
+def term_variants(term: str) -> list[str]:
+    """A defined term and, when it gives its abbreviation in brackets, the term without it and the abbreviation
+    itself: "What is a TLPT?" asks what Article 3(17) DORA defines as "threat-led penetration testing (TLPT)"."""
+    found = ABBREVIATED_TERM_RE.match(term.strip())
+    if not found or found.group("short") in {"EU", "EC", "EEC"} or found.group("rest")[:1].isdigit():
+        return [term]
+    long, short, rest = found.group("long"), found.group("short"), found.group("rest")
+    variants = [term, f"{long} {rest}".strip(), f"{short} {rest}".strip()]
+    if short.endswith("s") and short[:-1].isupper():  # "Substances of Very High Concern (SVHCs)": an SVHC
+        variants.append(f"{short[:-1]} {rest}".strip())
+    return variants
+
+
 def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
     """The terms a passage defines: its quoted definitions (also "Est considéré comme « assujetti » ...", the VAT
     Directive's way, the numbered items of its definitions lists and "‘consent’ of the data subject means"), else the
@@ -79,7 +100,7 @@ def asked_term_stems(term: str, question_language: str, language: str) -> list[f
     later variant ("corruption" is not "corporate culture", the second phrase of the entry on business conduct)."""
     if not term:
         return []
-    if question_language == language:
+    if question_language == language or ABBREVIATION_RE.fullmatch(term):  # "GWP" is written so in every language
         return [frozenset(tokenize(term, language))]
     try:
         glossary = load_glossary()
@@ -147,7 +168,8 @@ def term_in_passage(term: str, question_language: str, language: str, document_i
 
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "") -> frozenset[frozenset[str]]:
-    return frozenset(frozenset(tokenize(t, language)) for t in terms_defined_by(text, heading, ref))
+    return frozenset(frozenset(tokenize(variant, language)) for term in terms_defined_by(text, heading, ref)
+                     for variant in term_variants(term))
 
 
 def defines(asked: list[frozenset[str]], defined: frozenset[frozenset[str]]) -> bool:
