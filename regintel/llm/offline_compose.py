@@ -658,7 +658,7 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
         matches = glossary.matches(text, source_language)
     except Exception:  # noqa: BLE001
         return set(tokenize(text, target_language))
-    noise = set(glossary_terms(" ".join(QUESTION_NOISE.get(source_language, ())), source_language))
+    noise = question_noise_stems(source_language)
     carried: set[str] = set()
     covered: set[int] = set()
     for match in matches:
@@ -1249,6 +1249,7 @@ class Composer:
             if periods or not DEADLINE_RE.search(ask.text):
                 return periods or self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
             weights_of = {p.source.index: weights[p.language] for p in self.passages}
+            duration_asked = bool(DURATION_ASKED_RE.search(ask.text))
             for passage in self._first_passage_of_each_article():
                 kept = any(passage_coverage[p.source.index] > 0 for p in self.passages if p.article == passage.article)
                 if passage.article == best or not kept and article_coverage[passage.article] < max(
@@ -1259,7 +1260,7 @@ class Composer:
                 # (another article saying how soon something is done does not say how long the asked one lasts:
                 # "Combien de temps faut-il conserver les factures ?" is not answered by Article 245's storage place
                 # made available "sans retard indu", when Article 247, retrieval's first, sets no period itself)
-                if DURATION_ASKED_RE.search(ask.text):
+                if duration_asked:
                     candidates = [found for found in candidates if not found.segment.prompt_only]
                 periods = self._periods_of_article(passage.article, candidates, ask.text)
                 if periods:
@@ -1268,7 +1269,7 @@ class Composer:
             # période durant laquelle les assujettis doivent veiller à ce que soient stockées les factures")
             naming = [s for s in scored if s.coverage >= MIN_COVERAGE and s.segment.quotable
                       and PERIOD_NAMED_RE.search(s.segment.text)]
-            if naming and DURATION_ASKED_RE.search(ask.text):
+            if naming and duration_asked:
                 return self._pick(naming, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
         return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
 
@@ -1991,8 +1992,8 @@ def rank_prior(index: int) -> float:
 def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
     """Glossary entries whose term is the passage's heading: {position of the entry's first sentence: terms of the
     heading, also without its abbreviation and as the abbreviation ("Greenhouse Gases (GHG)")}. A passage of several
-    merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds
-    one entry a paragraph, in the order of its ref (when it holds more paragraphs, only the first entry is known)."""
+    merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds one entry a paragraph, in the order
+    of its ref (when it holds more paragraphs, only the first entry is known)."""
     headings = [_PART_RE.sub("", part).split("›")[-1].strip() for part in (passage.source.ref or "").split("; ")]
     text = passage.source.text
     firsts: list[int] = []

@@ -31,9 +31,9 @@ GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
 # Language-neutral tokens worth carrying into any language: numbers ("10.000", "150", "2016/679") and acronyms
 # written in capitals (OSS, IOSS, ASBL, TLPT, ESRS, DORA)
-_ACRONYM = r"[A-Z][A-Z0-9]{1,7}"
-_NEUTRAL_RE = re.compile(rf"\b(?:\d[\d.,/]*\d|\d|{_ACRONYM})\b")
-_ACRONYM_RE = re.compile(_ACRONYM)
+ACRONYM = r"[A-Z][A-Z0-9]{1,7}"  # an acronym as written, in any language
+_NEUTRAL_RE = re.compile(rf"\b(?:\d[\d.,/]*\d|\d|{ACRONYM})\b")
+_ACRONYM_RE = re.compile(ACRONYM)
 MIN_SUBJECT_ACRONYM = 3  # two capitals ("AR", "GE", "S1") are too often something else
 
 

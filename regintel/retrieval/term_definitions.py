@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence, Set as AbstractSet
 
 from regintel.retrieval.calibration import defined_terms
-from regintel.retrieval.crosslingual import load_glossary
+from regintel.retrieval.crosslingual import ACRONYM, load_glossary
 from regintel.retrieval.search_titles import load_search_titles
 from regintel.text.analysis import tokenize
 
@@ -49,9 +49,7 @@ QUALIFIED_TERM_RE = re.compile(
 # a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
 # "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
 ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
-
-
-ABBREVIATION_RE = re.compile(r"[A-Z][A-Z0-9]{1,7}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
+ABBREVIATION_RE = re.compile(rf"{ACRONYM}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
 
 
 def term_variants(term: str) -> list[str]:
