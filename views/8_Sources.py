@@ -149,7 +149,6 @@ with edit_tab:
                                               if current.last_verified else None)
                 valid_until = st.date_input("Valid until", value=date.fromisoformat(current.valid_until)
                                             if current.valid_until else None)
-                deprecated = st.checkbox("Deprecated", value=current.deprecated)
             saved_edit = st.form_submit_button("Save")
         if saved_edit:
             try:
@@ -157,12 +156,29 @@ with edit_tab:
                 change = app.source_service.edit(current.id, {
                     "title": title, "short_title": short_title, "jurisdiction": jurisdiction, "language": language,
                     "authority_level": authority, "version": version, "source_url": source_url,
-                    "last_verified": _date_text(last_verified), "valid_until": _date_text(valid_until),
-                    "deprecated": deprecated}, progress=_progress_bar())
+                    "last_verified": _date_text(last_verified), "valid_until": _date_text(valid_until)},
+                    progress=_progress_bar())
                 app.audit.record("source_edit", tenant_id=identity.tenant_id, actor=identity.user_name,
-                                 target=current.id, deprecated=deprecated)
+                                 target=current.id)
                 st.session_state[FLASH] = ("Saved." + (" Re-indexed." if change.report is not None else
                                                        " Answers citing it reflect this from the next question."))
+                st.rerun()
+            except RegIntelError as exc:
+                st.error(str(exc))
+        # Deprecation is one action on the chosen source, not a form field: a form is replaced when another source is
+        # chosen, and a tick given while it was being replaced was submitted as the old value ("Saved.", still
+        # current). A button keyed by the source acts on that source or, pressed while being replaced, on nothing.
+        st.markdown(f"**{markdown_label(current.short_title or current.title)}** is "
+                    + ("marked **deprecated**: answers citing it are QUALIFIED with a warning."
+                       if current.deprecated else "current."))
+        if st.button("Mark current again" if current.deprecated else "Mark deprecated", key=f"deprecate-{current.id}"):
+            try:
+                auth.require("sources")
+                app.source_service.deprecate(current.id, deprecated=not current.deprecated)
+                app.audit.record("source_edit", tenant_id=identity.tenant_id, actor=identity.user_name,
+                                 target=current.id, deprecated=not current.deprecated)
+                st.session_state[FLASH] = (("Marked deprecated." if not current.deprecated else "Marked current.")
+                                           + " Answers citing it reflect this from the next question.")
                 st.rerun()
             except RegIntelError as exc:
                 st.error(str(exc))
