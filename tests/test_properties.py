@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -133,11 +134,15 @@ def placeholders_in_place_of_findings(text: str, result: SanitiseResult) -> list
 
 
 def loose_identity(value: str) -> str:
-    return re.sub(r"[\s.\-()]", "", value).lower()
+    """A value as a reader sees it: invisible format characters (a zero-width space hidden in an address, as PII
+    smuggled past a filter would be) do not make it another value; the sanitiser reads them the same way."""
+    visible = "".join(ch for ch in value if unicodedata.category(ch) != "Cf")
+    return re.sub(r"[\s.\-()]", "", visible).lower()
 
 
 @FAST
 @given(hostile_with_pii)
+@example("0@0.AA:0@0.A\u200bA")  # one address twice, once with a zero-width space in it: one placeholder
 def test_only_pii_changes_and_each_placeholder_stands_for_one_value(text: str) -> None:
     result = sanitise(text)
     pairs = placeholders_in_place_of_findings(text, result)
