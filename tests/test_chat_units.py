@@ -93,9 +93,22 @@ def test_a_one_word_definition_question_is_not_vague_when_a_leading_passage_defi
     passages = [source(84.0, ref="Article 4(22)"), defining("pseudonymisation", 88.5), source(84.0, ref="Article 4(2)")]
     analysis = analyse_evidence(question, passages)
     assert analysis.reason != "AMBIGUOUS_QUERY" and analysis.sufficient
-    without = [source(88.5, ref="Article 4(22)"), source(84.0, ref="Article 4(2)")]
-    assert analyse_evidence(question, without).reason == "AMBIGUOUS_QUERY"  # no passage defines it: still too vague
     assert analyse_evidence("tax?", passages).reason == "AMBIGUOUS_QUERY"
+
+
+@pytest.mark.parametrize("question", ["Qu'est-ce que l'autoliquidation ?", "What is autoliquidation?",
+                                      "¿Qué es la autoliquidación?", "What is erasure?", "Was ist Datenübertragbarkeit?"])
+def test_a_one_word_question_naming_a_subject_term_of_the_term_list_is_not_vague(question):
+    """"Qu'est-ce que l'autoliquidation ?", "What is erasure?" abstained as AMBIGUOUS_QUERY ("name the regulation, the
+    obligation or the term": they had named the term) because no passage defines the word. A term of an act's
+    subject matter in the legal term list, in any of its languages, is a specific subject; a common legal word of the
+    list ("tax", "data") or a word it does not hold ("stablecoin") is not."""
+    passages = [source(86.4, ref="Article 199 quater", language="fr",
+                       text="un mécanisme d'autoliquidation généralisé (MALG) prévoyant que le redevable de la TVA est "
+                            "l'assujetti destinataire"), source(84.0, ref="Article 17")]
+    assert analyse_evidence(question, passages).reason != "AMBIGUOUS_QUERY"
+    for vague in ("What is tax?", "What is data?", "Qu'est-ce que la taxe ?", "What is a stablecoin?"):
+        assert analyse_evidence(vague, passages).reason == "AMBIGUOUS_QUERY", vague
 
 
 def test_an_abbreviation_question_is_not_vague_when_a_leading_passage_defines_the_abbreviated_term():

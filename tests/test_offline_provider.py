@@ -1422,6 +1422,30 @@ def test_a_question_naming_an_articles_heading_in_another_language_asks_that_art
     assert_grounded(answer, sources)
 
 
+def test_a_question_writing_the_opening_words_of_a_heading_asks_that_article():
+    """"What does the GDPR say about data protection by design?" quoted Article 37 (designation of the DPO),
+    retrieval's first: the stemmer reads "designate" as "design", so its sentences held the question's three words
+    too. The question writes in a row the opening words of Article 25's heading, "Data protection by design and by
+    default", and little else (the act's name, "say"); a question that says much else and names a heading in passing
+    ("... to stay current with ICT risk management practices ...") does not ask that article."""
+    sources = numbered(passage("eu-gdpr", "Article 37", "shall designate a data protection officer in any case"),
+                       passage("eu-gdpr", "Article 39"),
+                       passage("eu-gdpr", "Article 25", "Taking into account the state of the art"))
+    for question in ("What does the GDPR say about data protection by design?",
+                     "Tell me about data protection by design"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {3}, (question, answer)
+        assert_grounded(answer, sources)
+    from regintel.llm.offline_compose import _heading_opened_by_the_question, parse_passage, plan_question
+    from regintel.text.question_kinds import question_noise_stems
+    framework = parse_passage(numbered(passage("eu-dora", "Article 6"))[0])
+    for question, words in (("What does DORA say about the ICT risk management framework?", 4),
+                            ("What does DORA expect financial entities other than microenterprises to do to stay "
+                             "current with ICT risk management practices against new kinds of cyber-attack?", 0)):
+        opened = _heading_opened_by_the_question(framework, plan_question(question), question_noise_stems("en"))
+        assert opened == words, (question, opened)
+
+
 def test_how_long_is_not_answered_by_how_soon_in_another_article():
     """"Combien de temps faut-il conserver les factures ?": Article 247, retrieval's first, sets no period (each
     Member State does), and the answer went on to Article 245, whose only time words are "sans retard indu" (the

@@ -38,8 +38,9 @@ from one it does not (the best passage of an uncovered question scores like a re
   an abstention (the first three: a glossary's neighbouring entry can lead, "Qu'est-ce que la corruption ?").
 AMBIGUOUS_QUERY needs fewer than two content words *and* no leading passage defining the one word *and* no act asked
 about as a whole: "tax?" is too vague to search for, "What is pseudonymisation?" names its subject in one word, and
-"What is DORA?" names an act whose opening article leads the passages (``act_led``), and "What is the JON?" an
-abbreviation the leading passages write (``abbreviation_written``).
+"What is DORA?" names an act whose opening article leads the passages (``act_led``), "What is the JON?" an
+abbreviation the leading passages write (``abbreviation_written``) and "Qu'est-ce que l'autoliquidation ?" a term of
+an act's subject matter from the legal term list (``names_subject_term``).
 Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
 warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
 RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
@@ -128,6 +129,16 @@ def is_ambiguous(question: str, defined: bool = False) -> bool:
     return not defined and len(set(tokenize(question, detect_language(question)))) < MIN_CONTENT_TERMS
 
 
+def names_subject_term(question: str) -> bool:
+    """Whether the question names a term of an act's subject matter from the legal term list, in any of its
+    languages ("autoliquidation", "invoice", "erasure", "exonération"): a specific subject in one word, which the
+    texts need not define ("Qu'est-ce que l'autoliquidation ?" is answered where the mechanism is laid down). A common
+    legal word of the list ("tax", "data": its ``general`` domain) names no subject."""
+    glossary = load_glossary()
+    return any(match.entry.is_subject for language in glossary.languages
+               for match in glossary.matches(question, language))
+
+
 def abbreviation_written(question: str, sources: Sequence[Source]) -> bool:
     """Whether the question names an abbreviation of three capitals or more ("JON", "OSS", "SVHC") that one of the
     first ``DEFINING_PASSAGES_READ`` passages writes as it is: a specific subject, however few its words; the texts
@@ -181,7 +192,7 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
     defined_at = [] if follow_up else defining_ranks(question, sources)
     if not follow_up and is_ambiguous(question, defined=bool(defined_at) or act_led
-                                      or abbreviation_written(question, sources)):
+                                      or abbreviation_written(question, sources) or names_subject_term(question)):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     defining = any(rank <= DEFINING_LEADS for rank in defined_at)
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):

@@ -84,6 +84,7 @@ SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's 
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
 EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer (a side of a comparison)
 NAMED_HEADING_ARTICLES = 3  # a question naming the heading of one of retrieval's first this many articles asks it
+HEADING_OPENING_OTHER_WORDS = 2  # a question naming a heading by its opening words says little else
 HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
@@ -717,6 +718,23 @@ def question_aliases(question: str, language: str, glossary: Any) -> dict[str, s
 
 
 HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", _I)
+
+
+def _heading_opened_by_the_question(passage: "Passage", plan: QuestionPlan, noise: set[str]) -> int:
+    """How many of the heading's opening words (two at least) the question writes in a row, in the heading's order,
+    leaving ``HEADING_OPENING_OTHER_WORDS`` of its words at most outside (the act's name, "say"); else 0.
+    "What does the GDPR say about data protection by design?" opens Article 25's "Data protection by design and by
+    default", not Article 37's "Designation of the data protection officer" (whose "designate" the stemmer reads as
+    "design", so retrieval put it first on the same three words)."""
+    asked = [t for t in tokenize(plan.question, plan.language) if t not in noise]
+    heading = [t for t in tokenize(passage.source.heading, passage.language)
+               if t not in noise and t not in passage.ref_terms and not t.isdigit()]
+    for length in range(len(heading), 1, -1):
+        opening = heading[:length]
+        written = any(asked[start:start + length] == opening for start in range(len(asked)))
+        if written and length >= len(set(asked)) - HEADING_OPENING_OTHER_WORDS:
+            return length
+    return 0
 
 
 def heading_lead_word(heading: str, language: str) -> str:
@@ -1407,8 +1425,9 @@ class Composer:
         question's words ("Under which conditions may a child consent to an online service?" is Article 8's,
         "Conditions applicable to child's consent in relation to information society services"). Across languages, on
         the words the term list carries over ("Qui doit désigner un délégué à la protection des données ?" names Article
-        37 GDPR, "Designation of the data protection officer", where retrieval put Article 38 first). For a question of
-        one part; None when no heading does."""
+        37 GDPR, "Designation of the data protection officer", where retrieval put Article 38 first). A heading whose
+        opening words the question writes in a row names it too (:func:`_heading_opened_by_the_question`: "data
+        protection by design" opens Article 25's). For a question of one part; None when no heading does."""
         if len(plan.asks) != 1:
             return None
         noise = question_noise_stems(plan.language)
@@ -1420,7 +1439,7 @@ class Composer:
             if passage.language == plan.language and heading and asked <= heading \
                     and len(asked) >= HEADING_AS_QUESTION * len(heading):
                 return passage.article
-        named, shared = [], []
+        named, shared = [], []  # named: a heading the question holds all of, or whose opening words it writes
         asked_in = {plan.language: asked}
         for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
             if passage.language not in asked_in:  # across languages, the words the term list carries over
@@ -1431,6 +1450,10 @@ class Composer:
             shared.append((len(heading & asked_in[passage.language]), passage.article))
             if len(heading) >= 2 and heading <= asked_in[passage.language]:
                 named.append((len(heading), -self._rank_of(passage), passage.article, passage.language))
+            elif passage.language == plan.language:
+                opening = _heading_opened_by_the_question(passage, plan, noise)
+                if opening:
+                    named.append((opening, -self._rank_of(passage), passage.article, passage.language))
         best = max(named) if named else None
         if best is None:
             return None
