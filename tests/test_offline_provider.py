@@ -1446,6 +1446,22 @@ def test_a_question_writing_the_opening_words_of_a_heading_asks_that_article():
         assert opened == words, (question, opened)
 
 
+def test_a_right_is_answered_by_its_article_not_by_the_definition_of_part_of_its_name():
+    """"What is the right to restriction of processing?" quoted Article 4(3), DIRECT: it defines "restriction of
+    processing", part of the term asked; Article 18, "Right to restriction of processing", lays the right down. A
+    definition of the whole term still answers ("What is a personal data breach?")."""
+    sources = numbered(passage("eu-gdpr", "Article 18", "restriction of processing where one of the following"),
+                       passage("eu-gdpr", "Article 4", "‘restriction of processing’"),
+                       passage("eu-gdpr", "Article 4", "‘personal data breach’"))
+    for question in ("What is the right to restriction of processing?",
+                     "Qu'est-ce que le droit à la limitation du traitement ?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {1}, (question, answer)
+        assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "What is a personal data breach?", sources)
+    assert cited(answer) == {3} and "‘personal data breach’ means" in answer, answer
+
+
 def test_how_long_is_not_answered_by_how_soon_in_another_article():
     """"Combien de temps faut-il conserver les factures ?": Article 247, retrieval's first, sets no period (each
     Member State does), and the answer went on to Article 245, whose only time words are "sans retard indu" (the

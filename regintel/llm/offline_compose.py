@@ -1221,7 +1221,7 @@ class Composer:
             # ("Was ist ein Auftragsverarbeiter nach der DSGVO?" carries "processor" alone)
             units = self._definition(ask, plan, lambda passage: passage.article not in exclude and (
                 named is None or passage.source.index in named)) or self._abbreviation_spelled_out(ask)
-            if units:
+            if units and not self._defines_part_of_a_heading_asked(ask, plan, units[0]):
                 return units
         passage_coverage: dict[int, float] = {}
         self._passage_coverage = passage_coverage
@@ -1744,6 +1744,19 @@ class Composer:
             segments = whole
             lead, current, current_start = earlier[0], previous, begun
         return segments
+
+    def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
+        """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of
+        retrieval's: "What is the right to restriction of processing?" asks for the right (Article 18, "Right to
+        restriction of processing"), not what "restriction of processing" means (Article 4(3), which was quoted,
+        DIRECT)."""
+        defined = definition.segments[0].defined
+        if not defined or definition.source.language != plan.language:
+            return False
+        if not set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language)):
+            return False
+        headed = self._article_headed_by_the_question(plan)
+        return headed is not None and headed != self.by_index[definition.source.index].article
 
     def _definition(self, ask: Ask, plan: QuestionPlan,
                     eligible: Callable[[Passage], bool] = lambda passage: True, exact_first: bool = False) -> list[Unit]:
