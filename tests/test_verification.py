@@ -49,3 +49,22 @@ def test_the_summary_lists_the_claims_to_check_with_the_numbers_the_analyst_read
         {"claim": "See also.", "problem": "unknown citation", "citations": [9]},
     ]
     assert summary["low_authority_sources"] == [2] and summary["unused_sources"] == [3]
+
+
+def test_a_long_sentence_quoted_in_pieces_keeps_each_pieces_citation():
+    """The offline composer cuts an over-long sentence at a comma and cites each piece ("..., such as data
+    minimisation, [3] in an effective manner ... [3]"); the sentence splitter cuts it there too, so the marker opened
+    the second piece and the first was flagged "no citation" although cited (Article 25(1) GDPR, 480 characters)."""
+    article_25 = ("Taking into account the state of the art, the cost of implementation and the nature, scope, context and "
+                  "purposes of processing as well as the risks of varying likelihood and severity for rights and freedoms "
+                  "of natural persons posed by the processing, the controller shall, both at the time of the "
+                  "determination of the means for processing and at the time of the processing itself, implement "
+                  "appropriate technical and organisational measures, such as pseudonymisation, which are designed to "
+                  "implement data-protection principles, such as data minimisation, in an effective manner and to "
+                  "integrate the necessary safeguards into the processing in order to meet the requirements of this "
+                  "Regulation and protect the rights of data subjects.")
+    first, second = article_25.split(" in an effective manner")
+    answer = f"From Article 25 GDPR (offline mode, quoted verbatim):\n\n{first} [1] in an effective manner{second} [1]"
+    result = verify_claims(answer, {1: (article_25, "en", 1.0)})
+    assert all(c.citations == [1] or c.citations == [1, 1] for c in result.claims), result.claims
+    assert result.rate == 1.0 and not [c for c in result.claims if c.problem]

@@ -17,6 +17,7 @@ from regintel.text.sentences import split_sentences
 
 MARKER_RE = re.compile(r"\[(\d{1,3})\]")
 TRAILING_MARKERS_RE = re.compile(r"([.!?;])\s*((?:\[\d{1,3}\]\s*)+)")
+LEADING_MARKERS_RE = re.compile(r"\s*(?:\[\d{1,3}\]\s*)+")
 SUPPORT_RECALL = 0.6  # share of a claim's content words found in the cited passage
 LOW_AUTHORITY = 0.6
 MAX_FLAGGED = 8  # claims listed for the analyst to check (the counts cover all)
@@ -75,8 +76,14 @@ def _claims(answer: str) -> list[tuple[str, list[int]]]:
     body = TRAILING_MARKERS_RE.sub(lambda m: f" {m.group(2).strip()}{m.group(1)} ", body)
     claims: list[tuple[str, list[int]]] = []
     for sentence in split_sentences(body, strip_enumerators=False):
-        markers = [int(n) for n in MARKER_RE.findall(sentence.text)]
-        text = MARKER_RE.sub("", sentence.text).strip()
+        # an over-long sentence is split at a comma, as the offline composer cuts one: a marker opening a piece
+        # ("... such as data minimisation, [3] in an effective manner ...") closes the piece before it
+        leading = LEADING_MARKERS_RE.match(sentence.text)
+        if leading and claims:
+            claims[-1][1].extend(int(n) for n in MARKER_RE.findall(leading.group(0)))
+        piece = sentence.text[leading.end():] if leading and claims else sentence.text
+        markers = [int(n) for n in MARKER_RE.findall(piece)]
+        text = MARKER_RE.sub("", piece).strip()
         if not re.search(r"\w{3,}", text):
             if claims and markers:
                 claims[-1][1].extend(markers)
