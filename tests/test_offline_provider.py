@@ -1462,6 +1462,20 @@ def test_a_right_is_answered_by_its_article_not_by_the_definition_of_part_of_its
     assert cited(answer) == {3} and "‘personal data breach’ means" in answer, answer
 
 
+def test_a_question_that_is_an_articles_heading_is_answered_by_its_opening():
+    """"What are the conditions for consent?" quoted Article 7(3) and 7(4) (withdrawal, freely given), the sentences
+    sharing most words with it: a question asking an article by its heading and nothing more is answered by the
+    article's opening, which states the rule the rest details ("Where processing is based on consent, the controller
+    shall be able to demonstrate ..."). A question asking more than the heading is answered on its own words."""
+    sources = numbered(passage("eu-gdpr", "Article 7", "Where processing is based on consent"),
+                       passage("eu-gdpr", "Article 8", "information society services"))
+    answer, _, _ = run(OfflineProvider(), "What are the conditions for consent?", sources)
+    assert cited(answer) == {1} and answer.index("Where processing is based on consent") < 200, answer
+    assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "Under the conditions for consent, how can consent be withdrawn?", sources)
+    assert not answer.split("\n", 1)[1].strip().startswith("Where processing is based on consent"), answer
+
+
 def test_how_long_is_not_answered_by_how_soon_in_another_article():
     """"Combien de temps faut-il conserver les factures ?": Article 247, retrieval's first, sets no period (each
     Member State does), and the answer went on to Article 245, whose only time words are "sans retard indu" (the

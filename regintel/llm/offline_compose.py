@@ -737,6 +737,16 @@ def _heading_opened_by_the_question(passage: "Passage", plan: QuestionPlan, nois
     return 0
 
 
+# words asking what a text says about something, not what about it ("What does DORA say about ...", "Que prévoit ...")
+SAYS_WORDS = {"en": "say says tell provide provides rules state", "fr": "dit dire prévoit prévoient règles",
+              "es": "dice dicen decir establece normas", "de": "sagt sagen regelt regeln bestimmt"}
+
+
+@lru_cache(maxsize=8)
+def _says_words(language: str) -> frozenset[str]:
+    return frozenset(tokenize(SAYS_WORDS.get(language, ""), language))
+
+
 def heading_lead_word(heading: str, language: str) -> str:
     """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
     "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
@@ -848,6 +858,14 @@ class Composer:
             # reference, and any sentence repeating "Article 6" or "information" outscored the provision's own
             # opening (Article 6(4) on further processing; an ESRS footnote on SFDR indicators)
             units = self._opening_statement(cited)
+            if units:
+                return Selection(units, "opening")
+        whole = self._article_asked_by_its_heading_alone(plan)
+        if whole:
+            # "What are the conditions for consent?", "What does DORA say about the ICT risk management framework?":
+            # the sentence sharing most words with the heading was a detail (Article 7(3) on withdrawing consent,
+            # Article 6(5) on reviewing the framework); the article's opening states the rule the rest details
+            units = self._opening_statement(whole)
             if units:
                 return Selection(units, "opening")
         scope = self._leading_act_articles(plan)
@@ -1463,6 +1481,24 @@ class Composer:
         if rivals > best[0] or (rivals == best[0] and best[3] != plan.language):
             return None
         return best[2]
+
+    def _article_asked_by_its_heading_alone(self, plan: QuestionPlan) -> str | None:
+        """The article a question names by its heading (:meth:`_article_headed_by_the_question`) and asks nothing more
+        of: besides the heading's words, the act's name and words asking what it says (``SAYS_WORDS``). None when it
+        asks something of its own ("how can consent be withdrawn?"), asks for a period,
+        compares, has several parts, is in another language than the article, or the article's first part was not
+        retrieved (its opening is not at hand)."""
+        if len(plan.asks) != 1 or plan.comparison or plan.asks[0].shape == "deadline":
+            return None
+        article = self._article_headed_by_the_question(plan)
+        if article is None:
+            return None
+        first = min((p for p in self.passages if p.article == article), key=lambda p: p.part or (1, 1))
+        if first.language != plan.language or (first.part is not None and first.part[0] != 1):
+            return None
+        asked = set(tokenize(plan.question, plan.language)) - question_noise_stems(plan.language)
+        act_name = set(tokenize(first.source.title or "", plan.language))
+        return None if asked - first.heading_terms - act_name - _says_words(plan.language) else article
 
     def _opening_statement(self, article: str) -> list[Unit]:
         """The first sentences of an act's opening article, in order, until ``OPENING_STATEMENT_CHARS`` are quoted
