@@ -1476,6 +1476,28 @@ def test_a_question_that_is_an_articles_heading_is_answered_by_its_opening():
     assert not answer.split("\n", 1)[1].strip().startswith("Where processing is based on consent"), answer
 
 
+def test_what_an_actor_must_do_is_answered_by_what_binds_that_actor():
+    """"What must a controller do when a data breach happens?" quoted first "The processor shall notify the controller
+    ..." (Article 33(2)): it holds the question's words, but binds the processor. A sentence whose obligation binds
+    someone else than the actor asked about comes after one binding that actor (33(1): "... the controller shall
+    ... notify the personal data breach to the supervisory authority"); the other way round for the processor."""
+    from regintel.llm.offline_compose import asked_actor, binds_another_actor
+    assert asked_actor("What must a controller do when a data breach happens?") == "controller"
+    assert asked_actor("Que doit faire l'assujetti qui effectue une livraison ?") == "assujetti"
+    assert asked_actor("What must be in a contract?") == ""
+    from regintel.text.analysis import tokenize
+    controller = [set(tokenize("controller", "en"))]
+    assert binds_another_actor("The processor shall notify the controller without undue delay", controller, "en")
+    assert not binds_another_actor("In the case of a breach, the controller shall notify it", controller, "en")
+    assert not binds_another_actor("Processing is lawful where the controller agrees", controller, "en")  # no duty
+    sources = numbered(passage("eu-gdpr", "Article 33", "The processor shall notify the controller"))
+    answer, _, _ = run(OfflineProvider(), "What must a controller do when a data breach happens?", sources)
+    assert answer.split("\n", 1)[1].strip().startswith("In the case of a personal data breach, the controller shall"), answer
+    answer, _, _ = run(OfflineProvider(), "What must the processor do when it becomes aware of a breach?", sources)
+    assert "The processor shall notify the controller" in answer.split("\n", 1)[1][:200], answer
+    assert_grounded(answer, sources)
+
+
 def test_how_long_is_not_answered_by_how_soon_in_another_article():
     """"Combien de temps faut-il conserver les factures ?": Article 247, retrieval's first, sets no period (each
     Member State does), and the answer went on to Article 245, whose only time words are "sans retard indu" (the

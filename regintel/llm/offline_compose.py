@@ -747,6 +747,44 @@ def _says_words(language: str) -> frozenset[str]:
     return frozenset(tokenize(SAYS_WORDS.get(language, ""), language))
 
 
+# "What must the controller do ...?", "Que doit faire l'assujetti ...?": the actor whose obligations are asked
+ACTOR_ASKED_RE = [re.compile(pattern, _I) for pattern in (
+    r"\bwhat (?:must|should|shall|does|do|has to|have to|needs to|need to) (?:an? |the )?(?P<actor>[\w' -]{3,60}?) "
+    r"(?:do|to do)\b",
+    r"\bwhat are the (?:obligations|duties|tasks|responsibilities) of (?:an? |the )?(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| when| if| under| in )",
+    r"\bque (?:doit|doivent) faire (?:l['’]|le |la |les |une? )?(?P<actor>[\w'’ -]{3,60}?)\s*(?:\?|$| qui | lorsqu| quand| si | en cas)",
+    r"\bqu[ée] (?:debe|deben) hacer (?:el |la |los |las |una? )?(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| cuando| si | en caso)",
+    r"\bwas (?:muss|müssen) (?:der |die |das |ein |eine )?(?P<actor>[\w' -]{3,60}?) tun\b",
+)]
+# where a sentence's obligation begins: the words before it name who is bound
+OBLIGATION_VERB_RE = re.compile(
+    r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenue?|sont tenue?s|debe|deben|deberá|deberán|"
+    r"muss|müssen)\b", _I)
+OTHER_ACTOR_FACTOR = 0.5  # a sentence binding someone else than the actor asked about ("The processor shall notify the
+# controller" for "What must a controller do ...?")
+
+
+def asked_actor(question: str) -> str:
+    """The actor whose obligations the question asks about ("the controller" in "What must a controller do when a
+    data breach happens?"), or ""."""
+    for pattern in ACTOR_ASKED_RE:
+        match = pattern.search(question)
+        if match:
+            return match.group("actor").strip()
+    return ""
+
+
+def binds_another_actor(text: str, actor_terms: list[set[str]], language: str) -> bool:
+    """Whether a sentence's obligation binds someone else than the actor asked about: the actor's words are not all
+    among the words before the sentence's first "shall" / "doit" / "debe" / "muss" ("The processor shall notify the
+    controller ..."); False for a sentence that states no obligation."""
+    verb = OBLIGATION_VERB_RE.search(text)
+    if verb is None or not actor_terms:
+        return False
+    bound = set(tokenize(text[:verb.start()], language))
+    return bool(bound) and not any(terms <= bound for terms in actor_terms if terms)
+
+
 def heading_lead_word(heading: str, language: str) -> str:
     """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
     "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
@@ -1256,6 +1294,13 @@ class Composer:
         scored = [s for s in scored if s.score > 0]
         for s in scored:  # a sentence is worth as much as its passage addresses the question
             s.score *= passage_coverage[s.segment.source.index]
+        actor = asked_actor(ask.text) if len(plan.asks) == 1 else ""
+        if actor:  # "What must a controller do ...?": first what binds the controller, not what binds others towards it
+            actor_terms = {p.language: self._terms_in(actor, plan, p.language) for p in self.passages}
+            for s in scored:
+                language = self.by_index[s.segment.source.index].language
+                if binds_another_actor(s.segment.text, actor_terms[language], language):
+                    s.score *= OTHER_ACTOR_FACTOR
         self._weigh_lists(scored, weights)
         scored.sort(key=_best_first)
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
