@@ -751,9 +751,12 @@ def _says_words(language: str) -> frozenset[str]:
 ACTOR_ASKED_RE = [re.compile(pattern, _I) for pattern in (
     r"\bwhat (?:must|should|shall|does|do|has to|have to|needs to|need to) (?:an? |the )?(?P<actor>[\w' -]{3,60}?) "
     r"(?:do|to do)\b",
-    r"\bwhat are the (?:obligations|duties|tasks|responsibilities) of (?:an? |the )?(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| when| if| under| in )",
-    r"\bque (?:doit|doivent) faire (?:l['’]|le |la |les |une? )?(?P<actor>[\w'’ -]{3,60}?)\s*(?:\?|$| qui | lorsqu| quand| si | en cas)",
-    r"\bqu[ée] (?:debe|deben) hacer (?:el |la |los |las |una? )?(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| cuando| si | en caso)",
+    r"\bwhat are the (?:obligations|duties|tasks|responsibilities) of (?:an? |the )?(?P<actor>[\w' -]{3,60}?)"
+    r"\s*(?:\?|$| when| if| under| in )",
+    r"\bque (?:doit|doivent) faire (?:l['’]|le |la |les |une? )?(?P<actor>[\w'’ -]{3,60}?)"
+    r"\s*(?:\?|$| qui | lorsqu| quand| si | en cas)",
+    r"\bqu[ée] (?:debe|deben) hacer (?:el |la |los |las |una? )?(?P<actor>[\w' -]{3,60}?)"
+    r"\s*(?:\?|$| cuando| si | en caso)",
     r"\bwas (?:muss|müssen) (?:der |die |das |ein |eine )?(?P<actor>[\w' -]{3,60}?) tun\b",
 )]
 # where a sentence's obligation begins: the words before it name who is bound
@@ -1296,7 +1299,8 @@ class Composer:
             s.score *= passage_coverage[s.segment.source.index]
         actor = asked_actor(ask.text) if len(plan.asks) == 1 else ""
         if actor:  # "What must a controller do ...?": first what binds the controller, not what binds others towards it
-            actor_terms = {p.language: self._terms_in(actor, plan, p.language) for p in self.passages}
+            actor_terms = {language: self._terms_in(actor, plan, language)
+                           for language in {p.language for p in self.passages}}
             for s in scored:
                 language = self.by_index[s.segment.source.index].language
                 if binds_another_actor(s.segment.text, actor_terms[language], language):
@@ -1530,9 +1534,9 @@ class Composer:
     def _article_asked_by_its_heading_alone(self, plan: QuestionPlan) -> str | None:
         """The article a question names by its heading (:meth:`_article_headed_by_the_question`) and asks nothing more
         of: besides the heading's words, the act's name and words asking what it says (``SAYS_WORDS``). None when it
-        asks something of its own ("how can consent be withdrawn?"), asks for a period,
-        compares, has several parts, is in another language than the article, or the article's first part was not
-        retrieved (its opening is not at hand)."""
+        asks something of its own ("how can consent be withdrawn?"), asks for a period, compares, has several parts,
+        is in another language than the article, or the article's first part was not retrieved (its opening is not
+        at hand)."""
         if len(plan.asks) != 1 or plan.comparison or plan.asks[0].shape == "deadline":
             return None
         article = self._article_headed_by_the_question(plan)
@@ -1546,8 +1550,9 @@ class Composer:
         return None if asked - first.heading_terms - act_name - _says_words(plan.language) else article
 
     def _opening_statement(self, article: str) -> list[Unit]:
-        """The first sentences of an act's opening article, in order, until ``OPENING_STATEMENT_CHARS`` are quoted
-        (a sentence opening a list brings its points): what the act says it is and does. It goes on within the first
+        """The first sentences of ``article``, in order, until ``OPENING_STATEMENT_CHARS`` are quoted (a sentence
+        opening a list brings its points): what an act says it is and does (its opening article), or the rule a
+        provision states before its details (one cited, or asked by its heading). It goes on within the first
         paragraph and into the next numbered one ("2. This Regulation protects ..."), not into an unnumbered
         paragraph, which may belong to the next article of the same passage."""
         units: list[Unit] = []
