@@ -171,13 +171,14 @@ with edit_tab:
         st.markdown(f"**{markdown_label(current.short_title or current.title)}** is "
                     + ("marked **deprecated**: answers citing it are QUALIFIED with a warning."
                        if current.deprecated else "current."))
-        if st.button("Mark current again" if current.deprecated else "Mark deprecated", key=f"deprecate-{current.id}"):
+        deprecating = not current.deprecated  # what the button does
+        if st.button("Mark deprecated" if deprecating else "Mark current again", key=f"deprecate-{current.id}"):
             try:
                 auth.require("sources")
-                app.source_service.deprecate(current.id, deprecated=not current.deprecated)
+                app.source_service.deprecate(current.id, deprecated=deprecating)
                 app.audit.record("source_edit", tenant_id=identity.tenant_id, actor=identity.user_name,
-                                 target=current.id, deprecated=not current.deprecated)
-                st.session_state[FLASH] = (("Marked deprecated." if not current.deprecated else "Marked current.")
+                                 target=current.id, deprecated=deprecating)
+                st.session_state[FLASH] = (("Marked deprecated." if deprecating else "Marked current.")
                                            + " Answers citing it reflect this from the next question.")
                 st.rerun()
             except RegIntelError as exc:

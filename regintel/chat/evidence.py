@@ -54,7 +54,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels
-from regintel.retrieval.crosslingual import load_glossary, neutral_tokens, terms, terms_line, written_in_a_row
+from regintel.retrieval.crosslingual import (MIN_SUBJECT_ACRONYM, load_glossary, neutral_tokens, terms, terms_line,
+                                             written_in_a_row)
 from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
@@ -75,7 +76,8 @@ TOP_FOR_MEAN = 5
 LOW_AUTHORITY_BELOW = 0.6  # authority score of the best source (guidance 0.4, industry 0.6, eu_law 1.0)
 MIN_CONTENT_TERMS = 2
 DEFINING_PASSAGES_READ = 5  # a one-word question is a definition question when one of these defines the word
-QUESTION_ABBREVIATION_RE = re.compile(r"\b[A-Z][A-Z0-9]{2,7}(?=s?\b)")  # "JON", "SVHC" (of "SVHCs"), "CO2"
+# "JON", "SVHC" (of "SVHCs"), "CO2": an abbreviation of MIN_SUBJECT_ACRONYM capitals or more, as the term list counts them
+QUESTION_ABBREVIATION_RE = re.compile(rf"\b[A-Z][A-Z0-9]{{{MIN_SUBJECT_ACRONYM - 1},7}}(?=s?\b)")
 DEFINING_LEADS = 3  # a passage defining the asked term among the first three anchors the answer
 LEXICAL_SUPPORT_AT = 0.5  # share of the question's content words a corroborated rank-1 passage holds (a majority)
 
@@ -134,9 +136,7 @@ def names_subject_term(question: str) -> bool:
     languages ("autoliquidation", "invoice", "erasure", "exonération"): a specific subject in one word, which the
     texts need not define ("Qu'est-ce que l'autoliquidation ?" is answered where the mechanism is laid down). A common
     legal word of the list ("tax", "data": its ``general`` domain) names no subject."""
-    glossary = load_glossary()
-    return any(match.entry.is_subject for language in glossary.languages
-               for match in glossary.matches(question, language))
+    return bool(load_glossary().subject_matches(question))
 
 
 def abbreviation_written(question: str, sources: Sequence[Source]) -> bool:
@@ -191,8 +191,9 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     jurisdictions = sorted({s.jurisdiction for s in high_quality if s.jurisdiction})
     analysis = EvidenceAnalysis(True, None, [], best, mean, len(high_quality), best_authority, jurisdictions)
     defined_at = [] if follow_up else defining_ranks(question, sources)
-    if not follow_up and is_ambiguous(question, defined=bool(defined_at) or act_led
-                                      or abbreviation_written(question, sources) or names_subject_term(question)):
+    # (what lifts a vague question is read only for one that is: the term list is not matched on every turn)
+    if not follow_up and is_ambiguous(question) and not (
+            defined_at or act_led or abbreviation_written(question, sources) or names_subject_term(question)):
         return _insufficient(analysis, "AMBIGUOUS_QUERY")
     defining = any(rank <= DEFINING_LEADS for rank in defined_at)
     if not any(s.similarity >= lv.no_evidence_below for s, lv in zip(sources, levels_of)):

@@ -36,7 +36,7 @@ from typing import Any, Mapping
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.acronyms import acronyms_in, known_acronyms
-from regintel.retrieval.crosslingual import LANGUAGES, load_glossary
+from regintel.retrieval.crosslingual import load_glossary
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_parts import asking_sentence, asking_sentences
 
@@ -351,12 +351,10 @@ def has_regulatory_vocabulary(question: str) -> bool:
         glossary = load_glossary()
         if set(acronyms_in(question)) & known_acronyms(glossary):  # "What must a DPIA contain?"
             return True
-        if any(match.entry.is_subject and match.end - match.start >= 2  # "goods" alone: "good"
-               for language in LANGUAGES for match in glossary.matches(question, language)):
+        if any(match.end - match.start >= 2 for match in glossary.subject_matches(question)):  # "goods" alone: "good"
             return True
         term = asked_term(question)
-        return len(term.split()) == 1 and any(match.entry.is_subject and match.end - match.start == 1
-                                              for language in LANGUAGES for match in glossary.matches(term, language))
+        return len(term.split()) == 1 and any(match.end - match.start == 1 for match in glossary.subject_matches(term))
     except Exception as exc:  # noqa: BLE001 - without the term list the word stems decide
         log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)
         return False

@@ -78,10 +78,11 @@ def _claims(answer: str) -> list[tuple[str, list[int]]]:
     for sentence in split_sentences(body, strip_enumerators=False):
         # an over-long sentence is split at a comma, as the offline composer cuts one: a marker opening a piece
         # ("... such as data minimisation, [3] in an effective manner ...") closes the piece before it
-        leading = LEADING_MARKERS_RE.match(sentence.text)
-        if leading and claims:
+        piece = sentence.text
+        leading = LEADING_MARKERS_RE.match(piece) if claims else None
+        if leading:
             claims[-1][1].extend(int(n) for n in MARKER_RE.findall(leading.group(0)))
-        piece = sentence.text[leading.end():] if leading and claims else sentence.text
+            piece = piece[leading.end():]
         markers = [int(n) for n in MARKER_RE.findall(piece)]
         text = MARKER_RE.sub("", piece).strip()
         if not re.search(r"\w{3,}", text):

@@ -156,6 +156,11 @@ class Glossary:
             entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases))
         return cls(entries)
 
+    def subject_matches(self, text: str) -> list[TermMatch]:
+        """The terms of an act's subject matter (:attr:`GlossaryEntry.is_subject`) found in ``text``, in each of the
+        list's languages: what a question names whatever language its words are taken from."""
+        return [match for language in LANGUAGES for match in self.matches(text, language) if match.entry.is_subject]
+
     def matches(self, text: str, language: str) -> list[TermMatch]:
         """Glossary phrases of ``language`` found in ``text`` (on stemmed terms), keeping only maximal spans: a
         phrase inside a longer matched phrase ("place of supply" in "place of supply of services") is dropped."""
