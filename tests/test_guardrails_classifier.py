@@ -262,6 +262,30 @@ def test_classify_query_uses_the_classifier_probabilities_and_threshold():
     assert (result.query_type, result.method) == ("CALCULATION", "classifier")
 
 
+def test_an_out_of_domain_request_is_refused_however_regulatory_the_sentences_around_it():
+    """"Können Sie mir ein Rezept für Apfelstrudel geben? Wir haben morgen ein Team-Meeting zur DSGVO.": the message as
+    a whole leans to the corpus (its GDPR sentence), the sentence that asks, read alone, is a recipe request. A
+    sentence that asks with a regulatory word, or a message of one sentence, is read as a whole as before."""
+    class Stub:
+        threshold = 0.6
+
+        def probabilities(self, question):
+            if "Rezept" in question and "DSGVO" not in question:
+                return probs(OUT_OF_DOMAIN=0.92, OBLIGATION=0.02)
+            return probs(OUT_OF_DOMAIN=0.36, APPLICABILITY=0.21, OBLIGATION=0.2)
+
+    recipe = "Können Sie mir ein Rezept für Apfelstrudel geben? Wir haben morgen ein Team-Meeting zur DSGVO."
+    refused = classify_query(recipe, 90.0, 82.0, classifier=Stub(), strong_evidence_at=85.0)
+    assert (refused.query_type, refused.allowed, refused.method) == ("OUT_OF_DOMAIN", False, "classifier")
+    assert "asking sentence" in refused.matched[0]
+    regulatory = "We are a bank using cloud providers for payments. Does DORA apply to that?"
+    assert classify_query(regulatory, 90.0, 82.0, classifier=Stub(), strong_evidence_at=85.0).allowed
+    one_sentence = "Können Sie mir ein Rezept für Apfelstrudel für unser DSGVO-Meeting geben?"
+    assert classify_query(one_sentence, 90.0, 82.0, classifier=Stub(), strong_evidence_at=85.0).allowed
+    assert decide(recipe, probs(OUT_OF_DOMAIN=0.36, APPLICABILITY=0.3), 0.6, 90.0, 82.0, 85.0).allowed, \
+        "without the asking sentence's own probability the message is read as a whole"
+
+
 # -- softmax regression, folds, threshold ----------------------------------------------------------------------------
 def blobs(per_label: int = 12, dim: int = 16, seed: int = 0) -> tuple[np.ndarray, list[str]]:
     rng = np.random.default_rng(seed)
