@@ -16,9 +16,11 @@
 
 4. **The independent probe sets** (``regintel/bench/calibration/``), each written by a writer who saw neither the
    training file nor the evaluation set: ``guardrail_probe.jsonl`` (session 20: 130 questions, 16 of each refused
-   type, 50 allowed) and ``guardrail_probe2.jsonl`` (session 30: 220 questions, 22 of each refused type, 110 allowed
-   look-alikes, with their allowed type). Misses were looked at on one half only (``"half": "looked"``); the other
-   half (``"unseen"``) is the measurement: refused with the right type, and allowed questions kept, per half.
+   type, 50 allowed), ``guardrail_probe2.jsonl`` (session 30: 220 questions, 22 of each refused type, 110 allowed
+   look-alikes, with their allowed type) and ``guardrail_probe3.jsonl`` (session 50: two writers, 75 questions each,
+   11 of each refused type and 20 answerable look-alikes; the first writer's are the looked-at half). Misses were
+   looked at on one half only (``"half": "looked"``); the other half (``"unseen"``) is the measurement: refused with
+   the right type, and allowed questions kept, per half.
 
 ``--json`` prints one JSON object last.
 """
@@ -42,7 +44,7 @@ from regintel.retrieval.data_files import jsonl_records
 
 EVAL_DIR = REPO_ROOT / "data" / "eval"
 PROBE_PATH = Path(__file__).resolve().parent / "calibration" / "guardrail_probe.jsonl"
-PROBE_PATHS = (PROBE_PATH, PROBE_PATH.with_name("guardrail_probe2.jsonl"))
+PROBE_PATHS = (PROBE_PATH, PROBE_PATH.with_name("guardrail_probe2.jsonl"), PROBE_PATH.with_name("guardrail_probe3.jsonl"))
 PROBE_ALLOWED = "ALLOWED"  # the probe's label of any allowed question (its allowed type is not scored)
 CATEGORY_TYPES = {"definition": "DEFINITION", "deadline": "DEADLINE", "obligation": "OBLIGATION",
                   "applicability": "APPLICABILITY", "comparison": "COMPARISON"}
