@@ -16,7 +16,9 @@ Signals, checked in this order (:func:`decide`):
    cross-validated threshold, with the most probable refused type. A refused type counts only with its evidence
    in the question (:func:`has_required_evidence`: personal data or a file about people for an analysis of
    personal data, figures or an amount asked for a calculation). An OUT_OF_DOMAIN verdict is overruled by
-   evidence: a confident one (its own probability at the threshold) only by strong evidence.
+   evidence: a confident one (its own probability at the threshold) only by strong evidence. A sentence that asks,
+   without a regulatory word, inside a message telling more around it is also read alone: out of domain there, the
+   message is refused as such (a recipe asked for "for our GDPR team meeting").
 4. **The retrieval signal** for OUT_OF_DOMAIN: weak best evidence and no regulatory vocabulary (after the
    classifier, which names the type better: a prediction in words the corpus lacks is still a prediction).
 An allowed question takes the classifier's most probable allowed type (cross-validated, better than the rules);
@@ -381,13 +383,20 @@ def classify_query(question: str, evidence_similarity: float | None = None, out_
         try:
             probabilities = classifier.probabilities(question)
             threshold = classifier.threshold
-            asked = asking_sentence(question)
-            if asked and asked.strip() != question.strip() and not has_regulatory_vocabulary(asked):
-                asked_out_of_domain = classifier.probabilities(asked).get("OUT_OF_DOMAIN", 0.0)
+            asked_out_of_domain = _asked_alone_out_of_domain(question, classifier)
         except Exception as exc:
             log.warning("guardrail classifier unavailable (%s): rules only", exc.__class__.__name__)
     return decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below, strong_evidence_at,
                   asked_out_of_domain)
+
+
+def _asked_alone_out_of_domain(question: str, classifier: Any) -> float | None:
+    """The classifier's out-of-domain probability of the sentence that asks, read alone, for a message telling more
+    around it when that sentence holds no regulatory word; None otherwise (see :func:`decide`)."""
+    asked = asking_sentence(question)
+    if not asked or asked.strip() == question.strip() or has_regulatory_vocabulary(asked):
+        return None
+    return classifier.probabilities(asked).get("OUT_OF_DOMAIN", 0.0)
 
 
 def decide(question: str, probabilities: Mapping[str, float] | None = None, threshold: float | None = None,
