@@ -207,6 +207,19 @@ def test_suggestions_are_three_distinct_articles_in_the_passages_language():
     ]
 
 
+def test_a_suggestion_without_the_passages_words_is_asked_in_the_questions_language():
+    """A German refused question was offered "What does Article 227 of VAT Directive (FR) require?": an article
+    without a title is suggested in the question's language, one with a title in its passage's language."""
+    candidates = [source(86, chunk_id="d", document_id="eu-vat-directive-fr", title="VAT Directive (FR)", ref="Article 227",
+                         heading="Article 227", language="fr"),
+                  source(85, chunk_id="e", document_id="eu-vat-directive-fr", title="VAT Directive (FR)", ref="Article 226",
+                         heading="Article 226 — Mentions obligatoires", language="fr")]
+    assert suggest_questions("Wie viel Mehrwertsteuer muss ich auf eine Rechnung von 1.250 Euro zahlen?", candidates) == [
+        "Was verlangt Article 227 in VAT Directive (FR)?",
+        "Que prévoit Article 226 de VAT Directive (FR) concernant mentions obligatoires ?",
+    ]
+
+
 def test_suggestions_take_the_lead_documents_articles_before_other_documents():
     """"Do we need consent to send marketing emails?" abstained with GDPR Articles 7 and 8 first and the Belgian VAT
     guidance third: one article per document first suggested the guidance's contact pages beside Article 7. The lead

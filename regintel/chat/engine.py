@@ -565,7 +565,7 @@ class ComplianceEngine:
         with trace.step("suggestions") as record:
             suggestions = suggest_questions(turn.question, candidates)
             record["count"] = len(suggestions)
-        text = refusal_text(classification.reason, suggestions, language)
+        text = refusal_text(classification.query_type, classification.reason, suggestions, language)
         yield text
         grade = grade_abstention("OUT_OF_SCOPE", 0.0, 0.0)
         response = ChatResponse(text, ABSTAIN, turn.conversation_id, classification.query_type, "OUT_OF_SCOPE",

@@ -10,6 +10,42 @@ REFUSAL = {
     "en": "I can only report what the regulations in this knowledge base say. Your question was not answered because {reason}.",
     "fr": "Je ne peux que rapporter ce que disent les textes de cette base. Votre question n'a pas reçu de réponse car {reason}.",
     "es": "Solo puedo informar de lo que dicen los textos de esta base. Su pregunta no se ha respondido porque {reason}.",
+    "de": "Ich kann nur wiedergeben, was die Rechtstexte dieser Wissensbasis sagen. Ihre Frage wurde nicht beantwortet, "
+          "weil {reason}.",
+}
+# Why a refusal, by refused type in the question's language (the classifier's English reason, kept in the response
+# and the trace, is the fallback): a German question was refused entirely in English, a French one read "Votre
+# question n'a pas reçu de réponse car it asks to predict future law ...".
+REFUSAL_REASONS = {
+    "fr": {
+        "PREDICTION": "elle demande de prédire l'évolution du droit ou de la réglementation, ce qu'aucune source ne peut "
+                      "étayer",
+        "CALCULATION": "elle demande une estimation ou un calcul pour un cas particulier, qui relève d'un conseil "
+                       "professionnel",
+        "OPINION": "elle demande un avis ou une prise de position, alors que les réponses rapportent seulement ce que "
+                   "disent les textes",
+        "PERSONAL_DATA_ANALYSIS": "elle demande d'analyser des données personnelles ou de clients, qui ne doivent pas "
+                                  "être traitées ici",
+        "OUT_OF_DOMAIN": "elle sort du champ des textes de cette base",
+    },
+    "es": {
+        "PREDICTION": "pide predecir la evolución de la ley o de la regulación, algo que ninguna fuente puede respaldar",
+        "CALCULATION": "pide una estimación o un cálculo para un caso concreto, que requiere asesoramiento profesional",
+        "OPINION": "pide una opinión o una toma de postura, mientras que las respuestas solo recogen lo que dicen las "
+                   "normas",
+        "PERSONAL_DATA_ANALYSIS": "pide analizar datos personales o de clientes, que no deben tratarse aquí",
+        "OUT_OF_DOMAIN": "queda fuera de las normas de esta base",
+    },
+    "de": {
+        "PREDICTION": "sie eine Vorhersage künftiger Gesetze oder Regeländerungen verlangt, die keine Quelle belegen kann",
+        "CALCULATION": "sie eine Schätzung oder Berechnung für einen Einzelfall verlangt, die fachliche Beratung "
+                       "erfordert",
+        "OPINION": "sie eine Meinung oder Stellungnahme verlangt, während Antworten nur wiedergeben, was die Rechtstexte "
+                   "sagen",
+        "PERSONAL_DATA_ANALYSIS": "sie die Auswertung personenbezogener Daten oder Kundendaten verlangt, die hier nicht "
+                                  "verarbeitet werden dürfen",
+        "OUT_OF_DOMAIN": "sie außerhalb der Rechtstexte dieser Wissensbasis liegt",
+    },
 }
 TRY_INSTEAD = {"en": "Instead, try asking:", "fr": "Essayez plutôt :", "es": "Pruebe en su lugar:",
                "de": "Fragen Sie stattdessen zum Beispiel:"}
@@ -56,9 +92,10 @@ NOT_HELD = {  # {missing}: the acts the question names; {held}: what the knowled
 FAILED = "The answer could not be completed: {error}"
 
 
-def refusal_text(reason: str, suggestions: Sequence[str], language: str) -> str:
+def refusal_text(query_type: str, reason: str, suggestions: Sequence[str], language: str) -> str:
+    """``reason``: the classifier's English reason, said when the question's language has none for ``query_type``."""
     language = language if language in REFUSAL else "en"
-    lines = [REFUSAL[language].format(reason=reason)]
+    lines = [REFUSAL[language].format(reason=REFUSAL_REASONS.get(language, {}).get(query_type) or reason)]
     if suggestions:
         lines += ["", TRY_INSTEAD[language], *[f"- {s}" for s in suggestions]]
     return "\n".join(lines)

@@ -24,6 +24,7 @@ TEMPLATES = {  # (article with topic, article alone, section of a guidance docum
            "Que dit {title} sur « {topic} » ?"),
     "es": ("¿Qué establece {ref} de {title} sobre {topic}?", "¿Qué establece {ref} de {title}?",
            "¿Qué dice {title} sobre «{topic}»?"),
+    "de": ("Was sagt {ref} in {title} zu „{topic}“?", "Was verlangt {ref} in {title}?", "Was sagt {title} zu „{topic}“?"),
 }
 PART_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")
 ARTICLE_LIKE_RE = re.compile(r"^(article|art\.|annex|annexe|appendix|section|chapter|chapitre|titre|title|esrs)\b", re.IGNORECASE)
