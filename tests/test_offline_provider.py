@@ -181,6 +181,20 @@ def test_list_question_gets_the_lead_in_and_every_point_in_order():
     assert_grounded(answer, sources)
 
 
+def test_a_which_entities_question_gets_the_whole_list_of_entities():
+    """"Which financial entities are covered by DORA?" quoted Article 2's lead-in with point (a) alone ("credit
+    institutions") and the paragraph after it: "entities", "persons", "undertakings" ... name what a list enumerates,
+    as "conditions" or "rights" do, so the question is a list question and gets every point."""
+    sources = numbered(passage("eu-dora", "Article 2", "applies to the following entities"),
+                       passage("eu-dora", "Article 3", "ICT intra-group service provider"))
+    answer, _, _ = run(OfflineProvider(), "Which financial entities are covered by DORA?", sources)
+    assert cited(answer) == {1}, answer
+    points = re.findall(r"^\(([a-u])\) ", answer.partition("\n\n")[2], re.MULTILINE)
+    assert points == list("abcdefghijklmnopqrstu"), answer
+    for question in ("Which persons are liable for payment of VAT?", "Which undertakings must report under the ESRS?"):
+        assert plan_question(question).asks[0].shape == "list", question
+
+
 def test_a_lead_in_glued_to_its_first_point_is_judged_on_its_own_words():
     """Article 5(1) reads "Personal data shall be: (a) processed lawfully, fairly …" on one line: its lead-in counted
     the first point's words ("processed lawfully") as its own and outscored the lawful grounds of Article 6(1) for
