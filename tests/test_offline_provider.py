@@ -1476,6 +1476,22 @@ def test_a_right_is_answered_by_its_article_not_by_the_definition_of_part_of_its
     assert cited(answer) == {3} and "‘personal data breach’ means" in answer, answer
 
 
+def test_a_term_heading_retrievals_first_article_is_not_answered_by_the_definition_of_part_of_it():
+    """"Who is the lead supervisory authority?" quoted Article 4(21), what "supervisory authority" means, though
+    retrieval put Article 56 first, "Competence of the lead supervisory authority": the GDPR defines no "lead
+    supervisory authority", and the article whose heading holds the whole term answers it. The definition of the whole
+    term still answers where one exists ("What is the main establishment?")."""
+    sources = numbered(passage("eu-gdpr", "Article 56", "competent to act as lead supervisory authority"),
+                       passage("eu-gdpr", "Article 4", "‘supervisory authority’ means"),
+                       passage("eu-gdpr", "Article 4", "‘main establishment’"))
+    for question in ("Who is the lead supervisory authority?", "What is the lead supervisory authority?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {1}, (question, answer)
+        assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "What is the main establishment?", sources)
+    assert cited(answer) == {3} and "‘main establishment’ means" in answer, answer
+
+
 def test_a_question_that_is_an_articles_heading_is_answered_by_its_opening():
     """"What are the conditions for consent?" quoted Article 7(3) and 7(4) (withdrawal, freely given), the sentences
     sharing most words with it: a question asking an article by its heading and nothing more is answered by the

@@ -1840,10 +1840,18 @@ class Composer:
         defined = definition.segments[0].defined
         if not defined or definition.source.language != plan.language:
             return False
-        if not set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language)):
+        asked = set(tokenize(ask.term, plan.language))
+        if not set(tokenize(defined, plan.language)) < asked:
             return False
+        article = self.by_index[definition.source.index].article
         headed = self._article_headed_by_the_question(plan)
-        return headed is not None and headed != self.by_index[definition.source.index].article
+        if headed is not None and headed != article:
+            return True
+        # retrieval's first article is headed by the whole term: "Who is the lead supervisory authority?" is Article
+        # 56's ("Competence of the lead supervisory authority"), not what "supervisory authority" means (Article 4(21))
+        first = min(self.passages, key=self._rank_of, default=None)
+        return first is not None and first.article != article and first.language == plan.language \
+            and asked <= first.heading_terms
 
     def _definition(self, ask: Ask, plan: QuestionPlan,
                     eligible: Callable[[Passage], bool] = lambda passage: True, exact_first: bool = False) -> list[Unit]:
