@@ -195,6 +195,22 @@ def test_a_which_entities_question_gets_the_whole_list_of_entities():
         assert plan_question(question).asks[0].shape == "list", question
 
 
+@pytest.mark.parametrize("question", [
+    "Was muss die Meldung einer Datenschutzverletzung an die Aufsichtsbehörde enthalten?",
+    "¿Qué debe contener la notificación de una violación de datos a la autoridad de control?",
+    "What must the notification of a personal data breach to the supervisory authority contain?",
+])
+def test_what_a_notification_must_contain_is_answered_by_its_list_in_every_language(question):
+    """"Was muss ... enthalten?" and "¿Qué debe contener ...?" ask for a list as "What must ... contain?" does: they
+    quoted Article 33's 72-hour sentence instead of what the notification shall at least describe, points (a)-(d)."""
+    sources = numbered(passage("eu-gdpr", "Article 33", "shall at least"), passage("eu-gdpr", "Article 34"))
+    assert plan_question(question).asks[0].shape == "list"
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    body = answer.partition("\n\n")[2]
+    assert body.startswith("The notification referred to in paragraph 1 shall at least:"), answer
+    assert re.findall(r"^\(([a-d])\) ", body, re.MULTILINE) == list("abcd"), answer
+
+
 def test_a_lead_in_glued_to_its_first_point_is_judged_on_its_own_words():
     """Article 5(1) reads "Personal data shall be: (a) processed lawfully, fairly …" on one line: its lead-in counted
     the first point's words ("processed lawfully") as its own and outscored the lawful grounds of Article 6(1) for

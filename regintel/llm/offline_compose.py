@@ -150,6 +150,12 @@ LIST_RES = [re.compile(p, _I) for p in (
     r"tareas|actividades|casos|medidas|criterios|motivos|operaciones|menciones|funciones)\b",
     r"\bwelche (?:\w+ ){0,2}(?:aufgaben|angaben|informationen|bedingungen|rechte|pflichten|elemente|voraussetzungen|"
     r"kriterien|gründe|umsätze|leistungen|tätigkeiten|maßnahmen|inhalte|daten|fälle)\b",
+    # what a document must hold, in Spanish and German as in English and French ("Was muss ein Verzeichnis von
+    # Verarbeitungstätigkeiten enthalten?", "¿Qué debe incluir el contrato?")
+    r"\bqué (?:debe|deben|tiene que|tienen que|ha de|han de) (?:\w+ ){0,6}?(?:contener|incluir|comprender|indicar|"
+    r"recoger|mencionar|especificar)\b",
+    r"\bwas (?:muss|müssen|soll|sollen|sollte|sollten) .{0,80}\b(?:enthalten|umfassen|beinhalten|angeben|aufführen|"
+    r"regeln|festlegen)\b",
 )]
 DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
     r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|deadline|"
