@@ -115,6 +115,13 @@ def test_definitions_follow_the_other_passages_in_their_order():
     ("Müssen wir schwerwiegende IKT-Vorfälle melden?", True),
     ("Is a bank a financial entity?", False),  # what something counts as
     ("Does the GDPR apply to small businesses?", False),
+    # which of a kind of actor must act asks who
+    ("Which financial entities must carry out threat-led penetration testing?", True),
+    ("Quelles entreprises doivent tenir un registre des activités de traitement ?", True),
+    ("¿Qué entidades financieras deben realizar pruebas de penetración basadas en amenazas?", True),
+    ("Welche Finanzunternehmen müssen ein Informationsregister führen?", True),
+    ("Which financial entities are covered by DORA?", False),  # which ones the act covers: a list, not who acts
+    ("What do joint controllers have to agree on between themselves?", False),  # what, not which of them
 ])
 def test_a_question_asking_who_acts_when_or_how(question, asks):
     assert asks_who_when_or_how(question) is asks

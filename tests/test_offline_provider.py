@@ -191,7 +191,7 @@ def test_a_which_entities_question_gets_the_whole_list_of_entities():
     assert cited(answer) == {1}, answer
     points = re.findall(r"^\(([a-u])\) ", answer.partition("\n\n")[2], re.MULTILINE)
     assert points == list("abcdefghijklmnopqrstu"), answer
-    for question in ("Which persons are liable for payment of VAT?", "Which undertakings must report under the ESRS?"):
+    for question in ("Which persons are liable for payment of VAT?", "Which bodies are exempt from VAT?"):
         assert plan_question(question).asks[0].shape == "list", question
 
 
@@ -1264,6 +1264,22 @@ def test_a_question_asking_who_acts_is_not_answered_by_the_definition_of_the_ter
     # whether someone must act is not what the term means either ("Do small banks need ...?" quoted Article 3(17))
     answer, _, _ = run(OfflineProvider(), "Do small banks need to carry out threat-led penetration testing?", sources)
     assert cited(answer) == {3}, answer
+
+
+def test_which_of_a_kind_of_actor_must_act_is_answered_by_the_provision_binding_them_not_a_list():
+    """"Which entities must report major ICT-related incidents?" read "entities" as a list to enumerate and quoted
+    Article 19(6)'s list of the authorities the report is passed on to; the question asks who must report: "Financial
+    entities shall report major ICT-related incidents ..." (Article 19(1)), which now opens the answer. "Which financial
+    entities are covered by DORA?" still asks for the list of Article 2."""
+    question = "Which entities must report major ICT-related incidents?"
+    assert plan_question(question).asks[0].shape == "general"
+    assert plan_question("Which financial entities are covered by DORA?").asks[0].shape == "list"
+    sources = numbered(passage("eu-dora", "Article 19", "shall report major ICT-related incidents"),
+                       passage("eu-dora", "Article 19", "to the following recipients"))
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    body = answer.partition("\n\n")[2]
+    assert body.startswith("Financial entities shall report major ICT-related incidents"), answer
+    assert_grounded(answer, sources)
 
 
 def test_a_sentence_the_text_repeats_is_quoted_once():

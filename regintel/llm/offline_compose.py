@@ -57,7 +57,8 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import OPENING, QUESTION_NOISE, asks_who_when_or_how, question_noise_stems
+from regintel.text.question_kinds import (OPENING, QUESTION_NOISE, WHICH_ACTOR_MUST_RE, asks_who_when_or_how,
+                                         question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -238,7 +239,7 @@ def _ask(text: str, language: str) -> Ask:
     notify" stays a list), a definition, else general."""
     if DEADLINE_RE.search(text):
         return Ask(text, "deadline")
-    if any(pattern.search(text) for pattern in LIST_RES):
+    if any(pattern.search(text) for pattern in LIST_RES) and not WHICH_ACTOR_MUST_RE.search(text):
         return Ask(text, "list")
     if WHEN_RE.search(text) and not WHEN_CONDITION_RE.search(text):
         return Ask(text, "deadline")

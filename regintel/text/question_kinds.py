@@ -32,6 +32,20 @@ WHETHER_BOUND_RE = re.compile(
     r"est-on tenu|est-ce qu['’](?:on|il|elle|une?|un)\b.{0,60}\b(?:doit|doivent|faut))\b|"
     r"¿?(?:debe|deben|debemos|tiene que|tienen que|tenemos que|hay que|estamos obligados|está obligad[oa])\b|"
     r"(?:muss|müssen|brauch\w*|sind wir verpflichtet|ist .{1,40} verpflichtet)\b)", _I)
+# or which of a kind of actor must act: "Which financial entities must carry out threat-led penetration testing?",
+# "Quelles entreprises doivent tenir un registre ?", "Welche Finanzunternehmen müssen ein Register führen?" ask who
+# (the answer is the provision binding them, not the definition of the actor or of what they do, nor a list)
+_ACTORS = (r"(?:entities|entity|undertakings|companies|controllers|processors|persons|institutions|providers|firms|"
+           r"businesses|organisations|organizations|authorities|bodies|member states|traders|suppliers|"
+           r"entités|entreprises|assujettis|personnes|établissements|prestataires|autorités|organismes|états membres|"
+           r"entidades|empresas|responsables|encargados|personas|proveedores|autoridades|organismos|estados miembros|"
+           r"unternehmen|finanzunternehmen|verantwortlichen?|auftragsverarbeiter|personen|stellen|behörden|anbieter|"
+           r"mitgliedstaaten)")
+WHICH_ACTOR_MUST_RE = re.compile(
+    OPENING + r"¿?(?:which|quel(?:le)?s?|qué|cuáles|welche[rsn]?)\s+(?:[\w-]+\s+){0,3}?" + _ACTORS +
+    r"\s+(?:[\w-]+\s+){0,2}?(?:must|shall|need to|needs to|have to|has to|are required|is required|are obliged|"
+    r"doivent|doit|sont tenu\w*|est tenu\w*|deben|debe|tienen que|tiene que|están obligad\w*|müssen|muss|"
+    r"sind verpflichtet|ist verpflichtet)\b", _I)
 # ... unless it asks what something counts as, which is what a definition says ("When is a person considered a
 # taxable person?", "Who counts as a data subject?", "Quand une personne est-elle considérée comme assujettie ?")
 COUNTS_AS_RE = re.compile(
@@ -63,7 +77,8 @@ def asks_who_when_or_how(question: str) -> bool:
     """Whether the question asks who acts, when or how (or whether someone must act), and neither what something
     counts as nor what a term means ("How is 'personal data' defined?", "Who is a 'controller'?" are definition
     questions)."""
-    return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)) \
+    return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)
+                or WHICH_ACTOR_MUST_RE.search(question)) \
         and not COUNTS_AS_RE.search(question) and not asked_term(question)
 
 
