@@ -104,3 +104,11 @@ def test_opinions_and_pasted_personal_data_are_refused_with_suggestions(answers_
     text = answer.inner_text()
     assert "was not answered because" in text and "Instead, try asking:" in text, text[:600]
     assert "an.peeters@example.com" not in text.split("was not answered because", 1)[1]
+
+
+def test_a_german_opinion_question_is_refused_in_german(answers_app, page):
+    """The refusal and its reason are in the question's language (a German question was refused in English)."""
+    answer = ask(page, f"{answers_app.url}/Chat", "Was halten Sie von der DSGVO, ist sie eine gute Regelung?")
+    text = answer.inner_text()
+    assert "Ihre Frage wurde nicht beantwortet, weil sie eine Meinung oder Stellungnahme verlangt" in text, text[:600]
+    assert "Fragen Sie stattdessen zum Beispiel:" in text and "was not answered" not in text, text[:600]
