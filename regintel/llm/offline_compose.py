@@ -137,8 +137,8 @@ _LIST_NOUNS = (r"(?:conditions|grounds|information|elements|items|criteria|right
                r"details|particulars|points|cases|exemptions|activities|requirements|documents|circumstances|contents|"
                r"types|categories|data|figures|factors|principles|situations|powers|duties|steps|mentions|services|"
                r"matters|areas|disclosures|aspects|components|exceptions|derogations|transactions|supplies|"
-               r"operations|entries|indicators|metrics|topics|policies|arrangements|safeguards|functions|roles|entities|persons|"
-               r"bodies|undertakings|institutions|providers|organisations|organizations)")
+               r"operations|entries|indicators|metrics|topics|policies|arrangements|safeguards|functions|roles|"
+               r"entities|persons|bodies|undertakings|institutions|providers|organisations|organizations)")
 LIST_RES = [re.compile(p, _I) for p in (
     rf"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){{0,3}}{_LIST_NOUNS}\b",
     rf"\bwhat are the (?:\w+ ){{0,2}}{_LIST_NOUNS}\b",

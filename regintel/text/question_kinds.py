@@ -42,7 +42,7 @@ _ACTORS = (r"(?:entities|entity|undertakings|companies|controllers|processors|pe
            r"unternehmen|finanzunternehmen|verantwortlichen?|auftragsverarbeiter|personen|stellen|behörden|anbieter|"
            r"mitgliedstaaten)")
 WHICH_ACTOR_MUST_RE = re.compile(
-    OPENING + r"¿?(?:which|quel(?:le)?s?|qué|cuáles|welche[rsn]?)\s+(?:[\w-]+\s+){0,3}?" + _ACTORS +
+    OPENING + r"(?:which|quel(?:le)?s?|qué|cuáles|welche[rsn]?)\s+(?:[\w-]+\s+){0,3}?" + _ACTORS +
     r"\s+(?:[\w-]+\s+){0,2}?(?:must|shall|need to|needs to|have to|has to|are required|is required|are obliged|"
     r"doivent|doit|sont tenu\w*|est tenu\w*|deben|debe|tienen que|tiene que|están obligad\w*|müssen|muss|"
     r"sind verpflichtet|ist verpflichtet)\b", _I)
