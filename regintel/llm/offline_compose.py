@@ -865,6 +865,10 @@ class Composer:
     def _rank_of(self, passage: Passage) -> int:
         return self.rank[passage.source.index]
 
+    def _first_passage(self) -> Passage | None:
+        """Retrieval's best passage of this question (None without passages)."""
+        return min(self.passages, key=self._rank_of, default=None)
+
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
         self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
@@ -1210,7 +1214,7 @@ class Composer:
         lower-ranked passage that happens to share more carried terms, or from one in the question's language."""
         if not self.passages or self._embedder is None or len(plan.asks) > 1:
             return False  # (a question asking several things needs each part's own article: word matching per part)
-        first = min(self.passages, key=self._rank_of)
+        first = self._first_passage()
         if first.language == plan.language:
             return False
         weights = _weights(Ask(plan.question, "general"), plan, first.language, self.glossary, self.scorer.idf.keys())
@@ -1234,7 +1238,7 @@ class Composer:
                 variants.update(p for p in phrases if ACRONYM_RE.fullmatch(p))
         named = {p.source.index for p in self.passages
                  if variants & set(re.findall(r"[\w-]+", p.source.title or ""))}
-        best = min(self.passages, key=self._rank_of, default=None)
+        best = self._first_passage()
         if best is None or best.source.index not in named:
             return None
         return named
@@ -1448,7 +1452,7 @@ class Composer:
         question_language = plan.language
         leading = [p.article for p in self._first_passage_of_each_article()]
         leading = self._without_definitions_for_who_when_how(leading, passage_coverage, plan)
-        first = min(self.passages, key=self._rank_of)
+        first = self._first_passage()
         if first.language != question_language and any(
                 passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
             leading = leading[:1]  # across languages word matching cannot rank articles: retrieval's first answers
@@ -1856,7 +1860,7 @@ class Composer:
             return True
         # retrieval's first article is headed by the whole term: "Who is the lead supervisory authority?" is Article
         # 56's ("Competence of the lead supervisory authority"), not what "supervisory authority" means (Article 4(21))
-        first = min(self.passages, key=self._rank_of, default=None)
+        first = self._first_passage()
         return first is not None and first.article != article and first.language == plan.language \
             and asked <= first.heading_terms
 
