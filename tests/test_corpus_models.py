@@ -167,3 +167,30 @@ def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(ti
     with pytest.raises(SystemExit, match="needs a model file"):
         retrain_obliqa_model(SimpleNamespace(**{**vars(args), "out": str(tmp_path / "none.json")}), None, index, files,
                              ensemble=1)
+
+
+def test_a_new_shared_model_can_keep_the_corpus_models_of_the_file(tiny_index, tmp_path):  # noqa: F811
+    """``train-ranker --keep-corpus-models``: a retrained shared model (the demo corpus's ranker) takes the corpus
+    models of the existing file as they are, and they go on ranking their corpus; a file without corpus models has
+    none to give."""
+    from regintel.bench.ranker import kept_from
+
+    chunks, _ = tiny_index
+    matrices, labels = synthetic_groups(questions=10)
+    path = tmp_path / "ranker.json"
+    old = LearnedRanker(fit(matrices, labels, rounds=5))
+    old.corpus_models = {corpus_version(chunks): LearnedRanker(fit(matrices, labels, seed=3, rounds=5))}
+    old.training["corpus_models"] = {corpus_version(chunks): "ObliQA passages (--obliqa-model)"}
+    old.save(path)
+    new = LearnedRanker(fit(matrices, labels, seed=5, rounds=7))
+    kept_from(new, path)
+    new.save(tmp_path / "new.json")
+    loaded = LearnedRanker.load(tmp_path / "new.json")
+    corpus = loaded.for_corpus(corpus_version(chunks))
+    assert corpus is not loaded
+    assert np.allclose(corpus.score(matrices[0]), old.corpus_models[corpus_version(chunks)].score(matrices[0]))
+    assert np.allclose(loaded.score(matrices[0]), new.score(matrices[0]))
+    assert loaded.training["corpus_models"] == old.training["corpus_models"]
+    LearnedRanker(fit(matrices, labels, rounds=5)).save(tmp_path / "plain.json")
+    with pytest.raises(SystemExit, match="needs a model file with corpus models"):
+        kept_from(new, tmp_path / "plain.json")

@@ -362,3 +362,26 @@ def test_the_ranker_training_questions_are_labelled_on_the_corpus_and_apart_from
     unmatched = [(i.id, g) for i in training for g in i.gold
                  if not any(source_matches(document, ref, g) for document, ref in refs)]
     assert not unmatched
+
+
+def test_check_questions_train_the_ranker_without_the_held_back_ones_or_their_near_copies():
+    """``train-ranker --check-weight``: the check questions train the ranker. None of the held-back questions does,
+    nor a question close to one of them about the same article (a translation of a held-back question would
+    otherwise be measured on itself); a close question about another article stays."""
+    from types import SimpleNamespace
+
+    from regintel.bench.ranker import check_questions, without_near_copies
+
+    training, held_back = check_questions()
+    assert len(training) >= 800 and held_back
+    assert all(i.kind == "answerable" and i.split != "test" for i in training)
+    assert {i.id for i in held_back}.isdisjoint(i.id for i in training)
+
+    def item(question, ref, document="gdpr"):
+        return SimpleNamespace(question=question, gold=[{"document_id": document, "ref": ref}])
+
+    vectors = {"held": [1.0, 0.0], "copy": [0.99, 0.05], "other article": [0.99, 0.05], "far": [0.0, 1.0]}
+    held = [item("held", "Article 6(1)")]
+    kept = without_near_copies([item("copy", "Article 6 (2/3)"), item("other article", "Article 7"),
+                                item("far", "Article 6")], held, lambda texts: [vectors[t] for t in texts])
+    assert [i.question for i in kept] == ["other article", "far"]

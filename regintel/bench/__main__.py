@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="weight of a training question of data/ranker/questions in training")
     ranker.add_argument("--pseudo-weight", type=float, default=3.0,
                         help="weight of a demo-corpus pseudo-query (defined term, unit title) in training; 0: none")
+    ranker.add_argument("--check-weight", type=float, default=0.0,
+                        help="weight of a check question of data/eval/checks (not held back) in training; 0 (the "
+                             "committed model's): none, they stay out-of-sample checks")
     ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")
     ranker.add_argument("--obliqa-model", action="store_true",
                         help="also train a model for the ObliQA passages alone, with a query adapter learned from "
@@ -238,6 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--obliqa-model-only", action="store_true",
                         help="train only the ObliQA corpus model and put it into the existing model file (--out): the "
                              "shared model, the demo corpus's ranker, is kept as it is")
+    ranker.add_argument("--keep-corpus-models", action="store_true",
+                        help="train the shared model (the demo corpus's ranker) and keep the corpus models of the "
+                             "existing model file (--out) as they are")
     ranker.add_argument("--no-question-memory", action="store_true",
                         help="the ObliQA corpus model without its labelled questions as a memory (the model before "
                              "session 33)")

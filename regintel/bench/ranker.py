@@ -33,7 +33,10 @@ out-of-fold features; one trained on every question is saved with the corpus mod
 on ObliQA's adapted features only, and, unless ``--no-question-memory``, on features from its labelled questions as a
 memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold).
 The shared model is trained as without the option (plain ObliQA features, the demo corpus), so the demo corpus ranks
-exactly as before. ``--obliqa-model-only`` trains the corpus model alone and puts it into the existing model file.
+exactly as before. ``--obliqa-model-only`` trains the corpus model alone and puts it into the existing model file;
+``--keep-corpus-models`` trains the shared model and keeps the existing file's corpus models (the ObliQA one is
+trained on ObliQA alone: a new shared model needs no new one). ``--check-weight`` adds the check questions of
+``data/eval/checks`` (:func:`check_questions`; none by default).
 Why not one model with the adapter: measured (docs/benchmarks.md, issue 19 session 24), ObliQA gained 1.5 to 1.9
 Recall@10 points out of fold but the one model answered 2 to 6 fewer demo dev questions (its trees lean on dense ranks
 that only ObliQA's adapter makes reliable). The demo corpus has no adapter of its own: with its 166 training questions
@@ -60,6 +63,8 @@ from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
 TRAIN_QUESTIONS_DIR = REPO_ROOT / "data" / "ranker" / "questions"
+CHECK_QUESTIONS_DIR = REPO_ROOT / "data" / "eval" / "checks"
+NEAR_COPY_COSINE = 0.93  # a training question this close to a held-back one with a shared gold article is dropped
 DEMO_RECALL_KS = (1, 3, 5, 10)
 PSEUDO_KINDS = ("terms", "titles")  # first sentences are near-quotes: they would teach copying, not asking
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -241,11 +246,45 @@ def gold_key(gold: Sequence[dict[str, str]]) -> str:
     return json.dumps(sorted((g["document_id"], g["ref"]) for g in gold), ensure_ascii=False)
 
 
+def gold_articles(item: Any) -> set[tuple[str, str]]:
+    """(document, article or section) of each gold ref of an evaluation item."""
+    from regintel.bench.answers import article_of, strip_part_suffix
+
+    return {(g["document_id"], article_of(g["ref"]) or strip_part_suffix(g["ref"])) for g in item.gold}
+
+
+def without_near_copies(items: Sequence[Any], held_back: Sequence[Any], embed: Callable[[list[str]], Any],
+                        threshold: float = NEAR_COPY_COSINE) -> list[Any]:
+    """``items`` without those within ``threshold`` cosine of a held-back question sharing a gold article with
+    it: a held-back question must not measure the ranker on a near-copy (or a translation) of a training one."""
+    if not items or not held_back:
+        return list(items)
+    vectors = np.asarray(embed([i.question for i in items]), dtype=np.float64)
+    held = np.asarray(embed([i.question for i in held_back]), dtype=np.float64)
+    similarity = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)) @ (
+        held / np.linalg.norm(held, axis=1, keepdims=True)).T
+    return [item for row, item in zip(similarity, items)
+            if not any(gold_articles(item) & gold_articles(held_back[j]) for j in np.flatnonzero(row >= threshold))]
+
+
+def check_questions() -> tuple[list[Any], list[Any]]:
+    """(training, held back): the answerable questions of ``data/eval/checks`` outside any held-back split, and
+    every held-back question (the test split of the set and of the check files). The checks were written from the
+    texts as plain analysts' questions, one behaviour each. With ``--check-weight`` they train the ranker (dataset
+    "demo-check"); measured in session 52 (docs/benchmarks.md, issue 19) it changed nothing end to end, and the
+    committed model is trained without them, so they stay out of sample for retrieval."""
+    from regintel.bench.answers import default_files, load_items
+
+    checks = load_items(sorted(CHECK_QUESTIONS_DIR.glob("*.jsonl")))
+    held_back = [i for i in load_items(default_files()) + checks if i.kind == "answerable" and i.split == "test"]
+    return [i for i in checks if i.kind == "answerable" and i.split != "test"], held_back
+
+
 def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None],
-                 pseudo_kinds: Sequence[str] = ()) -> list[Group]:
+                 pseudo_kinds: Sequence[str] = (), with_checks: bool = False) -> list[Group]:
     """The demo corpus's answerable items of both splits and the training questions (the split is the group's
-    dataset name: demo-dev, demo-test, demo-train), and its pseudo-queries of ``pseudo_kinds`` (dataset
-    "demo-pseudo")."""
+    dataset name: demo-dev, demo-test, demo-train), its pseudo-queries of ``pseudo_kinds`` (dataset
+    "demo-pseudo") and, ``with_checks``, the check questions (:func:`check_questions`, dataset "demo-check")."""
     from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
     from regintel.retrieval.calibration import all_pseudo_queries, unit_of
     from regintel.runtime import RegIntel
@@ -260,6 +299,13 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
         index = app.index
+        datasets = {id(item): f"demo-{item.split}" for item in items}
+        if with_checks:
+            checks, held_back = check_questions()
+            kept = without_near_copies(checks, held_back, lambda texts: index.embedder.embed(texts, kind="query"))
+            log(f"check questions: {len(kept)} of {len(checks)} (the others are near-copies of held-back ones)")
+            items += kept
+            datasets.update({id(item): "demo-check" for item in kept})
         for item in items:
             query = item.retrieval_query
             started = time.perf_counter()
@@ -268,7 +314,7 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
             elapsed = (time.perf_counter() - started) * 1000
             sources = [{"document_id": index.chunks[cid].document_id, "ref": index.chunks[cid].ref} for cid in ids]
             labels = np.array([1.0 if matches_any_gold(s, item.gold) else 0.0 for s in sources])
-            groups.append(Group(f"demo-{item.split}", gold_key(item.gold), ids, index.features.matrix(query, stage, ids),
+            groups.append(Group(datasets[id(item)], gold_key(item.gold), ids, index.features.matrix(query, stage, ids),
                                 labels, elapsed, item.gold, sources))
         if pseudo_kinds:
             passages = list(index.chunks.values())
@@ -365,7 +411,8 @@ def main(args: Any) -> int:
 
     settings = load_settings()
     seed, folds, candidates = args.seed, args.folds, args.candidates
-    weights = {"demo-dev": args.demo_weight, "demo-train": args.train_weight, "demo-pseudo": args.pseudo_weight}
+    weights = {"demo-dev": args.demo_weight, "demo-train": args.train_weight, "demo-pseudo": args.pseudo_weight,
+               "demo-check": args.check_weight}
     started = time.perf_counter()
     groups: list[Group] = []
     obliqa_dir = Path(args.obliqa_dir)
@@ -377,7 +424,8 @@ def main(args: Any) -> int:
     groups += collect_obliqa(obliqa, question_files[0], "obliqa", candidates, args.limit, print)
     groups += collect_obliqa(obliqa, question_files[1], "obliqa-mp", candidates, args.limit, print)
     groups += collect_demo(Path(args.data_dir) if args.data_dir else None, candidates, print,
-                           pseudo_kinds=PSEUDO_KINDS if args.pseudo_weight > 0 else ())
+                           pseudo_kinds=PSEUDO_KINDS if args.pseudo_weight > 0 else (),
+                           with_checks=args.check_weight > 0)
     print(f"features of {len(groups)} questions in {time.perf_counter() - started:.0f}s")
 
     training = [g for g in groups if not g.dataset.endswith("test")]
@@ -399,11 +447,13 @@ def main(args: Any) -> int:
     model = LearnedRanker(boosters, FEATURE_NAMES, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker", "seed": seed, "ensemble": ensemble, "folds": folds,
         "candidates": candidates, "demo_weight": args.demo_weight, "train_weight": args.train_weight,
-        "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS),
+        "pseudo_weight": args.pseudo_weight, "pseudo_kinds": list(PSEUDO_KINDS), "check_weight": args.check_weight,
         "questions": {d: sum(g.dataset == d for g in training) for d in sorted({g.dataset for g in training})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap})
     if args.obliqa_model:
         report["obliqa_model"] = add_obliqa_model(model, obliqa, question_files, args, ensemble)
+    elif getattr(args, "keep_corpus_models", False):
+        kept_from(model, Path(args.out) if args.out else settings.ranker_model)
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare(test, [model.score(g.features) for g in test])
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
@@ -426,6 +476,17 @@ def add_obliqa_model(model: LearnedRanker, obliqa: Any, question_files: Sequence
         with_memory=not getattr(args, "no_question_memory", False))
     model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
     return report
+
+
+def kept_from(model: LearnedRanker, path: Path) -> None:
+    """``--keep-corpus-models``: the corpus models of the model file at ``path`` go into ``model`` unchanged (the
+    ObliQA corpus model is trained on ObliQA alone: a new shared model needs no new one)."""
+    existing = LearnedRanker.load(path)
+    if existing is None or not existing.corpus_models:
+        raise SystemExit(f"--keep-corpus-models needs a model file with corpus models; {path} has none "
+                         "(train them with --obliqa-model)")
+    model.corpus_models = existing.corpus_models
+    model.training["corpus_models"] = existing.training.get("corpus_models", {})
 
 
 def save_and_report(model: LearnedRanker, out: Path, report: dict[str, Any], args: Any) -> int:
