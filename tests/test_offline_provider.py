@@ -1524,6 +1524,20 @@ def test_a_term_heading_retrievals_first_article_is_not_answered_by_the_definiti
     assert cited(answer) == {3} and "‘main establishment’ means" in answer, answer
 
 
+def test_a_defined_term_that_opens_an_articles_heading_is_answered_by_its_definition():
+    """"What is an ICT-related incident?" quoted the opening of DORA Article 17, "ICT-related incident management
+    process", a heading the question's term opens, though Article 3(8) defines the term itself. The heading still
+    answers a question asking more than the term ("What is the ICT-related incident management process?")."""
+    sources = numbered(passage("eu-dora", "Article 17", "incident management process"),
+                       passage("eu-dora", "Article 3", "‘ICT-related incident’ means"))
+    for question in ("What is an ICT-related incident?", "What is an ICT-related incident under DORA?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {2} and "‘ICT-related incident’ means" in answer, (question, answer)
+        assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "What is the ICT-related incident management process?", sources)
+    assert cited(answer) == {1}, answer
+
+
 def test_a_question_that_is_an_articles_heading_is_answered_by_its_opening():
     """"What are the conditions for consent?" quoted Article 7(3) and 7(4) (withdrawal, freely given), the sentences
     sharing most words with it: a question asking an article by its heading and nothing more is answered by the

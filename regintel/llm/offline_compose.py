@@ -1552,7 +1552,9 @@ class Composer:
         if len(plan.asks) != 1 or plan.comparison or plan.asks[0].shape == "deadline":
             return None
         article = self._article_headed_by_the_question(plan)
-        if article is None:
+        if article is None or self._defines_the_whole_term(plan.asks[0], plan):
+            # "What is an ICT-related incident?" asks what the term means (DORA Article 3(8)), not for the opening of
+            # Article 17, whose heading it opens ("ICT-related incident management process")
             return None
         first = min((p for p in self.passages if p.article == article), key=lambda p: p.part or (1, 1))
         if first.language != plan.language or (first.part is not None and first.part[0] != 1):
@@ -1842,6 +1844,18 @@ class Composer:
             segments = whole
             lead, current, current_start = earlier[0], previous, begun
         return segments
+
+    def _defines_the_whole_term(self, ask: Ask, plan: QuestionPlan) -> bool:
+        """Whether a definition question's term is defined among the passages, as a whole (not a part of it only: the
+        question then asks about the longer term, see :meth:`_defines_part_of_a_heading_asked`)."""
+        if ask.shape != "definition":
+            return False
+        units = self._definition(ask, plan)
+        if not units:
+            return False
+        defined = units[0].segments[0].defined
+        return not defined or units[0].source.language != plan.language or not (
+            set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language)))
 
     def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of
