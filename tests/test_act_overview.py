@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
+from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_the_act, is_opening_unit,
+                                             opening_chunk_ids)
 from regintel.retrieval.chunking import Chunk
 
 
@@ -68,3 +69,18 @@ def test_the_opening_unit_is_the_documents_first_unless_the_question_names_one_o
     assert opening_chunk_ids(chunks, {"Act"}, ["ESRS E1"]) == ["esrs:178", "esrs:179"]  # every part, in order
     assert opening_chunk_ids(chunks, {"Act", "Other act"}) == ["esrs:4", "other:0"]
     assert opening_chunk_ids(chunks, {"Missing"}) == []
+
+
+def test_the_application_unit_is_headed_by_the_acts_entry_into_force():
+    """"When does DORA apply?": Article 64, "Entry into force and application" (a unit of the chunk it shares with
+    Article 63), in the named documents only."""
+    chunks = [
+        _chunk("dora", "Article 2", "Article 2 — Scope", 3, title="DORA"),
+        _chunk("dora", "Article 63; Article 64", "Article 63 — Review clause; Article 64 — Entry into force and "
+               "application", 410, title="DORA"),
+        _chunk("gdpr", "Article 99", "Article 99 — Entry into force and application", 300, title="GDPR"),
+        _chunk("vat", "Article 411", "CHAPITRE 3 - Transposition et entrée en vigueur › Article 411", 900, title="TVA"),
+    ]
+    assert application_chunk_ids(chunks, {"DORA"}) == ["dora:410"]
+    assert application_chunk_ids(chunks, {"DORA", "GDPR", "TVA"}) == ["dora:410", "gdpr:300", "vat:900"]
+    assert application_chunk_ids(chunks, {"Other"}) == []

@@ -74,6 +74,12 @@ def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
     # 171's mention of "la directive 86/560/CEE")
     ("What is DORA?", ("eu-dora", "Article 1")),
     ("Qu'est-ce que la directive TVA ?", ("eu-vat-directive-fr", "Article 1")),
+    # from when an act applies: its entry into force and application lead the hits (the scope article was quoted, and
+    # in French Article 94 on the repealed directive)
+    ("When does DORA apply?", ("eu-dora", "Article 63; Article 64")),
+    ("À partir de quand le RGPD s'applique-t-il ?", ("eu-gdpr", "Article 99")),
+    # a defined term opening another article's heading: the definition, not "ICT-related incident management process"
+    ("What is an ICT-related incident?", ("eu-dora", "Article 3(8)")),
     # a cited provision leads the hits (Article 9 fell out of them once they were kept to the VAT Directive; the
     # E1-6 question abstained as loosely related)
     ("What does Article 9 of the VAT Directive say?", ("eu-vat-directive-fr", "Article 9")),

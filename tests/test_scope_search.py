@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, led_by_scope, scope_chunk_ids,
-                                             states_non_application, with_scope_hits, without_exclusion_frame)
+from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, led_by_scope,
+                                             scope_chunk_ids, states_non_application, with_scope_hits,
+                                             without_exclusion_frame)
 from regintel.retrieval.sources import Source
 
 
@@ -118,3 +119,24 @@ def test_the_exclusion_frame_and_the_acts_names_leave_the_questions_own_subject(
 
 def test_exclusively_is_no_exclusion():
     assert not asks_exclusion("Does the GDPR apply to processing done exclusively for a family's household purposes?")
+
+
+@pytest.mark.parametrize("question", [
+    "When does DORA apply?", "From when does the GDPR apply?", "Wann gilt die DORA?", "Ab wann gilt die DSGVO?",
+    "À partir de quand le RGPD s'applique-t-il ?", "Quand la directive TVA est-elle entrée en vigueur ?",
+    "¿Desde cuándo se aplica DORA?", "When does DORA enter into force?",
+])
+def test_questions_asking_from_when_an_act_applies(question):
+    """The date an act applies from, asked with nothing but its name: its final provisions answer, not its scope."""
+    assert asks_when_it_applies(question)
+    assert not asks_applicability(question)
+
+
+@pytest.mark.parametrize("question", [
+    "When does the GDPR apply to a shop outside the EU?",  # in which cases: its scope answers
+    "When does it apply?",  # names no act (a follow-up)
+    "Does DORA apply to insurance intermediaries?",
+    "When must a breach be notified under the GDPR?",
+])
+def test_questions_not_asking_from_when_an_act_applies(question):
+    assert not asks_when_it_applies(question)

@@ -49,13 +49,14 @@ from regintel.graph.seed import section_key
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.acronyms import spelled_out
-from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit, opening_chunk_ids
+from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_the_act, is_opening_unit,
+                                             opening_chunk_ids)
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
-from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, is_scope_heading, led_by_scope,
-                                             scope_chunk_ids, with_scope_hits)
+from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
+                                             led_by_scope, scope_chunk_ids, with_scope_hits)
 from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
@@ -357,23 +358,29 @@ class ComplianceEngine:
                             trace: TraceRecorder) -> list[Source]:
         """A question about a named act as a whole: "Does the GDPR apply to ...?" is led by the best passage of each
         of the act's scope units (:mod:`regintel.retrieval.scope_search`), "What is DORA?" by the passages of its
-        opening unit (:mod:`regintel.retrieval.act_overview`). A side search: when it fails, the hits stand."""
+        opening unit and "When does DORA apply?" by those of its entry into force and application
+        (:mod:`regintel.retrieval.act_overview`). A side search: when it fails, the hits stand."""
         if not named or not fresh:
             return fresh
         applicability = asks_applicability(question)
-        if not applicability and not asks_about_the_act(question):
+        from_when = not applicability and asks_when_it_applies(question)
+        if not applicability and not from_when and not asks_about_the_act(question):
             return fresh
         try:
             if applicability:
                 units = self._act_unit_chunks(("scope", frozenset(named)),
                                               lambda: scope_chunk_ids(self.search_index.chunks.values(), named))
+            elif from_when:
+                units = self._act_unit_chunks(("application", frozenset(named)),
+                                              lambda: application_chunk_ids(self.search_index.chunks.values(), named))
             else:
                 labels = tuple(m.label for m in coverage.held) if coverage is not None else ()
                 units = self._act_unit_chunks(("opening", frozenset(named), labels), lambda: opening_chunk_ids(
                     self.search_index.chunks.values(), named, labels))
             if not units:
                 return fresh
-            with trace.step("scope_retrieval" if applicability else "opening_retrieval") as record:
+            step = "scope_retrieval" if applicability else "application_retrieval" if from_when else "opening_retrieval"
+            with trace.step(step) as record:
                 if applicability:
                     hits = self.search_index.search(question, k=SCOPE_HITS, filters={"chunk_id": units}).sources
                     merged = with_scope_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)

@@ -64,6 +64,20 @@ def asks_about_the_act(question: str, catalog: InstrumentCatalog | None = None) 
     return all(word in OVERVIEW_WORDS for word in words)
 
 
+# the unit saying from when the act applies: "Entry into force and application" (GDPR Article 99, DORA Article 64),
+# "Transposition et entrée en vigueur" (the VAT Directive's closing chapter), "Inkrafttreten", "Entrada en vigor"
+APPLICATION_HEADING_RE = re.compile(r"\b(?:entry into force|entrée en vigueur|entrada en vigor|inkrafttreten)\b",
+                                    re.IGNORECASE)
+
+
+def application_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
+    """The passages, in reading order, of the units of the documents titled ``titles`` headed by their entry into
+    force and application: what answers "When does DORA apply?" (searched like any question, its one content word
+    found the scope article, and in German the definitions)."""
+    chosen = [c for c in chunks if c.title in titles and APPLICATION_HEADING_RE.search(c.heading or c.ref)]
+    return [c.chunk_id for c in sorted(chosen, key=lambda c: (c.document_id, c.position))]
+
+
 def is_opening_unit(heading: str, ref: str = "") -> bool:
     """Whether a unit states what its act is for: headed by its subject matter or objective, or its first article."""
     own_heading = heading.split(" — ", 1)[-1].split("›")[-1]

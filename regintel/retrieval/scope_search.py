@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Sequence
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.sources import Source
+from regintel.text.normalise import fold
 
 _I = re.IGNORECASE
 # "does X apply / is X applicable / are we covered by / does X cover / subject to / in scope / fall under", in EN,
@@ -74,11 +75,40 @@ EXEMPT_RE = re.compile(r"\b(?:exempt(?:ed)?\s+from|excluded\s+from|exempt[ée]e?
 ACT_NEAR = 12  # characters between "exempt from" and the act's name ("the "), or the act's name and "ausgenommen"
 
 
-def asks_applicability(question: str) -> bool:
-    """Whether the question asks if (or to whom) an act applies (not which of its rules of a kind apply), or whom
-    an act it names leaves out ("Who is exempt from DORA?")."""
+# "When does DORA apply?", "Ab wann gilt die DSGVO?", "¿Desde cuándo se aplica el RGPD?": the date an act applies from
+# (its final provisions), asked with nothing but the act's name besides these words (folded: no accents, lower case);
+# "When does the GDPR apply to a shop outside the EU?" asks in which cases, an applicability question
+WHEN_IT_APPLIES_WORDS = frozenset("""
+    when from since as of does do did will shall the this it start starts begin begins apply applies applicable entered
+    application become becomes be take effect enter into force
+    quand partir depuis quelle date le la les l ce present presente s applique appliquent t il elle est sera
+    applicable entre entree entrera vigueur en a de du
+    cuando desde partir que fecha se aplica aplican aplicara es sera aplicable el la los entra vigor en a de del
+    wann ab seit welchem datum gilt gelten galt ist wird die der das anwendbar anzuwenden tritt kraft in
+""".split())
+WHEN_OPENING_RE = re.compile(r"^\W*(?:(?:from|since|as of|à partir de|depuis|desde|a partir de|ab|seit)\s+)?"
+                             r"(?:when|quand|cu[áa]ndo|wann)\b", _I)
+
+
+def asks_when_it_applies(question: str) -> bool:
+    """Whether the question asks from when an act it names applies, and nothing more."""
     text = " ".join(question.split())
-    if RULES_THAT_APPLY_RE.search(text):
+    mentions = load_catalog().mentions(text)
+    if not WHEN_OPENING_RE.search(text) or not mentions:
+        return False
+    rest, last = [], 0
+    for mention in sorted(mentions, key=lambda m: m.start):
+        rest.append(text[last:mention.start])
+        last = max(last, mention.end)
+    rest.append(text[last:])
+    return all(word in WHEN_IT_APPLIES_WORDS for word in re.findall(r"\w+", fold(" ".join(rest))))
+
+
+def asks_applicability(question: str) -> bool:
+    """Whether the question asks if (or to whom) an act applies (not which of its rules of a kind apply, nor from
+    when it applies), or whom an act it names leaves out ("Who is exempt from DORA?")."""
+    text = " ".join(question.split())
+    if RULES_THAT_APPLY_RE.search(text) or asks_when_it_applies(text):
         return False
     return bool(APPLICABILITY_RE.search(text)) or _exempt_from_a_named_act(text)
 
