@@ -49,19 +49,24 @@ OVERVIEW_WORDS = frozenset("""
 """.split())
 
 
-def asks_about_the_act(question: str, catalog: InstrumentCatalog | None = None) -> bool:
-    """Whether the question asks what an act it names is, is for or regulates, and nothing more."""
+def words_besides_named_acts(question: str, catalog: InstrumentCatalog | None = None) -> list[str] | None:
+    """The question's words (folded) once the names of the acts it names are taken out; None when it names none."""
     catalog = catalog or load_catalog()
     mentions = catalog.mentions(question)
     if not mentions:
-        return False
+        return None
     rest, last = [], 0
     for mention in sorted(mentions, key=lambda m: m.start):
         rest.append(question[last:mention.start])
         last = max(last, mention.end)
     rest.append(question[last:])
-    words = re.findall(r"\w+", fold(" ".join(rest)))
-    return all(word in OVERVIEW_WORDS for word in words)
+    return re.findall(r"\w+", fold(" ".join(rest)))
+
+
+def asks_about_the_act(question: str, catalog: InstrumentCatalog | None = None) -> bool:
+    """Whether the question asks what an act it names is, is for or regulates, and nothing more."""
+    words = words_besides_named_acts(question, catalog)
+    return words is not None and all(word in OVERVIEW_WORDS for word in words)
 
 
 # the unit saying from when the act applies: "Entry into force and application" (GDPR Article 99, DORA Article 64),

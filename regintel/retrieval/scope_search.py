@@ -21,8 +21,8 @@ from typing import Callable, Iterable, Sequence
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.instruments import load_catalog
+from regintel.retrieval.act_overview import words_besides_named_acts
 from regintel.retrieval.sources import Source
-from regintel.text.normalise import fold
 
 _I = re.IGNORECASE
 # "does X apply / is X applicable / are we covered by / does X cover / subject to / in scope / fall under", in EN,
@@ -93,15 +93,10 @@ WHEN_OPENING_RE = re.compile(r"^\W*(?:(?:from|since|as of|à partir de|depuis|de
 def asks_when_it_applies(question: str) -> bool:
     """Whether the question asks from when an act it names applies, and nothing more."""
     text = " ".join(question.split())
-    mentions = load_catalog().mentions(text)
-    if not WHEN_OPENING_RE.search(text) or not mentions:
+    if not WHEN_OPENING_RE.search(text):
         return False
-    rest, last = [], 0
-    for mention in sorted(mentions, key=lambda m: m.start):
-        rest.append(text[last:mention.start])
-        last = max(last, mention.end)
-    rest.append(text[last:])
-    return all(word in WHEN_IT_APPLIES_WORDS for word in re.findall(r"\w+", fold(" ".join(rest))))
+    words = words_besides_named_acts(text)
+    return words is not None and all(word in WHEN_IT_APPLIES_WORDS for word in words)
 
 
 def asks_applicability(question: str) -> bool:
