@@ -77,8 +77,8 @@ APPLICATION_HEADING_RE = re.compile(r"\b(?:entry into force|entrée en vigueur|e
 
 def application_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
     """The passages, in reading order, of the units of the documents titled ``titles`` headed by their entry into
-    force and application: what answers "When does DORA apply?" (searched like any question, its one content word
-    found the scope article, and in German the definitions)."""
+    force and application: what answers "When does DORA apply?" (searched like any question, it found the scope
+    article first, whose entity list was quoted)."""
     chosen = [c for c in chunks if c.title in titles and APPLICATION_HEADING_RE.search(c.heading or c.ref)]
     return [c.chunk_id for c in sorted(chosen, key=lambda c: (c.document_id, c.position))]
 

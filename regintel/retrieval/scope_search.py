@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Sequence
 
+from regintel.retrieval.act_overview import words_besides_named_acts
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.instruments import load_catalog
-from regintel.retrieval.act_overview import words_besides_named_acts
 from regintel.retrieval.sources import Source
 
 _I = re.IGNORECASE
