@@ -78,6 +78,7 @@ def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
     # in French Article 94 on the repealed directive)
     ("When does DORA apply?", ("eu-dora", "Article 63; Article 64")),
     ("À partir de quand le RGPD s'applique-t-il ?", ("eu-gdpr", "Article 99")),
+    ("Wann gilt die DORA?", ("eu-dora", "Article 63; Article 64")),
     # a defined term opening another article's heading: the definition, not "ICT-related incident management process"
     ("What is an ICT-related incident?", ("eu-dora", "Article 3(8)")),
     # a cited provision leads the hits (Article 9 fell out of them once they were kept to the VAT Directive; the

@@ -1538,6 +1538,19 @@ def test_a_defined_term_that_opens_an_articles_heading_is_answered_by_its_defini
     assert cited(answer) == {1}, answer
 
 
+def test_from_when_an_act_applies_is_answered_by_the_sentences_of_its_entry_into_force():
+    """"Wann gilt die DORA?" had Article 64 ("Entry into force and application") first and quoted a definition: the
+    German question carries no word of its sentences. Its sentences on entry into force and application answer, in
+    any language; the amendment sharing the passage (Article 63, on critical benchmarks) is left out."""
+    application = passage("eu-dora", "Article 63; Article 64", "It shall apply from")
+    sources = numbered(application, passage("eu-dora", "Article 3", "‘ICT-related incident’ means"))
+    for question in ("Wann gilt die DORA?", "When does DORA apply?", "¿Desde cuándo se aplica DORA?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {1} and "It shall apply from 17 January 2025." in answer, (question, answer)
+        assert "critical benchmarks" not in answer, answer
+        assert_grounded(answer, sources)
+
+
 def test_a_question_that_is_an_articles_heading_is_answered_by_its_opening():
     """"What are the conditions for consent?" quoted Article 7(3) and 7(4) (withdrawal, freely given), the sentences
     sharing most words with it: a question asking an article by its heading and nothing more is answered by the

@@ -45,11 +45,11 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.act_overview import asks_about_the_act, is_opening_unit
+from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
-from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, is_scope_heading, states_non_application,
-                                             without_exclusion_frame)
+from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
+                                             states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage,
                                                  term_variants)
 from regintel.text.asked_terms import asked_term
@@ -913,6 +913,11 @@ class Composer:
             units = self._opening_statement(cited)
             if units:
                 return Selection(units, "opening")
+        units = self._when_the_act_applies(plan)
+        if units:
+            # "Wann gilt die DORA?": the engine put Article 64 first, but the German question carries no word of its
+            # sentence, and a definition was quoted
+            return Selection(units, "opening")
         whole = self._article_asked_by_its_heading_alone(plan)
         if whole:
             # "What are the conditions for consent?", "What does DORA say about the ICT risk management framework?":
@@ -1562,6 +1567,17 @@ class Composer:
         asked = set(tokenize(plan.question, plan.language)) - question_noise_stems(plan.language)
         act_name = set(tokenize(first.source.title or "", plan.language))
         return None if asked - first.heading_terms - act_name - _says_words(plan.language) else article
+
+    def _when_the_act_applies(self, plan: QuestionPlan) -> list[Unit]:
+        """For a question asking from when a named act applies (:func:`asks_when_it_applies`) whose first passage is
+        the act's entry into force and application: its sentences saying so ("It shall apply from 17 January 2025.")."""
+        first = self._first_passage()
+        if first is None or not APPLICATION_HEADING_RE.search(first.source.heading or first.source.ref or "") \
+                or not asks_when_it_applies(plan.question):
+            return []
+        article = sorted((p for p in self.passages if p.article == first.article), key=lambda p: p.part or (1, 1))
+        return [self._as_unit(segment, expand_lists=False) for passage in article for segment in passage.segments
+                if segment.quotable and APPLIES_FROM_RE.search(segment.text)]
 
     def _opening_statement(self, article: str) -> list[Unit]:
         """The first sentences of ``article``, in order, until ``OPENING_STATEMENT_CHARS`` are quoted (a sentence

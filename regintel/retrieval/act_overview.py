@@ -75,6 +75,13 @@ APPLICATION_HEADING_RE = re.compile(r"\b(?:entry into force|entrée en vigueur|e
                                     re.IGNORECASE)
 
 
+# a sentence stating from when an act applies or has force: "It shall apply from 25 May 2018.", "This Regulation shall
+# enter into force on the twentieth day ...", "La présente directive entre en vigueur le 1er janvier 2007."
+APPLIES_FROM_RE = re.compile(r"\b(?:shall\s+apply\s+from|appl(?:y|ies)\s+from|enter\s+into\s+force|entre(?:nt)?\s+en\s+"
+                             r"vigueur|s['’]appliqu\w*\s+à\s+partir|entrará\s+en\s+vigor|será\s+aplicable|tritt\b[^.]{0,60}"
+                             r"\bin\s+Kraft|gilt\s+ab)\b", re.IGNORECASE)
+
+
 def application_chunk_ids(chunks: Iterable[Chunk], titles: set[str]) -> list[str]:
     """The passages, in reading order, of the units of the documents titled ``titles`` headed by their entry into
     force and application: what answers "When does DORA apply?" (searched like any question, it found the scope
