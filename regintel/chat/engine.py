@@ -362,8 +362,8 @@ class ComplianceEngine:
         (:mod:`regintel.retrieval.act_overview`). A side search: when it fails, the hits stand."""
         if not named or not fresh:
             return fresh
-        applicability = asks_applicability(question)
-        from_when = not applicability and asks_when_it_applies(question)
+        from_when = asks_when_it_applies(question)  # (then no applicability question: asks_applicability says so too)
+        applicability = not from_when and asks_applicability(question)
         if not applicability and not from_when and not asks_about_the_act(question):
             return fresh
         try:

@@ -1867,23 +1867,24 @@ class Composer:
         if ask.shape != "definition":
             return False
         units = self._definition(ask, plan)
-        if not units:
-            return False
-        defined = units[0].segments[0].defined
-        return not defined or units[0].source.language != plan.language or not (
-            set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language)))
+        return bool(units) and not self._defines_part_of_the_term(ask, plan, units[0])
+
+    @staticmethod
+    def _defines_part_of_the_term(ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
+        """Whether ``definition`` (in the question's language) defines a part of the asked term only: "restriction
+        of processing" for "the right to restriction of processing"."""
+        defined = definition.segments[0].defined
+        return bool(defined) and definition.source.language == plan.language \
+            and set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language))
 
     def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of
         retrieval's: "What is the right to restriction of processing?" asks for the right (Article 18, "Right to
         restriction of processing"), not what "restriction of processing" means (Article 4(3), which was quoted,
         DIRECT)."""
-        defined = definition.segments[0].defined
-        if not defined or definition.source.language != plan.language:
+        if not self._defines_part_of_the_term(ask, plan, definition):
             return False
         asked = set(tokenize(ask.term, plan.language))
-        if not set(tokenize(defined, plan.language)) < asked:
-            return False
         article = self.by_index[definition.source.index].article
         headed = self._article_headed_by_the_question(plan)
         if headed is not None and headed != article:
