@@ -265,3 +265,62 @@ def test_the_search_titles_translate_the_asked_term_into_the_entry_it_names():
     assert translated("écosystèmes", "fr") == [], "a word of a title's term is not the term"
     assert search_title_translations("déforestation", "fr", "en", "eu-esrs", "ESRS E4 › Objective", "Objective",
                                      "The objective of this Standard ...") == [], "no glossary entry"
+
+
+def test_a_term_written_with_the_acts_subject_before_it_is_the_term_the_act_defines():
+    """"What is a data processor?" did not bring Article 4(8) GDPR ("‘processor’ means") among its passages, and "What
+    is a data controller?" quoted Article 37: the asker's "data" names the subject of the General Data Protection
+    Regulation, whose "processor" and "controller" they are. Only the act's own subject words drop: a "joint
+    controller" is not a controller's definition, nor is a "data controller" another act's controller."""
+    gdpr = {c.chunk_id: c for c in (
+        Chunk("gdpr-4-8", "eu-gdpr", "GDPR", "Article 4(8)", "Article 4 — Definitions — ‘processor’", "",
+              "(8) ‘processor’ means a natural or legal person which processes personal data on behalf of the controller;",
+              "EU", "en", "eu_law", "", 0),
+        Chunk("gdpr-4-7", "eu-gdpr", "GDPR", "Article 4(7)", "Article 4 — Definitions — ‘controller’", "",
+              "(7) ‘controller’ means the natural or legal person which determines the purposes and means of the "
+              "processing of personal data;", "EU", "en", "eu_law", "", 1),
+        Chunk("dora-3-9", "eu-dora", "DORA", "Article 3(9)", "Article 3 — Definitions", "",
+              "(9) ‘controller’ means an entity of another act.", "EU", "en", "eu_law", "", 2),
+    )}
+    passages = DefiningPassages(gdpr)
+    assert passages.anywhere("data processor", "en") == ["gdpr-4-8"]
+    assert passages.among("data controller", "en", ["dora-3-9", "gdpr-4-7"]) == ["gdpr-4-7"]
+    assert passages.anywhere("joint controller", "en") == []
+    assert passages.anywhere("processor", "en") == ["gdpr-4-8"], "the term as the act writes it is found as before"
+
+
+def test_a_name_given_in_brackets_to_what_a_passage_describes_is_a_term_it_defines():
+    """Article 5 GDPR names its principles in brackets ("... limited to what is necessary ... (‘data minimisation’)")
+    and Article 4(1) the data subject: "What is data minimisation?" abstained, "What is a data subject?" quoted
+    Article 14."""
+    principles = chunk("gdpr-5", "1. Personal data shall be: (c) adequate, relevant and limited to what is necessary in "
+                       "relation to the purposes for which they are processed (‘data minimisation’); (e) kept in a form "
+                       "which permits identification of data subjects for no longer than is necessary (‘storage "
+                       "limitation’);", "Article 5", "Article 5 — Principles relating to processing of personal data")
+    passages = DefiningPassages(dict(CHUNKS, **{"gdpr-5": principles}))
+    assert passages.among("data minimisation", "en", ["gdpr-4-7", "gdpr-5"]) == ["gdpr-5"]
+    assert passages.anywhere("storage limitation", "en") == ["gdpr-5"]
+    assert passages.anywhere("personal data", "en") == [], "a phrase of the text, not a name it gives, defines nothing"
+    # a passage defining the term outright comes first, wherever retrieval ranked the one naming it in brackets
+    workforce = {"s1": chunk("s1", "This Standard covers people in an employment relationship with the undertaking "
+                             "(“employees”) and non-employees.", "ESRS S1 › Objective"),
+                 "glossary": chunk("glossary", "(1) ‘employees’ means people in an employment relationship.",
+                                   "ANNEX II › Employees")}
+    assert DefiningPassages(workforce).among("employees", "en", ["s1", "glossary"]) == ["glossary"]
+    assert DefiningPassages(workforce).anywhere("employees", "en") == ["glossary"]
+    assert DefiningPassages({"s1": workforce["s1"]}).among("employees", "en", ["s1"]) == ["s1"]
+
+
+@pytest.mark.parametrize("question, term", [
+    ("What is a taxable person for VAT?", "taxable person"),
+    ("Qu'est-ce qu'un assujetti à la TVA ?", "assujetti"),
+    ("¿Qué es un sujeto pasivo del IVA?", "sujeto pasivo"),
+    ("Was ist ein Steuerpflichtiger für die MwSt?", "Steuerpflichtiger"),
+    ("What is an ICT risk under DORA?", "ICT risk"),
+    ("What is a member of the EU?", "member of the EU"),  # a place, not the tax or act the term belongs to
+    ("What is the scope of ESRS E1?", "scope of ESRS E1"),
+])
+def test_the_tax_or_act_closing_a_term_by_its_abbreviation_is_not_part_of_it(question, term):
+    """"What is a taxable person for VAT?" asked about "taxable person for VAT", which nothing defines: Article 9
+    («assujetti») was not found and Article 193 (who is liable for the tax) answered."""
+    assert asked_term(question) == term

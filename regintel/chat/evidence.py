@@ -335,7 +335,7 @@ def defines_term(term: str, question_language: str, source: Source) -> bool:
     """The passage defines ``term``, asked in ``question_language`` (see :func:`defines_asked_term`)."""
     language = source.language or question_language
     asked = term_in_passage(term, question_language, language, source.document_id, source.ref, source.heading,
-                            source.text)
+                            source.text, title=source.title or "")
     return bool(asked) and defines(asked, defined_stems(source.text, source.heading, language, source.ref))
 
 

@@ -50,8 +50,8 @@ from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisi
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
-from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NUMBERED_ITEM_RE, term_in_passage,
-                                                 term_variants)
+from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
+                                                 term_in_passage, term_variants, without_the_acts_subject)
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -353,6 +353,7 @@ class Segment:
     quotable: bool  # not a heading, a table row or a scrap
     timed: bool  # holds a period or a date
     defined: str = ""  # the term this sentence defines, when it is a definition
+    named: tuple[str, ...] = ()  # the names it gives in brackets to what it describes: "(‘data minimisation’)"
     continues: bool = False  # a piece of an over-long sentence cut at a comma, after the piece before it
     dated_only: bool = False  # its only time expressions are calendar dates (no period, frequency or "without delay")
     prompt_only: bool = False  # its only time expressions say how soon ("without undue delay"), not how long
@@ -541,7 +542,7 @@ def parse_passage(source: PromptSource) -> Passage:
         times = [m.group(0) for m in TIME_RE.finditer(OFFICIAL_JOURNAL_RE.sub(" ", text))]
         segments.append(Segment(source, position, start, end, text, language,
                                 tokenize(text, language), item, _is_quotable(text),
-                                bool(times), defined,
+                                bool(times), defined, tuple(t.strip() for t in NAMED_IN_BRACKETS_RE.findall(text)),
                                 dated_only=bool(times) and all(CALENDAR_DATE_RE.fullmatch(t) for t in times),
                                 prompt_only=bool(times) and all(PROMPTNESS_RE.fullmatch(t) for t in times)))
     for before, segment in zip(segments, segments[1:]):
@@ -642,9 +643,11 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
             return set(tokenize(text, language)) - noise  # without a term list, cognates and numbers still match
         return carried_terms(text, plan.language, language, glossary, known)
 
-    # "how long", "combien de temps", "cuánto tiempo": how the question asks for a period, not what it is about
-    focus = terms_of(DURATION_ASKED_RE.sub(" ", ask.text))
-    whole = terms_of(DURATION_ASKED_RE.sub(" ", plan.question))
+    # "how long", "combien de temps", "cuánto tiempo": how the question asks for a period, not what it is about;
+    # "the obligations of the controller": that it asks what binds an actor ("The obligation laid down in paragraph 1
+    # shall not apply to ..." is no answer for holding the word)
+    focus = terms_of(_without_asking_frame(ask.text))
+    whole = terms_of(_without_asking_frame(plan.question))
     weights = {t: CONTEXT_WEIGHT for t in whole}
     if sum(not t.startswith("~") for t in focus) < 2 or len(plan.asks) == 1:
         weights.update({t: FOCUS_WEIGHT for t in whole})
@@ -652,6 +655,13 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
     for t in terms_of(plan.context):
         weights.setdefault(t, FOLLOW_UP_WEIGHT)
     return weights
+
+
+def _without_asking_frame(text: str) -> str:
+    """``text`` without the words saying how it asks: for a period (``DURATION_ASKED_RE``), for what binds an actor
+    (``DUTIES_ASKED_RE``, when :func:`asked_actor` reads one)."""
+    text = DURATION_ASKED_RE.sub(" ", text)
+    return DUTIES_ASKED_RE.sub(" ", text) if asked_actor(text) else text
 
 
 def carried_terms(text: str, source_language: str, target_language: str, glossary: Any,
@@ -766,7 +776,20 @@ ACTOR_ASKED_RE = [re.compile(pattern, _I) for pattern in (
     r"\bqu[ée] (?:debe|deben) hacer (?:el |la |los |las |una? )?(?P<actor>[\w' -]{3,60}?)"
     r"\s*(?:\?|$| cuando| si | en caso)",
     r"\bwas (?:muss|müssen) (?:der |die |das |ein |eine )?(?P<actor>[\w' -]{3,60}?) tun\b",
+    # "Quelles sont les obligations du responsable du traitement ?", "¿Cuáles son las obligaciones del encargado?",
+    # "Welche Pflichten hat der Verantwortliche?", "Was sind die Pflichten des Auftragsverarbeiters?"
+    r"\bquelles sont les (?:obligations|responsabilités|missions|tâches) (?:du |de la |de l['’]|des |d['’]une? )"
+    r"(?P<actor>[\w'’ -]{3,60}?)\s*(?:\?|$| lorsqu| quand| si | en cas| au titre| selon| dans )",
+    r"\bcuáles son las (?:obligaciones|responsabilidades|funciones|tareas) (?:del |de la |de los |de las |de una? )"
+    r"(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| cuando| si | en caso| según| en virtud)",
+    r"\bwelche (?:pflichten|aufgaben|verpflichtungen) (?:hat|haben|treffen) (?:der |die |das |ein |eine |einen )?"
+    r"(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| wenn| bei | nach | gemäß| im )",
+    r"\bwas sind die (?:pflichten|aufgaben|verpflichtungen) (?:des |der |eines |einer )"
+    r"(?P<actor>[\w' -]{3,60}?)\s*(?:\?|$| wenn| bei | nach | gemäß| im )",
 )]
+# the noun asking for what binds an actor ("the obligations of", "les obligations du", "welche Pflichten hat")
+DUTIES_ASKED_RE = re.compile(r"\b(?:obligations?|duties|responsibilities|tasks|responsabilités|missions|tâches|"
+                             r"obligaciones|responsabilidades|funciones|tareas|pflichten|aufgaben|verpflichtungen)\b", _I)
 # where a sentence's obligation begins: the words before it name who is bound
 OBLIGATION_VERB_RE = re.compile(
     r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenue?|sont tenue?s|debe|deben|deberá|deberán|"
@@ -1221,6 +1244,11 @@ class Composer:
             return False  # (a question asking several things needs each part's own article: word matching per part)
         first = self._first_passage()
         if first.language == plan.language:
+            return False
+        if plan.asks[0].shape == "definition" and any(
+                self.by_index[unit.source.index].article == first.article for unit in self._definition(plan.asks[0], plan)):
+            # its defining sentence is found by the term alone ("What is a taxable person for VAT?": Article 9's
+            # «assujetti», though "VAT" is no word of it): read by meaning, Article 9(2) on new means of transport
             return False
         weights = _weights(Ask(plan.question, "general"), plan, first.language, self.glossary, self.scorer.idf.keys())
         article = [p for p in self.passages if p.article == first.article]
@@ -1872,10 +1900,14 @@ class Composer:
     @staticmethod
     def _defines_part_of_the_term(ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` (in the question's language) defines a part of the asked term only: "restriction
-        of processing" for "the right to restriction of processing"."""
+        of processing" for "the right to restriction of processing". A "data controller" is not asked in part: the
+        word left out names the act's subject (:func:`without_the_acts_subject`)."""
         defined = definition.segments[0].defined
-        return bool(defined) and definition.source.language == plan.language \
-            and set(tokenize(defined, plan.language)) < set(tokenize(ask.term, plan.language))
+        if not defined or definition.source.language != plan.language:
+            return False
+        stems = set(tokenize(defined, plan.language))
+        return stems < set(tokenize(ask.term, plan.language)) \
+            and stems != without_the_acts_subject(ask.term, plan.language, definition.source.title or "")
 
     def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of
@@ -1902,6 +1934,7 @@ class Composer:
         best-ranked passage first (among the ``eligible`` ones); the same term defined as exactly in another act is
         quoted too."""
         candidates: list[tuple[float, int, Segment, float]] = []
+        by_name_only: set[tuple[int, int]] = set()  # (passage, segment) matched by a name given in brackets alone
         terms_by_language: dict[str, list[set[str]]] = {}
         for passage in self.passages:
             if not eligible(passage):
@@ -1911,7 +1944,7 @@ class Composer:
             source = passage.source
             terms = [set(stems) for stems in term_in_passage(
                 ask.term, plan.language, passage.language, source.document_id, source.ref, source.heading,
-                source.text, terms_by_language[passage.language])]
+                source.text, terms_by_language[passage.language], title=source.title or "")]
             if not terms:
                 continue
             entries = _glossary_entries(passage)
@@ -1923,16 +1956,28 @@ class Composer:
                 elif segment.position in entries and max(_term_match(term, titled) for titled in entries[segment.position]
                                                          for term in terms) >= 0.99:
                     match = 0.95  # a glossary entry titled with the term ("ANNEX II › Double materiality")
+                if match < 0.6 and segment.named:  # a name it gives in brackets to what it describes, "(‘data
+                    # minimisation’)": the whole term only (Article 4(1) names the "data subject", not "consent of the
+                    # data subject"), and only where no passage defines the term outright (ESRS S1's "(“employees”)"
+                    # is not the glossary's "Own workforce/own workers" entry)
+                    named = max(_term_match(term, set(tokenize(name, passage.language)))
+                                for name in segment.named for term in terms)
+                    if named >= EXACT_TERM_MATCH:
+                        match = named
+                        by_name_only.add((passage.source.index, segment.position))
                 if match >= 0.6:
                     prior = rank_prior(self._rank_of(passage))
                     candidates.append((match * prior, passage.source.index, segment, match))
+        if len(by_name_only) < len(candidates):
+            candidates = [c for c in candidates if (c[1], c[2].position) not in by_name_only]
         if not candidates:
             return []
         # (``exact_first``: a side of a comparison is the term as written, "ICT-related incident" beside "major
         # ICT-related incident": the exact term's definition first, wherever retrieval ranked it)
         candidates.sort(key=lambda c: (exact_first and c[3] < EXACT_TERM_MATCH, -c[0], c[1], c[2].position))
         top = candidates[0]
-        units = [self._as_unit(top[2], expand_lists=True)]
+        # a point of a list naming its principle in brackets is quoted with its lead-in, not with the other points
+        units = [self._as_unit(top[2], expand_lists=not (top[2].named and not top[2].defined))]
         units[0].kind = "definition" if units[0].kind == "sentence" else units[0].kind
         for _, index, segment, match in candidates[1:]:
             # the same term defined in another act (GDPR and DORA both define it, the VAT Directive in general and its

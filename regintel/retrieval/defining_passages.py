@@ -15,11 +15,11 @@ carries both terms. Nothing changes for a question that asks about no term, or w
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk, is_definition
-from regintel.retrieval.term_definitions import asked_term_stems, defined_stems, defines, term_in_passage
+from regintel.retrieval.term_definitions import (asked_term_stems, defined_stems, defines, term_in_passage,
+                                                 without_the_acts_subject)
 
 MAX_DEFINING = 2
 # a who / when / how question's ranking is read this many times as deep for passages that are no definition
@@ -32,11 +32,13 @@ class DefiningPassages:
     def __init__(self, chunks: Mapping[str, Chunk]) -> None:
         self.chunks = chunks
         self._defined: dict[str, frozenset[frozenset[str]]] = {}
+        self._named_only: dict[str, frozenset[frozenset[str]]] = {}
         # (passage language, defined term's stems) -> the chunk ids defining it, in corpus order; built on the first
         # look-up of the whole corpus (scanning 13,732 passages per definition question cost ~28 ms on ObliQA)
         self._by_term: dict[tuple[str, frozenset[str]], list[str]] | None = None
         self._position: dict[str, int] = {}
         self._languages: set[str] = set()
+        self._titles: dict[str, set[str]] = {}  # language -> the titles of the acts written in it
 
     def defined_by(self, chunk_id: str) -> frozenset[frozenset[str]]:
         if chunk_id not in self._defined:
@@ -44,10 +46,43 @@ class DefiningPassages:
             self._defined[chunk_id] = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref)
         return self._defined[chunk_id]
 
+    def named_only(self, chunk_id: str) -> frozenset[frozenset[str]]:
+        """The terms a chunk only names in brackets ("(‘data minimisation’)"), defining none of them outright."""
+        if chunk_id not in self._named_only:
+            chunk = self.chunks[chunk_id]
+            outright = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref, named_in_brackets=False)
+            self._named_only[chunk_id] = self.defined_by(chunk_id) - outright
+        return self._named_only[chunk_id]
+
     def among(self, term: str, question_language: str, candidates: Sequence[str]) -> list[str]:
         """The candidates (in their order) that define ``term``, the term a question asks about
         (:func:`regintel.text.asked_terms.asked_term`); empty when it asks about none."""
-        return list(islice(self._defining(term, question_language, candidates), MAX_DEFINING))
+        return self._outright_first(term, question_language, self._defining(term, question_language, candidates))
+
+    def _outright_first(self, term: str, question_language: str, defining: Iterable[str]) -> list[str]:
+        """At most ``MAX_DEFINING`` of ``defining`` (in order): those defining the term outright, or else those naming
+        it in brackets (ESRS S1 names its "(“employees”)" in a sentence on the own workforce; the glossary defines
+        "Own workforce/own workers")."""
+        outright: list[str] = []
+        named: list[str] = []
+        for chunk_id in defining:
+            if self._named_only_here(term, question_language, chunk_id):
+                named.append(chunk_id)
+            else:
+                outright.append(chunk_id)
+                if len(outright) == MAX_DEFINING:
+                    break
+        return (outright or named)[:MAX_DEFINING]
+
+    def _named_only_here(self, term: str, question_language: str, chunk_id: str) -> bool:
+        names = self.named_only(chunk_id)
+        if not names:
+            return False
+        chunk = self.chunks[chunk_id]
+        language = chunk.language or question_language
+        asked = term_in_passage(term, question_language, language, chunk.document_id, chunk.ref, chunk.heading,
+                                chunk.text, title=chunk.title)
+        return not defines(asked, self.defined_by(chunk_id) - names)
 
     def anywhere(self, term: str, question_language: str, allowed: Callable[[str], bool] = lambda chunk_id: True,
                  closeness: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[str]:
@@ -57,7 +92,7 @@ class DefiningPassages:
         if closeness is not None and len(found) > 1:
             scores = closeness(found)
             found = [chunk_id for _, chunk_id in sorted(zip(scores, found), key=lambda pair: -pair[0])]
-        return found[:MAX_DEFINING]
+        return self._outright_first(term, question_language, found)
 
     def _defining_in_corpus(self, term: str, question_language: str) -> list[str]:
         """Every chunk of the corpus that defines ``term`` (in corpus order), read from the term index: the same
@@ -71,12 +106,20 @@ class DefiningPassages:
                     by_term.setdefault((chunk.language or "", stems), []).append(chunk_id)
             self._position = {chunk_id: i for i, chunk_id in enumerate(self.chunks)}
             self._languages = {language for language, _ in by_term}
+            self._titles = {}
+            for chunk in self.chunks.values():
+                self._titles.setdefault(chunk.language or "", set()).add(chunk.title)
             self._by_term = by_term
         found: set[str] = set()
         for language in self._languages:
             for stems in asked_term_stems(term, question_language, language or question_language):
                 if stems:
                     found.update(self._by_term.get((language, stems), ()))
+        for title in self._titles.get(question_language, ()):  # "data processor": the GDPR's "processor"
+            shorter = without_the_acts_subject(term, question_language, title)
+            if shorter:
+                found.update(chunk_id for chunk_id in self._by_term.get((question_language, shorter), ())
+                             if self.chunks[chunk_id].title == title)
         return sorted(found, key=self._position.__getitem__)
 
     def _defining(self, term: str, question_language: str, chunk_ids: Iterable[str]) -> Iterator[str]:
@@ -93,7 +136,8 @@ class DefiningPassages:
             defined = self.defined_by(chunk_id)
             chunk = self.chunks[chunk_id]
             if defined and defines(term_in_passage(term, question_language, language, chunk.document_id, chunk.ref,
-                                                   chunk.heading, chunk.text, asked_by_language[language]), defined):
+                                                   chunk.heading, chunk.text, asked_by_language[language],
+                                                   title=chunk.title), defined):
                 yield chunk_id
 
 

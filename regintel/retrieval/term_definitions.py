@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence, Set as AbstractSet
+from functools import lru_cache
 
 from regintel.retrieval.calibration import defined_terms
 from regintel.retrieval.crosslingual import ACRONYM, load_glossary
+from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.search_titles import load_search_titles
 from regintel.text.analysis import tokenize
 
@@ -46,6 +48,11 @@ QUALIFIED_TERM_RE = re.compile(
     r"[‘“\"]\s*([^’”\"\n]{2,80}?)\s*[’”\"](?:\s+[a-z][\w-]*){1,5}\s+(?:means|shall mean)\b")
 
 
+# a name given in brackets to what the words before it describe: "limited to what is necessary ... (‘data
+# minimisation’)", "an identified or identifiable natural person (‘data subject’)", "(« deemed supplier »)"
+NAMED_IN_BRACKETS_RE = re.compile(r"\(\s*[‘“«]\s*([^’”»\n]{2,80}?)\s*[’”»]\s*\)")
+
+
 # a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
 # "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
 ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
@@ -65,17 +72,26 @@ def term_variants(term: str) -> list[str]:
     return variants
 
 
-def terms_defined_by(text: str, heading: str = "", ref: str = "") -> list[str]:
+def terms_defined_by(text: str, heading: str = "", ref: str = "", named_in_brackets: bool = True) -> list[str]:
     """The terms a passage defines: its quoted definitions (also "Est considéré comme « assujetti » ...", the VAT
     Directive's way, the numbered items of its definitions lists and "‘consent’ of the data subject means"), else the
     titles of the glossary entries it is: the short last level of a hierarchical heading ("ANNEX II › Carbon credit"),
     or of the reference when the heading is just those titles (a unit merging short entries, "ANNEX II › Carbon
-    credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each)."""
+    credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each). Then (``named_in_brackets``) the names
+    it gives in brackets to what it describes: Article 5 GDPR names its principles so ("(‘data minimisation’)"),
+    Article 4(1) the "(‘data subject’)"."""
     numbered = [t.strip() for pair in NUMBERED_ITEM_RE.findall(text) for t in pair if t.strip()]
     terms = list(dict.fromkeys(defined_terms(text) + [t.strip() for t in CONSIDERED_AS_RE.findall(text)] + numbered
                                + [t.strip() for t in QUALIFIED_TERM_RE.findall(text)]))
+    named = [t.strip() for t in NAMED_IN_BRACKETS_RE.findall(text)] if named_in_brackets else []
     if terms:
-        return terms
+        return list(dict.fromkeys(terms + named))
+    return _glossary_titles(heading, ref) + named
+
+
+def _glossary_titles(heading: str, ref: str) -> list[str]:
+    """The titles of the glossary entries a unit is (see :func:`terms_defined_by`)."""
+    terms: list[str] = []
     heading = heading or ""
     if "›" in heading:
         labels = heading.split("; ")
@@ -136,7 +152,7 @@ def search_title_translations(term: str, question_language: str, language: str, 
     if not term or language == question_language:
         return []
     asked = frozenset(tokenize(term, question_language))
-    entries = terms_defined_by(text, heading, ref) if asked else []
+    entries = terms_defined_by(text, heading, ref, named_in_brackets=False) if asked else []
     if not entries:
         return []
     found: list[frozenset[str]] = []
@@ -155,18 +171,52 @@ def search_title_translations(term: str, question_language: str, language: str, 
     return found
 
 
+@lru_cache(maxsize=64)
+def act_subject_stems(title: str, language: str) -> frozenset[str]:
+    """The words of an act's name: its title in the corpus ("GDPR") and the full title of each act the instrument
+    list knows it by ("General Data Protection Regulation (EU) 2016/679"), in ``language``."""
+    names = [title]
+    try:
+        names += [mention.instrument.title for mention in load_catalog().mentions(title) if mention.instrument]
+    except Exception:  # noqa: BLE001 - no instrument list: the corpus title alone
+        pass
+    return frozenset(word for name in names for word in tokenize(name, language) if not word.isdigit())
+
+
+def without_the_acts_subject(term: str, language: str, title: str) -> frozenset[str] | None:
+    """The asked term without the leading words its act's title names as its subject, as that act defines it: a
+    "data processor" is what the General Data Protection Regulation defines as a "processor" (Article 4(8)), a "data
+    controller" its "controller". None when the term opens with no such word or is nothing else (the title's
+    "personal data" is no shorter term of its own)."""
+    if not title:
+        return None
+    words = tokenize(term, language)
+    subject = act_subject_stems(title, language)
+    lead = 0
+    while lead < len(words) - 1 and words[lead] in subject:
+        lead += 1
+    return frozenset(words[lead:]) if lead else None
+
+
 def term_in_passage(term: str, question_language: str, language: str, document_id: str, ref: str, heading: str,
-                    text: str, carried: Sequence[AbstractSet[str]] | None = None) -> list[AbstractSet[str]]:
+                    text: str, carried: Sequence[AbstractSet[str]] | None = None,
+                    title: str = "") -> list[AbstractSet[str]]:
     """The asked term's stems as a passage in ``language`` would define it: carried by the legal term list
-    (``carried``, when the caller has it already: :func:`asked_term_stems`), and read from the unit's search titles
-    (:func:`search_title_translations`). One reading for search, the evidence grade and the composer."""
+    (``carried``, when the caller has it already: :func:`asked_term_stems`), read from the unit's search titles
+    (:func:`search_title_translations`), and, in the question's own language, without the words naming the subject
+    of the passage's act (``title``: :func:`without_the_acts_subject`). One reading for search, the evidence grade
+    and the composer."""
     if carried is None:
         carried = asked_term_stems(term, question_language, language)
-    return [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text)]
+    found = [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text)]
+    shorter = without_the_acts_subject(term, language, title) if language == question_language else None
+    return found + [shorter] if shorter else found
 
 
-def defined_stems(text: str, heading: str, language: str, ref: str = "") -> frozenset[frozenset[str]]:
-    return frozenset(frozenset(tokenize(variant, language)) for term in terms_defined_by(text, heading, ref)
+def defined_stems(text: str, heading: str, language: str, ref: str = "",
+                  named_in_brackets: bool = True) -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(tokenize(variant, language))
+                     for term in terms_defined_by(text, heading, ref, named_in_brackets)
                      for variant in term_variants(term))
 
 

@@ -61,6 +61,12 @@ def asked_term(text: str) -> str:
 PURPOSE_TAIL_RE = re.compile(
     r"\s+(?:for (?:the )?(?:[\w-]+ ){0,2}purposes?\b|aux fins\b|à des fins\b|pour les besoins\b|a (?:los )?efectos\b|"
     r"para fines\b|für (?:die )?zwecke\b|im sinne\b).*$", _I)
+# the tax or act the term belongs to, by its abbreviation, closing the term: "taxable person for VAT", "assujetti à la
+# TVA", "sujeto pasivo del IVA", "Steuerpflichtiger für die MwSt" (not a place, "a member of the EU", nor a thing, "a
+# copy of an ID")
+ABBREVIATION_TAIL_RE = re.compile(
+    r"\s+(?:for|under|in|à la|au|de la|du|del|en|für die|der|nach)\s+(?:the\s+|l['’]\s*)?"
+    r"(?!(?-i:EU|UE|EC|CE|EEA|EWR|UK|US|ID)\b)(?-i:[A-Z]{2,6}|MwSt|USt)\s*$", _I)
 
 
 # "What is the threshold for distance sales?", "¿Qué es el plazo para presentar ...?": the value a rule sets, not what
@@ -87,6 +93,7 @@ def definition_term(text: str) -> str:
             if VALUE_OF_RE.search(term):
                 return ""
             term = PURPOSE_TAIL_RE.sub("", term)  # "carbon credit for ESRS purposes" -> carbon credit
+            term = ABBREVIATION_TAIL_RE.sub("", term)  # "taxable person for VAT" -> taxable person
             if 0 < len(term.split()) <= 8:
                 return term
     return ""
