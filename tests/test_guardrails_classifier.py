@@ -190,6 +190,19 @@ def test_a_confident_out_of_domain_verdict_stands_unless_the_evidence_is_strong(
     assert decide(question, mixed, 0.6, 77.0, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN"
 
 
+def test_asking_what_a_term_of_the_corpus_means_is_not_confidently_out_of_domain():
+    """"What is the one-stop shop?" was refused as out of domain (the classifier read a shop, p=0.69) though the
+    Belgian guidance on the OSS scored 84.8: asking what a term of the legal term list means is asked in the domain,
+    so the verdict yields to evidence above the floor, as a verdict that is not confident does. A question on
+    something the term list does not hold keeps the strong level to meet."""
+    p = probs(OUT_OF_DOMAIN=0.69, DEFINITION=0.25)
+    for question in ("What is the one-stop shop?", "Qu'est-ce que le guichet unique ?"):
+        assert decide(question, p, 0.6, 84.8, 78.2, strong_evidence_at=85.1).allowed, question
+        assert decide(question, p, 0.6, 77.0, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN"
+    for question in ("What is a sourdough starter?", "What is a stablecoin?"):
+        assert decide(question, p, 0.6, 84.8, 78.2, strong_evidence_at=85.1).query_type == "OUT_OF_DOMAIN", question
+
+
 def test_the_strong_evidence_level_follows_the_best_passages_language():
     from regintel.chat.evidence import FALLBACK_THRESHOLDS, strong_evidence_level
     from regintel.retrieval.calibration import EvidenceThresholds, ScoreLevels

@@ -39,7 +39,7 @@ from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.acronyms import acronyms_in, known_acronyms
 from regintel.retrieval.crosslingual import load_glossary
-from regintel.text.asked_terms import asked_term
+from regintel.text.asked_terms import asked_term, definition_term
 from regintel.text.question_parts import asking_sentence, asking_sentences
 
 log = logging.getLogger(__name__)
@@ -362,6 +362,24 @@ def has_regulatory_vocabulary(question: str) -> bool:
         return False
 
 
+def asks_what_a_corpus_term_means(question: str) -> bool:
+    """Whether the question asks what a term of an act's subject matter means, the whole asked term being one of the
+    legal term list's (:meth:`Glossary.subject_matches`): "What is the one-stop shop?" (the classifier, reading a
+    shop, was confident it is out of domain), "What is a reverse charge?". A term merely quoted in a question asking
+    something else ("... opt out of the 'sharing' of their data?") is not asked what it means."""
+    term = definition_term(question)
+    if not term:
+        return False
+    try:
+        from regintel.retrieval.crosslingual import terms
+
+        return any(match.start == 0 and match.end == len(terms(term, match.language))
+                   for match in load_glossary().subject_matches(term))
+    except Exception as exc:  # noqa: BLE001 - without the term list the classifier decides
+        log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)
+        return False
+
+
 @dataclass
 class QueryClassification:
     query_type: str
@@ -429,7 +447,9 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         refusable = with_required_evidence(probabilities, question)
         refused_p = round(sum(refusable.get(t, 0.0) for t in FORBIDDEN), 4)
         query_type = max(FORBIDDEN, key=lambda t: refusable.get(t, 0.0))
-        confident = probabilities.get("OUT_OF_DOMAIN", 0.0) >= threshold  # on its own, not summed with others
+        # on its own, not summed with others; what a term of the corpus means is asked in its domain, whatever the
+        # classifier reads in its words
+        confident = probabilities.get("OUT_OF_DOMAIN", 0.0) >= threshold and not asks_what_a_corpus_term_means(question)
         overruled = known and evidence_similarity >= (
             max(strong_evidence_at, out_of_domain_below) if confident and strong_evidence_at is not None
             else out_of_domain_below)
