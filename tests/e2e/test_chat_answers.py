@@ -22,6 +22,9 @@ ANSWERED = [  # (question, chip pattern of the article that must be cited, words
                  "la date d'émission de la facture", id="crosslingual"),
     pytest.param("What does a controller have to do when a personal data breach happens, and within what time?",
                  r"GDPR · Art\. 33\b", "not later than 72 hours", id="compound"),
+    # a principle the act names in brackets after stating it, not with "means" (it abstained or quoted another
+    # article until session 53)
+    pytest.param("What is purpose limitation?", r"GDPR · Art\. 5\b", "(‘purpose limitation’)", id="named-in-brackets"),
 ]
 REFUSED = [
     "Do you think our bank should lobby to soften DORA before it applies?",
