@@ -38,7 +38,7 @@ from typing import Any, Mapping
 from regintel.chat.guardrail_model import ALLOWED, FORBIDDEN
 from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.acronyms import acronyms_in, known_acronyms
-from regintel.retrieval.crosslingual import load_glossary
+from regintel.retrieval.crosslingual import load_glossary, terms
 from regintel.text.asked_terms import asked_term, definition_term
 from regintel.text.question_parts import asking_sentence, asking_sentences
 
@@ -371,8 +371,6 @@ def asks_what_a_corpus_term_means(question: str) -> bool:
     if not term:
         return False
     try:
-        from regintel.retrieval.crosslingual import terms
-
         return any(match.start == 0 and match.end == len(terms(term, match.language))
                    for match in load_glossary().subject_matches(term))
     except Exception as exc:  # noqa: BLE001 - without the term list the classifier decides

@@ -32,7 +32,7 @@ class DefiningPassages:
     def __init__(self, chunks: Mapping[str, Chunk]) -> None:
         self.chunks = chunks
         self._defined: dict[str, frozenset[frozenset[str]]] = {}
-        self._named_only: dict[str, frozenset[frozenset[str]]] = {}
+        self._outright: dict[str, frozenset[frozenset[str]]] = {}
         # (passage language, defined term's stems) -> the chunk ids defining it, in corpus order; built on the first
         # look-up of the whole corpus (scanning 13,732 passages per definition question cost ~28 ms on ObliQA)
         self._by_term: dict[tuple[str, frozenset[str]], list[str]] | None = None
@@ -46,13 +46,13 @@ class DefiningPassages:
             self._defined[chunk_id] = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref)
         return self._defined[chunk_id]
 
-    def named_only(self, chunk_id: str) -> frozenset[frozenset[str]]:
-        """The terms a chunk only names in brackets ("(‘data minimisation’)"), defining none of them outright."""
-        if chunk_id not in self._named_only:
+    def defined_outright(self, chunk_id: str) -> frozenset[frozenset[str]]:
+        """The terms a chunk defines, not counting those it only names in brackets ("(‘data minimisation’)")."""
+        if chunk_id not in self._outright:
             chunk = self.chunks[chunk_id]
-            outright = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref, named_in_brackets=False)
-            self._named_only[chunk_id] = self.defined_by(chunk_id) - outright
-        return self._named_only[chunk_id]
+            self._outright[chunk_id] = defined_stems(chunk.text, chunk.heading, chunk.language, chunk.ref,
+                                                     named_in_brackets=False)
+        return self._outright[chunk_id]
 
     def among(self, term: str, question_language: str, candidates: Sequence[str]) -> list[str]:
         """The candidates (in their order) that define ``term``, the term a question asks about
@@ -75,14 +75,15 @@ class DefiningPassages:
         return (outright or named)[:MAX_DEFINING]
 
     def _named_only_here(self, term: str, question_language: str, chunk_id: str) -> bool:
-        names = self.named_only(chunk_id)
-        if not names:
-            return False
+        """Whether a chunk defining ``term`` only names it in brackets."""
+        outright = self.defined_outright(chunk_id)
+        if outright == self.defined_by(chunk_id):
+            return False  # it names nothing in brackets besides what it defines
         chunk = self.chunks[chunk_id]
         language = chunk.language or question_language
         asked = term_in_passage(term, question_language, language, chunk.document_id, chunk.ref, chunk.heading,
                                 chunk.text, title=chunk.title)
-        return not defines(asked, self.defined_by(chunk_id) - names)
+        return not defines(asked, outright)
 
     def anywhere(self, term: str, question_language: str, allowed: Callable[[str], bool] = lambda chunk_id: True,
                  closeness: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[str]:
