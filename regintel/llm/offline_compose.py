@@ -51,7 +51,8 @@ from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
-                                                 term_in_passage, term_variants, without_the_acts_subject)
+                                                 asked_by_heading, term_in_passage, term_variants,
+                                                 without_the_acts_subject)
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -2259,10 +2260,11 @@ def rank_prior(index: int) -> float:
 
 def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
     """Glossary entries whose term is the passage's heading: {position of the entry's first sentence: terms of the
-    heading, also without its abbreviation and as the abbreviation ("Greenhouse Gases (GHG)")}. A passage of several
-    merged entries ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide ...") holds one entry a paragraph, in the order
-    of its ref (when it holds more paragraphs, only the first entry is known)."""
-    headings = [_PART_RE.sub("", part).split("›")[-1].strip() for part in (passage.source.ref or "").split("; ")]
+    heading, also without its abbreviation and as the abbreviation ("Greenhouse Gases (GHG)")}; a section headed
+    "what is X?" is X's entry (:func:`_entry_title`). A passage of several merged entries ("ANNEX II › Carbon credit;
+    ANNEX II › Carbon dioxide ...") holds one entry a paragraph, in the order of its ref (when it holds more
+    paragraphs, only the first entry is known)."""
+    headings = [_entry_title(part) for part in (passage.source.ref or "").split("; ")]
     text = passage.source.text
     firsts: list[int] = []
     seen_paragraphs: set[int] = set()
@@ -2282,6 +2284,17 @@ def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
             continue
         entries[position] = [set(tokenize(variant, detect_language(heading))) for variant in term_variants(heading)]
     return entries
+
+
+def _entry_title(ref_part: str) -> str:
+    """The term one level of a unit's ref names as a glossary entry: its last level, or the term its question-and-answer
+    heading asks about (:func:`asked_by_heading`), whose answer begins in the section's first part only."""
+    whole = _PART_RE.sub("", ref_part)
+    asked = asked_by_heading(whole)
+    if not asked:
+        return whole.split("›")[-1].strip()
+    part = _PART_RE.search(ref_part)
+    return asked if part is None or part.group(1) == "1" else ""
 
 
 def _term_match(asked: set[str], defined: set[str]) -> float:

@@ -55,6 +55,27 @@ NAMED_IN_BRACKETS_RE = re.compile(r"\(\s*[‘“«]\s*([^’”»\n]{2,80}?)\s*[
 
 # a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
 # "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
+# guidance written as questions and answers: a heading asking what something is ("Qu’est-ce que le One Stop Shop (OSS)
+# et qui peut l’utiliser ?", "Qu’entend-on par un intermédiaire OSS ?", "What is a processor?") heads the answer that
+# says it; its term (without the article, and without a second question joined by "and") is the one defined
+FAQ_DEFINITION_HEADING_RE = re.compile(
+    r"^\s*¿?\s*(?:qu['’]est[- ]ce qu(?:e\s+|['’]\s*)|qu['’]entend[- ]on par\s+|que (?:sont|signifie)\s+|"
+    r"what (?:is|are|does)\s+|was (?:ist|sind|bedeutet|versteht man unter)\s+|qué (?:es|son|significa)\s+)"
+    r"(?:(?:le|la|les|l['’]|un|une|des|a|an|the|ein|eine|einen|einer|der|die|das|el|los|las|una?)\s+|l['’])?"
+    r"(?P<t>[^?？]+?)(?:\s+mean)?(?:\s+(?:et|and|und|y)\s[^?？]*)?\s*[?？]\s*$", re.IGNORECASE)
+FAQ_TERM_WORDS = 6  # a longer "term" is a question about something else
+
+
+def asked_by_heading(heading: str) -> str:
+    """The term a question-and-answer heading asks about ("" when the heading asks no "what is X?")."""
+    asked = (heading or "").split("›")[-1]
+    found = FAQ_DEFINITION_HEADING_RE.match(asked)
+    if found and re.match(r"\s*what does\b", asked, re.IGNORECASE) and not re.search(r"\bmean\s*\?", asked, re.I):
+        return ""  # "What does DORA require?" asks no meaning
+    term = found.group("t").strip(" «»\"“”‘’'") if found else ""
+    return term if term and len(term.split()) <= FAQ_TERM_WORDS else ""
+
+
 ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
 ABBREVIATION_RE = re.compile(rf"{ACRONYM}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
 
@@ -79,14 +100,16 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "", named_in_brack
     or of the reference when the heading is just those titles (a unit merging short entries, "ANNEX II › Carbon
     credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)", defines each). Then (``named_in_brackets``) the names
     it gives in brackets to what it describes: Article 5 GDPR names its principles so ("(‘data minimisation’)"),
-    Article 4(1) the "(‘data subject’)"."""
+    Article 4(1) the "(‘data subject’)". A section of questions and answers headed "what is X?" defines X
+    (:func:`asked_by_heading`)."""
     numbered = [t.strip() for pair in NUMBERED_ITEM_RE.findall(text) for t in pair if t.strip()]
     terms = list(dict.fromkeys(defined_terms(text) + [t.strip() for t in CONSIDERED_AS_RE.findall(text)] + numbered
                                + [t.strip() for t in QUALIFIED_TERM_RE.findall(text)]))
     named = [t.strip() for t in NAMED_IN_BRACKETS_RE.findall(text)] if named_in_brackets else []
     if terms:
         return list(dict.fromkeys(terms + named))
-    return _glossary_titles(heading, ref) + named
+    faq = asked_by_heading(heading)
+    return _glossary_titles(heading, ref) + ([faq] if faq else []) + named
 
 
 def _glossary_titles(heading: str, ref: str) -> list[str]:
