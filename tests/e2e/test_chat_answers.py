@@ -25,6 +25,10 @@ ANSWERED = [  # (question, chip pattern of the article that must be cited, words
     # a principle the act names in brackets after stating it, not with "means" (it abstained or quoted another
     # article until session 53)
     pytest.param("What is purpose limitation?", r"GDPR · Art\. 5\b", "(‘purpose limitation’)", id="named-in-brackets"),
+    # guidance that asks "Qu’est-ce que le One Stop Shop (OSS) ... ?" in a heading answers it below (the guidance's
+    # title unit was quoted until session 54)
+    pytest.param("What is the one-stop shop?", r"One Stop Shop \(OSS\) TVA.*Qu’est-ce que le One Stop Shop",
+                 "l’application OSS ou One Stop Shop (guichet unique) a remplacé", id="faq-heading"),
 ]
 REFUSED = [
     "Do you think our bank should lobby to soften DORA before it applies?",
