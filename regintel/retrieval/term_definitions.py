@@ -53,8 +53,6 @@ QUALIFIED_TERM_RE = re.compile(
 NAMED_IN_BRACKETS_RE = re.compile(r"\(\s*[‘“«]\s*([^’”»\n]{2,80}?)\s*[’”»]\s*\)")
 
 
-# a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
-# "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
 # guidance written as questions and answers: a heading asking what something is ("Qu’est-ce que le One Stop Shop (OSS)
 # et qui peut l’utiliser ?", "Qu’entend-on par un intermédiaire OSS ?", "What is a processor?") heads the answer that
 # says it; its term (without the article, and without a second question joined by "and") is the one defined
@@ -76,6 +74,8 @@ def asked_by_heading(heading: str) -> str:
     return term if term and len(term.split()) <= FAQ_TERM_WORDS else ""
 
 
+# a defined term written with its abbreviation: "threat-led penetration testing (TLPT)", "Greenhouse Gases (GHG)",
+# "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
 ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
 ABBREVIATION_RE = re.compile(rf"{ACRONYM}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
 
