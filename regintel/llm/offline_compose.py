@@ -2157,12 +2157,10 @@ class Composer:
         """A question asking for a period in so many words ("¿Cada cuánto ...?", "Wie lange ...?") whose article
         (``passages``), read by meaning, sets none: the sentences setting a period of the next of retrieval's articles
         (among the first ``PERIOD_BEYOND_ARTICLES``, in the first one's language) that has one close to the question
-        by meaning (empty when the article read sets one, or none of the next ones does). An answer without a
-        period says nothing of what was asked, as in the word-matching reading (:meth:`answer_ask`): "¿Cuánto tiempo
-        puede transcurrir como máximo entre dos pruebas de penetración basadas en amenazas?" was answered from Article
-        27 DORA (the testers' requirements, retrieval's first), not Article 26's "at least every 3 years"."""
-        if not self._period_unset(plan, text, passages):
-            return []
+        by meaning (empty when none does; the caller has found that the article read sets none: :meth:`_period_unset`).
+        An answer without a period says nothing of what was asked, as in the word-matching reading (:meth:`answer_ask`):
+        "¿Cuánto tiempo puede transcurrir como máximo entre dos pruebas de penetración basadas en amenazas?" was answered
+        from Article 27 DORA (the testers' requirements, retrieval's first), not Article 26's "at least every 3 years"."""
         language = passages[0].language if passages else None
         seen = {p.article for p in passages}
         for passage in sorted(candidates, key=self._rank_of):

@@ -55,10 +55,12 @@ NAMED_IN_BRACKETS_RE = re.compile(r"\(\s*[‘“«]\s*([^’”»\n]{2,80}?)\s*[
 
 # guidance written as questions and answers: a heading asking what something is ("Qu’est-ce que le One Stop Shop (OSS)
 # et qui peut l’utiliser ?", "Qu’entend-on par un intermédiaire OSS ?", "What is a processor?") heads the answer that
-# says it; its term (without the article, and without a second question joined by "and") is the one defined
+# says it; its term (without the article, and without a second question joined by "and") is the one defined ("What
+# does X mean?" asks it too; "What does DORA require?" does not)
 FAQ_DEFINITION_HEADING_RE = re.compile(
     r"^\s*¿?\s*(?:qu['’]est[- ]ce qu(?:e\s+|['’]\s*)|qu['’]entend[- ]on par\s+|que (?:sont|signifie)\s+|"
-    r"what (?:is|are|does)\s+|was (?:ist|sind|bedeutet|versteht man unter)\s+|qué (?:es|son|significa)\s+)"
+    r"what (?:is|are)\s+|what does\s+(?=[^?？]*\bmean\s*\?)|"
+    r"was (?:ist|sind|bedeutet|versteht man unter)\s+|qué (?:es|son|significa)\s+)"
     r"(?:(?:le|la|les|l['’]|un|une|des|a|an|the|ein|eine|einen|einer|der|die|das|el|los|las|una?)\s+|l['’])?"
     r"(?P<t>[^?？]+?)(?:\s+mean)?(?:\s+(?:et|and|und|y)\s[^?？]*)?\s*[?？]\s*$", re.IGNORECASE)
 FAQ_TERM_WORDS = 6  # a longer "term" is a question about something else
@@ -66,10 +68,7 @@ FAQ_TERM_WORDS = 6  # a longer "term" is a question about something else
 
 def asked_by_heading(heading: str) -> str:
     """The term a question-and-answer heading asks about ("" when the heading asks no "what is X?")."""
-    asked = (heading or "").split("›")[-1]
-    found = FAQ_DEFINITION_HEADING_RE.match(asked)
-    if found and re.match(r"\s*what does\b", asked, re.IGNORECASE) and not re.search(r"\bmean\s*\?", asked, re.I):
-        return ""  # "What does DORA require?" asks no meaning
+    found = FAQ_DEFINITION_HEADING_RE.match((heading or "").split("›")[-1])
     term = found.group("t").strip(" «»\"“”‘’'") if found else ""
     return term if term and len(term.split()) <= FAQ_TERM_WORDS else ""
 
