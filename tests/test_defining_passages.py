@@ -46,6 +46,32 @@ def test_across_languages_the_term_is_carried_by_the_legal_term_list():
     assert defining_among("Who counts as a 'taxable person' for VAT?", "en", list(CHUNKS)) == ["vat-9"]
 
 
+def test_across_languages_a_term_quoted_as_the_act_writes_it_is_that_term():
+    """Analysts quote the act's own term in a sentence of their language ("Was ist ein Carbon Credit im Sinne der
+    ESRS?"): the term list does not carry an English term written in a German question, but it is the term the
+    English entry defines."""
+    assert defining_among("Was ist ein Carbon Credit im Sinne der ESRS?", "de", list(CHUNKS)) == ["annex-ii"]
+    assert defining_among("¿Qué es un carbon credit según las ESRS?", "es", list(CHUNKS)) == ["annex-ii"]
+    assert defining_among("Was ist ein Emissionszertifikat?", "de", list(CHUNKS)) == []
+
+
+def test_across_languages_a_borrowed_term_spelled_almost_alike_is_the_term_an_entry_defines():
+    """"Desertifikation" is written almost as the ESRS entry "Desertification" (neither the term list nor the entry's
+    German search title, "Wüstenbildung", names it); a word merely resembling a defined term is not it."""
+    entries = {c.chunk_id: c for c in (
+        Chunk("desertification", "eu-esrs", "ESRS", "ANNEX II › Desertification", "Desertification", "ANNEX II",
+              "Land degradation in arid, semi-arid and dry sub-humid areas resulting from various factors.", "EU",
+              "en", "eu_law", "", 0),
+        Chunk("controller", "eu-gdpr", "GDPR", "Article 4(7)", "Article 4 — Definitions — ‘controller’", "",
+              "(7) ‘controller’ means the natural or legal person which determines the purposes and means of the "
+              "processing of personal data;", "EU", "en", "eu_law", "", 1),
+    )}
+    passages = DefiningPassages(entries)
+    assert passages.among(asked_term("Was ist Desertifikation?"), "de", list(entries)) == ["desertification"]
+    assert passages.among(asked_term("¿Qué es la desertificación?"), "es", list(entries)) == ["desertification"]
+    assert passages.among(asked_term("Was ist Kontrolle?"), "de", list(entries)) == []  # not "controller"
+
+
 def test_a_question_asking_about_no_term_or_an_undefined_one_changes_nothing():
     assert defining_among("How must carbon credits be disclosed under E1-7?", "en", list(CHUNKS)) == []
     assert defining_among("What is the deadline for notifying a breach?", "en", list(CHUNKS)) == []

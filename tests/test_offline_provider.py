@@ -27,6 +27,7 @@ from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import chunk_document
 from regintel.retrieval.corpus import read_document_text, scan_corpus
+from regintel.retrieval.scope_search import asks_exclusion
 from tests.conftest import CORPUS, OBLIQA
 
 
@@ -1746,3 +1747,51 @@ def test_what_binds_an_actor_is_not_read_from_the_word_obligation_in_any_languag
     assert cited(answer) == {1}, answer
     assert "The obligation laid down in paragraph 1" not in answer, answer
     assert_grounded(answer, sources)
+
+
+def test_a_term_quoted_in_the_acts_own_words_or_spelled_almost_alike_is_defined_across_languages():
+    """"Was ist ein Carbon Credit im Sinne der ESRS?" quotes the English term in a German sentence, "Was ist
+    Desertifikation?" writes the borrowed word almost as the English entry does; the term list carries neither.
+    Each is answered with its glossary entry's definition (until session 55: no answer, "not found in the sources")."""
+    sources = numbered(passage("eu-esrs", "ESRS E1 › Appendix A › GHG mitigation projects financed through carbon credits"),
+                       passage("eu-esrs", "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)"),
+                       passage("eu-esrs", "ANNEX II › Desertification"))
+    for question, entry, opening in (("Was ist ein Carbon Credit im Sinne der ESRS?", 2, "A transferable or tradable"),
+                                     ("Was ist Desertifikation?", 3, "Land degradation in arid")):
+        selection = Composer(sources, embedder=None).select(plan_question(question))
+        quoted = [s.text for u in selection.units for s in u.segments]
+        assert {u.source.index for u in selection.units} == {entry}, (question, quoted)
+        assert quoted[0].startswith(opening), (question, quoted)
+
+
+def test_asked_where_a_right_does_not_apply_the_sentence_saying_so_is_quoted():
+    """"When does the right to erasure not apply?" asks for Article 17(3) ("Paragraphs 1 and 2 shall not apply to the
+    extent that processing is necessary: ..."); the grant of the right in Article 17(1) shares more of its words, and
+    its "without undue delay" made the "when" a question for a period (until session 55 only 17(1) was quoted)."""
+    sources = numbered(passage("eu-gdpr", "Article 17", "1. The data subject"),
+                       passage("eu-gdpr", "Article 17", "Paragraphs 1 and 2 shall not apply"))
+    for question in ("When does the right to erasure not apply?",
+                     "Quand le droit à l'effacement ne s'applique-t-il pas ?"):
+        assert asks_exclusion(question), question
+        selection = Composer(sources, embedder=None).select(plan_question(question))
+        quoted = [s.text for u in selection.units for s in u.segments]
+        assert any(text.startswith("3. Paragraphs 1 and 2 shall not apply") or
+                   text.startswith("Paragraphs 1 and 2 shall not apply") for text in quoted), (question, quoted)
+    assert [a.shape for a in plan_question("When does the right to erasure not apply?").asks] == ["general"]
+    assert [a.shape for a in plan_question("Wann gilt eine Verarbeitung als grenzüberschreitend?").asks] != ["deadline"]
+    assert [a.shape for a in plan_question("When must a personal data breach be notified?").asks] == ["deadline"]
+
+
+def test_whether_a_provision_applies_is_read_in_the_provisions_language():
+    """"Gilt das Recht auf Datenübertragbarkeit nach der DSGVO für Daten, die auf Grundlage berechtigter Interessen
+    verarbeitet werden?" asks whether one provision applies, as its English counterpart does: the words carried into
+    English are looked for in the English provision (until session 55 only provisions in the question's language were
+    read, so the GDPR's scope articles answered every such question asked in another language than the act's), and
+    the act's name ("DSGVO", carried into no English word) is no word of the provision's subject."""
+    provision = numbered(passage("eu-gdpr", "Article 2"), passage("eu-gdpr", "Article 3"), passage("eu-gdpr", "Article 20"))
+    composer = Composer(provision, embedder=None)
+    assert composer._leading_scope_articles(plan_question(
+        "Gilt das Recht auf Datenübertragbarkeit nach der DSGVO für Daten, die auf Grundlage berechtigter Interessen "
+        "verarbeitet werden?")) == set()
+    assert len(composer._leading_scope_articles(plan_question(
+        "Gilt die DSGVO für die Mitgliederliste eines Nachbarschaftsvereins?"))) == 2

@@ -179,7 +179,9 @@ WHEN_CONDITION_RE = re.compile(
     r"obligatoires?|nécessaires?|requise?s?|exigée?s?|autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|"
     r"necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
     r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
-    r"steuerfrei|befreit)\b", _I)
+    r"steuerfrei|befreit|"
+    # "When does the right to erasure not apply?", "Wann gilt eine Verarbeitung als grenzüberschreitend?": in which cases
+    r"apply|applies|s['’]appliqu\w*|aplica|aplican|gilt|gelten)\b", _I)
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
@@ -796,6 +798,7 @@ DUTIES_ASKED_RE = re.compile(r"\b(?:obligations?|duties|responsibilities|tasks|r
 OBLIGATION_VERB_RE = re.compile(
     r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenue?|sont tenue?s|debe|deben|deberá|deberán|"
     r"muss|müssen)\b", _I)
+NON_APPLICATION_FACTOR = 3.0  # a sentence saying where a provision does not apply, for a question asking exactly that
 OTHER_ACTOR_FACTOR = 0.5  # a sentence binding someone else than the actor asked about ("The processor shall notify the
 # controller" for "What must a controller do ...?")
 
@@ -1352,6 +1355,13 @@ class Composer:
                 language = self.by_index[s.segment.source.index].language
                 if binds_another_actor(s.segment.text, actor_terms[language], language):
                     s.score *= OTHER_ACTOR_FACTOR
+        if len(plan.asks) == 1 and asks_exclusion(plan.question):
+            # "When does the right to erasure not apply?": the sentence saying where it does not ("Paragraphs 1 and 2
+            # shall not apply to the extent that processing is necessary:"), not the grant of the right, which shares
+            # more of the question's words and "applies"
+            for s in scored:
+                if states_non_application(s.segment.text):
+                    s.score *= NON_APPLICATION_FACTOR
         self._weigh_lists(scored, weights)
         scored.sort(key=_best_first)
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
@@ -1717,7 +1727,10 @@ class Composer:
             scope.add(passage.article)
         if scope:
             ask = plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general")
-            read, provisions = plan, [p for p in self.passages if p.article not in scope and p.language == plan.language]
+            # the act's name is no word of a provision's subject ("DSGVO" is carried into no English word)
+            ask = Ask(load_catalog().without_mentions(ask.text), ask.shape)
+            read = QuestionPlan(ask.text, plan.language, [ask])
+            provisions = [p for p in self.passages if p.article not in scope]
             if asks_exclusion(plan.question):
                 # whom a provision leaves out is said in it ("The obligations referred to in paragraphs 1 and 2 shall
                 # not apply to an enterprise ... employing fewer than 250 persons"); the words framing the ask and the
@@ -1725,8 +1738,11 @@ class Composer:
                 ask = Ask(without_exclusion_frame(ask.text), ask.shape)
                 read = QuestionPlan(ask.text, plan.language, [ask])
                 provisions = [p for p in provisions if any(states_non_application(s.text) for s in p.segments)]
-            weights = _weights(ask, read, plan.language, self.glossary, self.scorer.idf.keys())
-            if any(self.scorer.coverage(p.terms, weights) >= PROVISION_COVERAGE for p in provisions):
+            # in each provision's language: "In welchen Fällen gilt das Recht auf Löschung nach der DSGVO nicht?" names
+            # the right to erasure, whose Article 17(3) says where it does not apply, not the GDPR's scope
+            weights = {language: _weights(ask, read, language, self.glossary, self.scorer.idf.keys())
+                       for language in {p.language for p in provisions}}
+            if any(self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE for p in provisions):
                 return set()
         return scope
 
@@ -2027,7 +2043,9 @@ class Composer:
                            limit=1 if match.entry.domain == "general" else CARRIED_PHRASES)]
         except Exception:  # noqa: BLE001
             carried = []
-        return [words for words in (set(tokenize(phrase, language)) for phrase in carried) if words]
+        found = [words for words in (set(tokenize(phrase, language)) for phrase in carried) if words]
+        as_written = set(tokenize(term, language))  # the act's own term quoted in the question ("ein Carbon Credit")
+        return found + [as_written] if as_written and as_written not in found else found
 
     def _list(self, weights: dict[str, dict[str, float]], relevant: list[Scored],
               passage_coverage: dict[int, float]) -> list[Unit]:

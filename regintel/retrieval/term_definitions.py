@@ -9,7 +9,9 @@ the question is in that language, else carried over by the legal term list.
 
 from __future__ import annotations
 
+import difflib
 import re
+import unicodedata
 from collections.abc import Sequence, Set as AbstractSet
 from functools import lru_cache
 
@@ -20,6 +22,8 @@ from regintel.retrieval.search_titles import load_search_titles
 from regintel.text.analysis import tokenize
 
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
+COGNATE_RATIO = 0.88  # share of letters two spellings of one borrowed term have in common (difflib's ratio)
+COGNATE_MIN_LETTERS = 6  # shorter words look alike by chance ("acte" / "acts")
 CARRIED_PHRASES = 2  # an asked term carried across languages: its entry's first phrases (the preferred wordings)
 # a glossary entry's search title: its label ("ESRS glossary", "Glossaire ESRS", "Glosario ESRS", "ESRS-Glossar",
 # with "definition(s)" or not), a colon, the terms; the terms are split at commas, dashes and "and" / "or"
@@ -145,9 +149,13 @@ def asked_term_stems(term: str, question_language: str, language: str) -> list[f
         carried = [phrase for m in whole
                    for phrase in glossary.equivalents(m, term, language, counterpart_from=CARRIED_PHRASES,
                                                       limit=CARRIED_PHRASES)]
-    except Exception:  # noqa: BLE001 - no term list: the term is not matched across languages
-        return []
-    return [frozenset(tokenize(c, language)) for c in carried]
+    except Exception:  # noqa: BLE001 - no term list: the term is carried by nothing but its own spelling
+        carried = []
+    found = [frozenset(tokenize(c, language)) for c in carried]
+    # an analyst quoting the act's own term in another language's sentence ("Was ist ein Carbon Credit im Sinne
+    # der ESRS?", "¿Qué es el profiling?"): the term as written, read in the passage's language
+    as_written = frozenset(tokenize(term, language))
+    return found + [as_written] if as_written and as_written not in found else found
 
 
 def search_title_terms(title: str) -> list[str]:
@@ -193,6 +201,31 @@ def search_title_translations(term: str, question_language: str, language: str, 
     return found
 
 
+def _folded(text: str) -> str:
+    """Lower-case letters without accents: "Desertifikation" -> "desertifikation"."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if ch.isalpha())
+
+
+def cognate_translations(term: str, question_language: str, language: str, text: str, heading: str,
+                         ref: str = "") -> list[frozenset[str]]:
+    """The terms a passage in another language defines that the asked term is a cognate of, spelled almost alike
+    (``COGNATE_RATIO`` of their letters, ``COGNATE_MIN_LETTERS`` or more): "Desertifikation" for the ESRS entry
+    "Desertification", "biodiversity" asked as "Biodiversität" ("Kontrolle" is no "controller"). Technical terms are borrowed across
+    languages, and the term list cannot hold every one the acts define."""
+    if not term or language == question_language:
+        return []
+    asked = _folded(term)
+    if len(asked) < COGNATE_MIN_LETTERS:
+        return []
+    found = []
+    for defined in terms_defined_by(text, heading, ref, named_in_brackets=False):
+        folded = _folded(defined)
+        if len(folded) >= COGNATE_MIN_LETTERS and difflib.SequenceMatcher(None, asked, folded).ratio() >= COGNATE_RATIO:
+            found.append(frozenset(tokenize(defined, language)))
+    return found
+
+
 @lru_cache(maxsize=64)
 def act_subject_stems(title: str, language: str) -> frozenset[str]:
     """The words of an act's name: its title in the corpus ("GDPR") and the full title of each act the instrument
@@ -230,7 +263,8 @@ def term_in_passage(term: str, question_language: str, language: str, document_i
     and the composer."""
     if carried is None:
         carried = asked_term_stems(term, question_language, language)
-    found = [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text)]
+    found = [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text),
+             *cognate_translations(term, question_language, language, text, heading, ref)]
     shorter = without_the_acts_subject(term, language, title) if language == question_language else None
     return found + [shorter] if shorter else found
 
