@@ -223,6 +223,21 @@ def test_a_follow_up_on_the_same_topic_without_cue_words_is_searched_with_the_pr
     assert any(s.document_id == "eu-gdpr" and s.ref.startswith("Article 15") for s in second.cited), second.answer
 
 
+def test_a_follow_up_naming_no_act_stays_with_the_acts_the_previous_answer_quoted(engine):
+    """"If it does, do we need to have someone physically based in the EU?" after a question on whether the GDPR
+    reaches a US company: searched with the previous question, retrieval's first passage was the VAT Implementing
+    Regulation's rules on where a business is established, and the answer quoted it in a GDPR conversation."""
+    ids = new_conversation(engine)
+    _, first = ask(engine, ids, "We're a US-based SaaS company with no office in Europe, but we sell subscriptions to "
+                                "customers in the EU. Does the GDPR apply to us?")
+    assert {s.document_id for s in first.cited} == {"eu-gdpr"}, first.answer
+    _, second = ask(engine, ids, "If it does, do we need to have someone physically based in the EU?")
+    assert second.context_decision["continues"] is True
+    fresh = [s for s in second.sources if s.origin == "current"]
+    assert fresh and {s.document_id for s in fresh} == {"eu-gdpr"}, [(s.document_id, s.ref) for s in fresh]
+    assert {s.document_id for s in second.cited} <= {"eu-gdpr"}, second.answer
+
+
 def test_same_concept_in_five_turns_and_two_tenants_is_one_node_and_reaches_the_next_prompt(engine, world):
     questions = ["What is a personal data breach?", "When must a personal data breach be notified?",
                  "What must a processor do after a personal data breach?",

@@ -55,6 +55,7 @@ from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisi
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
+from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
 from regintel.retrieval.search_index import SearchIndex
@@ -162,6 +163,7 @@ class ComplianceEngine:
         self.guardrails = GuardrailClassifier(search_index.embedder, settings.data_dir / "guardrails")  # lazy
         self.cache = ResponseCache(db, timedelta(seconds=settings.response_cache_ttl_seconds))
         self.corpus_version = search_index.passages_version  # computed once per index, shared with its ranker
+        self._related: tuple[str, dict[str, set[str]]] | None = None  # (corpus version, related documents)
         self._known_labels = sorted({label for c in self.lexicon.concepts() for label in [c.prefLabel, *c.altLabels]})
         try:
             self.cache.invalidate_other_versions(self.corpus_version)
@@ -248,6 +250,14 @@ class ComplianceEngine:
                 in_named = self._retrieve(search_text, trace, {"document_id": documents})
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
+            conversation = self._conversation_documents(turn) if decision.continues and not named else []
+            if conversation and fresh and fresh[0].document_id not in conversation:
+                # "If it does, do we need to have someone physically based in the EU?" after a question on the GDPR's
+                # reach led to the VAT Implementing Regulation's establishment rules: a follow-up naming no act
+                # stays with the acts the previous answer came from (and those citing them)
+                in_conversation = self._retrieve(search_text, trace, {"document_id": conversation})
+                if in_conversation:
+                    fresh, filters = in_conversation, {"document_id": conversation}
             parts_language = self._parts_language(turn.question)
             fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
             fresh = self._with_act_unit_hits(turn.question, coverage, named, fresh, trace)
@@ -506,6 +516,25 @@ class ComplianceEngine:
         if coverage is None or not coverage.held or coverage.missing:
             return set()
         return self._corpus_instruments().titles_holding(coverage.held)
+
+    def _conversation_documents(self, turn: TurnInput) -> list[str]:
+        """The documents the previous answer quoted, with the documents related to them (one cites the other's act
+        number: the VAT Directive and its Implementing Regulation); none when it quoted nothing."""
+        if not turn.history:
+            return []
+        quoted = {p.source.document_id for p in turn.history[-1].used_passages}
+        if not quoted:
+            return []
+        related = self._related_documents()
+        return sorted(quoted.union(*(related.get(document, set()) for document in quoted)))
+
+    def _related_documents(self) -> dict[str, set[str]]:
+        """Document id -> related documents over the whole served corpus, computed once per corpus version."""
+        if self._related is None or self._related[0] != self.corpus_version:
+            chunks = self.search_index.chunks.values()
+            self._related = (self.corpus_version,
+                             related_documents((c.document_id, c.source_url, c.text) for c in chunks))
+        return self._related[1]
 
     def _documents_titled(self, titles: set[str]) -> list[str]:
         """The ids of the served documents titled ``titles``."""

@@ -48,6 +48,7 @@ from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
+from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
@@ -286,7 +287,6 @@ PERIOD_NAMED_RE = re.compile(r"\b(?:period|duration|période|durée|plazo|perío
 # how soon, not how long: "without undue delay", "sans retard" (TIME_RE's words for promptness)
 PROMPTNESS_RE = re.compile(r"without (?:undue )?delay|immediately|promptly|sans (?:retard|délai)|immédiatement|"
                            r"dans les meilleurs délais", _I)
-ELI_NUMBER_RE = re.compile(r"/eli/[a-z_]+/(\d{4})/(\d+)")  # an act's year and number in its ELI address
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
 OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")
@@ -1114,20 +1114,9 @@ class Composer:
         return [a for a in articles if self._document_of(a) in related]
 
     def _related_documents(self) -> dict[str, set[str]]:
-        """Document id -> the documents related to it among the passages: one cites the other's act number (read
-        from its ELI address, ".../eli/dir/2006/112/oj")."""
-        numbers = {}
-        for passage in self.passages:
-            found = ELI_NUMBER_RE.search(passage.source.url or "")
-            if found:
-                numbers[passage.source.document_id] = f"{found.group(1)}/{found.group(2)}"
-        related: dict[str, set[str]] = {}
-        for passage in self.passages:
-            for document, number in numbers.items():
-                if document != passage.source.document_id and number in passage.source.text:
-                    related.setdefault(passage.source.document_id, set()).add(document)
-                    related.setdefault(document, set()).add(passage.source.document_id)
-        return related
+        """Document id -> the documents related to it among the passages (:mod:`regintel.retrieval.related_documents`:
+        one cites the other's act number, read from its ELI address, ".../eli/dir/2006/112/oj")."""
+        return related_documents((p.source.document_id, p.source.url or "", p.source.text) for p in self.passages)
 
     def _own_terms(self, ask: Ask, plan: QuestionPlan) -> int:
         """How many words of its own (in the question's language) one part has: "for how long?" has none."""
