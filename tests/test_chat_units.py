@@ -296,6 +296,20 @@ def test_chip_labels_and_links_escape_what_they_show():
     assert explorer_href('DATA|"; MATCH (n) DETACH DELETE n //|EU').startswith("Graph_Explorer?focus=DATA%7C%22%3B")
 
 
+def test_a_chip_of_a_unit_merging_short_neighbours_names_each_of_them_first_one_first():
+    """The ESRS glossary's short entries are merged into one unit ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide
+    (CO2) equivalent (eq)"): the chip named only the last entry, so the definition of a carbon credit came with a chip
+    reading "Carbon dioxide (CO2) equivalent (eq)"."""
+    merged = CitedSource(1, "c", "eu-esrs", "ESRS", "ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) "
+                         "equivalent (eq)", "", "t", 88.0, "eu_law", 1.0)
+    label = chip_label(merged)
+    assert "ESRS · Carbon credit; Carbon dioxide" in label.replace("\\", ""), label
+    assert "Art\\. 63; Article 64" in chip_label(CitedSource(2, "c", "d", "VAT", "Article 63; Article 64", "", "t",
+                                                            88.0, "eu_law", 1.0))
+    assert "Art\\. 17 ·" in chip_label(CitedSource(3, "c", "d", "GDPR", "Chapter III › Article 17 (2/2)", "", "t",
+                                                     88.0, "eu_law", 1.0))
+
+
 def test_chat_response_round_trips_through_json():
     response = ChatResponse("answer [1]", "DIRECT", "conv", sources=[CitedSource(1, "c", "d", "T", "R", "u", "t", 88.0, "eu_law", 1.0, used=True)])
     again = ChatResponse.from_dict(response.to_dict())

@@ -97,8 +97,11 @@ def resend_history(turns: Iterable, passages: Iterable) -> list[tuple[str, str]]
 
 
 def unit_ref(ref: str) -> str:
-    """"Article 33" of "Chapter IV › Article 33 (2/3)": the last part of a reference, without the part counter."""
-    return PART_COUNTER_RE.sub("", (ref or "").split(" › ")[-1])
+    """"Article 33" of "Chapter IV › Article 33 (2/3)": the last part of a reference, without the part counter. A unit
+    merging short neighbours names each ("ANNEX II › Carbon credit; ANNEX II › Carbon dioxide (CO2) equivalent (eq)" ->
+    "Carbon credit; Carbon dioxide (CO2) equivalent (eq)"): the last one alone named the entry not quoted."""
+    merged = PART_COUNTER_RE.sub("", ref or "").split("; ")
+    return "; ".join(dict.fromkeys(part.split(" › ")[-1] for part in merged))
 
 
 def passage_name(source) -> str:
