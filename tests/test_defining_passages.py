@@ -154,6 +154,18 @@ def test_a_question_asking_who_acts_when_or_how(question, asks):
     assert asks_who_when_or_how(question) is asks
 
 
+@pytest.mark.parametrize("question, term", [
+    ("Was versteht man unter einem Carbon Credit in den ESRS?", "Carbon Credit"),
+    ("Was ist ein Auftragsverarbeiter laut DSGVO?", "Auftragsverarbeiter"),
+    ("Was ist ein Auftragsverarbeiter nach der DSGVO?", "Auftragsverarbeiter"),
+    ("Was ist ein Intermediär in dem OSS-Verfahren?", "Intermediär"),
+])
+def test_a_german_question_names_its_term_before_the_act_it_reads_it_in(question, term):
+    """"in den ESRS", "laut DSGVO" say where the term is read, like "nach der DSGVO" (the term was "Carbon Credit in
+    den ESRS", which no passage defines, until session 55)."""
+    assert asked_term(question) == term
+
+
 def test_who_counts_as_and_is_considered_ask_about_a_term():
     from regintel.text.asked_terms import asked_term
 

@@ -29,6 +29,10 @@ ANSWERED = [  # (question, chip pattern of the article that must be cited, words
     # title unit was quoted until session 54)
     pytest.param("What is the one-stop shop?", r"One Stop Shop \(OSS\) TVA.*Qu’est-ce que le One Stop Shop",
                  "l’application OSS ou One Stop Shop (guichet unique) a remplacé", id="faq-heading"),
+    # the act's own English term quoted in a German question: its glossary entry, under a chip naming that entry
+    # first (no answer until session 55, and the merged unit's chip named its other entry)
+    pytest.param("Was versteht man unter einem Carbon Credit in den ESRS?", r"ESRS · Carbon credit",
+                 "A transferable or tradable instrument that represents one metric tonne", id="term-as-written"),
 ]
 REFUSED = [
     "Do you think our bank should lobby to soften DORA before it applies?",
