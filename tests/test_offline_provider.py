@@ -1777,6 +1777,7 @@ def test_asked_where_a_right_does_not_apply_the_sentence_saying_so_is_quoted():
         quoted = [s.text for u in selection.units for s in u.segments]
         assert any(text.startswith("3. Paragraphs 1 and 2 shall not apply") or
                    text.startswith("Paragraphs 1 and 2 shall not apply") for text in quoted), (question, quoted)
+        assert not any("shall have the right to obtain" in text for text in quoted), (question, quoted)  # the grant
     assert [a.shape for a in plan_question("When does the right to erasure not apply?").asks] == ["general"]
     assert [a.shape for a in plan_question("Wann gilt eine Verarbeitung als grenzüberschreitend?").asks] != ["deadline"]
     assert [a.shape for a in plan_question("When must a personal data breach be notified?").asks] == ["deadline"]

@@ -1402,7 +1402,13 @@ class Composer:
                       and PERIOD_NAMED_RE.search(s.segment.text)]
             if naming and duration_asked:
                 return self._pick(naming, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
-        return self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+        picked = self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
+        if len(plan.asks) == 1 and asks_exclusion(plan.question):
+            # asked where a provision does not apply, the sentences saying so are the answer: the grant of the right
+            # beside them ("The data subject shall have the right to obtain ... the erasure") is not
+            leaving_out = [u for u in picked if any(states_non_application(s.text) for s in u.segments)]
+            return leaving_out or picked
+        return picked
 
     def _list_led_in_by_the_question(self, weights: dict[str, dict[str, float]], coverage_of_all: dict[int, float],
                                      kept_coverage: dict[int, float], plan: QuestionPlan) -> list[Unit]:
