@@ -210,3 +210,20 @@ def test_a_part_hit_from_a_document_only_at_the_tail_of_the_whole_questions_hits
 ])
 def test_an_instruction_to_compare_has_its_two_sides(question, sides):
     assert comparison_sides(question) == sides
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("Is a controller the same thing as a processor?", ["a controller", "a processor"]),
+    ("Is pseudonymised data the same as anonymous data?", ["pseudonymised data", "anonymous data"]),
+    ("Un sous-traitant est-il la même chose qu'un responsable du traitement ?",
+     ["Un sous-traitant", "un responsable du traitement"]),
+    ("¿Es la seudonimización lo mismo que la anonimización?", ["la seudonimización", "la anonimización"]),
+    ("Ist Pseudonymisierung dasselbe wie Anonymisierung?", ["Pseudonymisierung", "Anonymisierung"]),
+    # not two terms set against each other
+    ("Are the reporting rules the same as under the old directive?", []),
+    ("Is the DPO the same person for the whole group?", []),
+])
+def test_asking_whether_two_terms_are_the_same_sets_them_side_by_side(question, sides):
+    """"Is X the same as Y?" asks what tells the two apart, like "What is the difference between X and Y?" (it was
+    read as one question about neither term until session 55, and abstained)."""
+    assert comparison_sides(question) == sides

@@ -42,6 +42,13 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"^(?:pouvez-vous\s+)?compar(?:ez|er|e)\s+(?P<a>.+?)\s+(?:avec|et)\s+(?P<b>.+?)\s*[?.!]?$",
     r"^(?:¿?puedes\s+)?compar(?:a|e|ar)\s+(?P<a>.+?)\s+(?:con|y)\s+(?P<b>.+?)\s*[?.!]?$",
     r"^vergleiche[n]?\s+(?:Sie\s+)?(?P<a>.+?)\s+(?:mit|und)\s+(?P<b>.+?)\s*[?.!]?$",
+    # whether two terms are one: "Is a processor the same as a third party?", "Un sous-traitant est-il la même chose
+    # qu'un tiers ?", "¿Es un encargado lo mismo que un tercero?", "Ist ein Auftragsverarbeiter dasselbe wie ein Dritter?"
+    r"^(?:is|are)\s+(?P<a>.+?)\s+(?:the\s+same(?:\s+thing)?|identical|equivalent)\s+(?:as|to)\s+(?!(?:under|in|for|with|at|on|by|before|after)\b)(?P<b>.+?)\s*\??$",
+    r"^(?:est-ce qu['’]\s*)?(?P<a>.+?)\s+(?:est(?:-(?:il|elle))?|sont(?:-(?:ils|elles))?)\s+(?:la\s+même\s+chose|identiques?)\s+"
+    r"(?:qu['’]|que\s+|à\s+)\s*(?P<b>.+?)\s*\??$",
+    r"^¿?\s*(?:es|son)\s+(?P<a>.+?)\s+(?:lo\s+mismo|igual(?:es)?)\s+(?:que|a)\s+(?P<b>.+?)\s*\??$",
+    r"^(?:ist|sind)\s+(?P<a>.+?)\s+(?:dasselbe|das\s+gleiche|gleich(?:bedeutend)?)\s+(?:wie|mit)\s+(?P<b>.+?)\s*\??$",
 )]
 # A question that sets two things against each other, whether or not its sides can be cut out ("How does ESRS treat
 # these two situations differently?", "X, as opposed to Y", "par rapport à", "im Gegensatz zu", "dans chacun des deux
