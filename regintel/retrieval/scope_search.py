@@ -59,7 +59,8 @@ SCOPE_HITS = 4  # passages searched among the scope units: the best one of each 
 # exento?", "Wer ist ausgenommen?": whom the act leaves out, not whom it covers
 EXCLUSION_RE = re.compile(
     r"\b(?:exempt\w*|exclu(?!siv)\w*|not\s+(?:apply|covered|subject|in\s+scope)|outside\s+(?:the\s+|its\s+)?scope|"
-    r"ne\s+s['’]appliqu\w*(?:-t-(?:il|elle|ils|elles))?\s+pas|pas\s+concern\w*|exent[oa]s?|excluid[oa]s?|no\s+se\s+aplica\w*|ausgenommen|"
+    r"ne\s+s['’]appliqu\w*(?:-t-(?:il|elle|ils|elles))?\s+pas|pas\s+concern\w*|exent[oa]s?|excluid[oa]s?|"
+    r"no\s+se\s+aplica\w*|ausgenommen|"
     r"befreit|(?:gilt|gelten)\b(?P<between>[^?.]{0,60})\bnicht|nicht\s+(?:anwendbar|erfasst))\b", _I)
 # where an act says whom or what it leaves out: "This Regulation does not apply to:", "Member States may exclude from
 # the scope of this Regulation ...", "shall not apply to", "ne s'applique pas"
@@ -125,7 +126,8 @@ def without_exclusion_frame(question: str) -> str:
     """The question without the words framing an exclusion ask and the names of the acts it names ("Who is exempt
     from DORA?" -> "Who is from ?"): what is left is its own subject, if any ("small companies", "record-keeping";
     "das Recht auf Löschung" between "gilt" and "nicht")."""
-    return EXCLUSION_RE.sub(lambda frame: f" {frame.group('between') or ''} ", load_catalog().without_mentions(question))
+    without_acts = load_catalog().without_mentions(question)
+    return EXCLUSION_RE.sub(lambda frame: f" {frame.group('between') or ''} ", without_acts)
 
 
 def states_non_application(text: str) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections.abc import Sequence, Set as AbstractSet
 from functools import lru_cache
 
@@ -20,6 +19,7 @@ from regintel.retrieval.crosslingual import ACRONYM, load_glossary
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.search_titles import load_search_titles
 from regintel.text.analysis import tokenize
+from regintel.text.normalise import fold
 
 GLOSSARY_TITLE_WORDS = 6  # a longer last heading level is a section title, not a defined term
 COGNATE_RATIO = 0.88  # share of letters two spellings of one borrowed term have in common (difflib's ratio)
@@ -201,27 +201,27 @@ def search_title_translations(term: str, question_language: str, language: str, 
     return found
 
 
-def _folded(text: str) -> str:
-    """Lower-case letters without accents: "Desertifikation" -> "desertifikation"."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if ch.isalpha())
+def _letters(text: str) -> str:
+    """Its letters, folded: "Désertification" -> "desertification"."""
+    return "".join(ch for ch in fold(text) if ch.isalpha())
 
 
 def cognate_translations(term: str, question_language: str, language: str, text: str, heading: str,
                          ref: str = "") -> list[frozenset[str]]:
     """The terms a passage in another language defines that the asked term is a cognate of, spelled almost alike
     (``COGNATE_RATIO`` of their letters, ``COGNATE_MIN_LETTERS`` or more): "Desertifikation" for the ESRS entry
-    "Desertification", "biodiversity" asked as "Biodiversität" ("Kontrolle" is no "controller"). Technical terms are borrowed across
-    languages, and the term list cannot hold every one the acts define."""
+    "Desertification", "Biodiversität" for "Biodiversity" ("Kontrolle" is no "controller"). Technical terms are
+    borrowed across languages, and the term list cannot hold every one the acts define."""
     if not term or language == question_language:
         return []
-    asked = _folded(term)
+    asked = _letters(term)
     if len(asked) < COGNATE_MIN_LETTERS:
         return []
     found = []
     for defined in terms_defined_by(text, heading, ref, named_in_brackets=False):
-        folded = _folded(defined)
-        if len(folded) >= COGNATE_MIN_LETTERS and difflib.SequenceMatcher(None, asked, folded).ratio() >= COGNATE_RATIO:
+        letters = _letters(defined)
+        alike = difflib.SequenceMatcher(None, asked, letters).ratio()
+        if len(letters) >= COGNATE_MIN_LETTERS and alike >= COGNATE_RATIO:
             found.append(frozenset(tokenize(defined, language)))
     return found
 

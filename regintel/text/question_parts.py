@@ -44,7 +44,8 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"^vergleiche[n]?\s+(?:Sie\s+)?(?P<a>.+?)\s+(?:mit|und)\s+(?P<b>.+?)\s*[?.!]?$",
     # whether two terms are one: "Is a processor the same as a third party?", "Un sous-traitant est-il la même chose
     # qu'un tiers ?", "¿Es un encargado lo mismo que un tercero?", "Ist ein Auftragsverarbeiter dasselbe wie ein Dritter?"
-    r"^(?:is|are)\s+(?P<a>.+?)\s+(?:the\s+same(?:\s+thing)?|identical|equivalent)\s+(?:as|to)\s+(?!(?:under|in|for|with|at|on|by|before|after)\b)(?P<b>.+?)\s*\??$",
+    r"^(?:is|are)\s+(?P<a>.+?)\s+(?:the\s+same(?:\s+thing)?|identical|equivalent)\s+(?:as|to)\s+"
+    r"(?!(?:under|in|for|with|at|on|by|before|after)\b)(?P<b>.+?)\s*\??$",  # not "the same as under the old directive"
     r"^(?:est-ce qu['’]\s*)?(?P<a>.+?)\s+(?:est(?:-(?:il|elle))?|sont(?:-(?:ils|elles))?)\s+(?:la\s+même\s+chose|identiques?)\s+"
     r"(?:qu['’]|que\s+|à\s+)\s*(?P<b>.+?)\s*\??$",
     r"^¿?\s*(?:es|son)\s+(?P<a>.+?)\s+(?:lo\s+mismo|igual(?:es)?)\s+(?:que|a)\s+(?P<b>.+?)\s*\??$",
