@@ -166,6 +166,27 @@ def test_a_german_question_names_its_term_before_the_act_it_reads_it_in(question
     assert asked_term(question) == term
 
 
+@pytest.mark.parametrize("question, term", [
+    ("¿Qué se considera residuo peligroso según las ESRS?", "residuo peligroso"),
+    ("C'est quoi un mécanisme de réclamation selon les ESRS ?", "mécanisme de réclamation"),
+    ("Was gilt als gefährlicher Abfall nach den ESRS?", "gefährlicher Abfall"),
+    ("C'est quoi le problème avec notre facture ?", ""),  # a short noun phrase only, as for "qu'est-ce que"
+])
+def test_what_counts_as_and_the_spoken_cest_quoi_ask_about_a_term(question, term):
+    """"¿Qué se considera ...?", "C'est quoi ...?" and "Was gilt als ...?" ask what a term means, like "What is
+    considered ...?" (they were read as questions about no term until session 55)."""
+    assert asked_term(question) == term
+
+
+def test_the_usual_spanish_wording_of_a_personal_data_breach_is_carried_to_the_gdprs_term():
+    from regintel.retrieval.term_definitions import asked_term_stems
+    from regintel.text.analysis import tokenize
+
+    gdpr_term = frozenset(tokenize("personal data breach", "en"))
+    assert gdpr_term in asked_term_stems("violación de datos personales", "es", "en")
+    assert gdpr_term in asked_term_stems("brecha de datos personales", "es", "en")
+
+
 def test_who_counts_as_and_is_considered_ask_about_a_term():
     from regintel.text.asked_terms import asked_term
 

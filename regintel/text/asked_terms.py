@@ -30,7 +30,10 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bqu['’]est-ce que (?!(?:je|j['’]|tu|il|ils|elle|elles|on|nous|vous|ce|cela|ça)\b)(?:les? |la |l['’])?(?P<t>[^?\s]+(?:\s+[^?\s]+){0,2}?)\s*(?:\?|$| au sens| selon| dans | en matière)",
     r"\bdéfinition (?:de |du |des |d['’])(?:la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
     r"\bqui est (?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
-    r"\bqué (?:se entiende por|significa) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    r"\bqué (?:se entiende por|significa|se considera) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    # the spoken "C'est quoi un mécanisme de réclamation ?" (a noun phrase of at most three words, as for "qu'est-ce
+    # que": "C'est quoi le problème avec notre facture ?" asks about no term), and "Was gilt als ...?" below
+    r"\bc['’]est quoi (?:une? |les? |la |l['’])?(?P<t>[^?\s]+(?:\s+[^?\s]+){0,2}?)\s*(?:\?|$| au sens| selon| dans | en matière)",
     r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
@@ -42,7 +45,7 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bqué entiende(?:n)? (?:el |la |los |las )?[\w-]+(?: [\w-]+){0,3} (?:exactamente )?por (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bwas versteh(?:t|en) (?!man\b)(?:der |die |das |den )?[\w-]+(?: [\w-]+){0,3} (?:genau )?unter (?:einem |einer |einen |ein |eine |dem |der |den |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
     r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
-    r"\bwer (?:ist|gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
+    r"\b(?:wer (?:ist|gilt als)|was gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
     r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
 )]
 QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
