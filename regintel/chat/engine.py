@@ -15,6 +15,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from functools import cached_property
 from typing import Any, Callable, Iterator, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -163,7 +164,6 @@ class ComplianceEngine:
         self.guardrails = GuardrailClassifier(search_index.embedder, settings.data_dir / "guardrails")  # lazy
         self.cache = ResponseCache(db, timedelta(seconds=settings.response_cache_ttl_seconds))
         self.corpus_version = search_index.passages_version  # computed once per index, shared with its ranker
-        self._related: tuple[str, dict[str, set[str]]] | None = None  # (corpus version, related documents)
         self._known_labels = sorted({label for c in self.lexicon.concepts() for label in [c.prefLabel, *c.altLabels]})
         try:
             self.cache.invalidate_other_versions(self.corpus_version)
@@ -525,16 +525,14 @@ class ComplianceEngine:
         quoted = {p.source.document_id for p in turn.history[-1].used_passages}
         if not quoted:
             return []
-        related = self._related_documents()
+        related = self._related_documents
         return sorted(quoted.union(*(related.get(document, set()) for document in quoted)))
 
+    @cached_property
     def _related_documents(self) -> dict[str, set[str]]:
-        """Document id -> related documents over the whole served corpus, computed once per corpus version."""
-        if self._related is None or self._related[0] != self.corpus_version:
-            chunks = self.search_index.chunks.values()
-            self._related = (self.corpus_version,
-                             related_documents((c.document_id, c.source_url, c.text) for c in chunks))
-        return self._related[1]
+        """Document id -> related documents over the whole served corpus (an engine serves one index version), read
+        at the first follow-up that needs it."""
+        return related_documents((c.document_id, c.source_url, c.text) for c in self.search_index.chunks.values())
 
     def _documents_titled(self, titles: set[str]) -> list[str]:
         """The ids of the served documents titled ``titles``."""

@@ -1344,7 +1344,8 @@ class Composer:
                 language = self.by_index[s.segment.source.index].language
                 if binds_another_actor(s.segment.text, actor_terms[language], language):
                     s.score *= OTHER_ACTOR_FACTOR
-        if len(plan.asks) == 1 and asks_exclusion(plan.question):
+        asks_where_not = len(plan.asks) == 1 and asks_exclusion(plan.question)
+        if asks_where_not:
             # "When does the right to erasure not apply?": the sentence saying where it does not ("Paragraphs 1 and 2
             # shall not apply to the extent that processing is necessary:"), not the grant of the right, which shares
             # more of the question's words and "applies"
@@ -1403,7 +1404,7 @@ class Composer:
             if naming and duration_asked:
                 return self._pick(naming, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
         picked = self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
-        if len(plan.asks) == 1 and asks_exclusion(plan.question):
+        if asks_where_not:
             # asked where a provision does not apply, the sentences saying so are the answer: the grant of the right
             # beside them ("The data subject shall have the right to obtain ... the erasure") is not
             leaving_out = [u for u in picked if any(states_non_application(s.text) for s in u.segments)]

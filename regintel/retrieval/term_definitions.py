@@ -173,16 +173,20 @@ def search_title_terms(title: str) -> list[str]:
 
 
 def search_title_translations(term: str, question_language: str, language: str, document_id: str, ref: str,
-                              heading: str, text: str = "") -> list[frozenset[str]]:
+                              heading: str, text: str = "",
+                              entries: Sequence[str] | None = None) -> list[frozenset[str]]:
     """The asked term in a glossary entry's own ``language``, read from the unit's search titles: across languages,
     where the legal term list does not carry it ("Was ist Bestechung?" and the ESRS entry "Bribery", titled
     "ESRS-Glossar, Definition: Bestechung (Korruption)" in German). The term must be one of the title's terms as a
     whole ("biodiversidad" is not "pérdida de biodiversidad"); in a unit merging several entries, the title's terms
-    follow the entries' order. Empty when the unit is no glossary entry or its titles do not name the term."""
+    follow the entries' order. Empty when the unit is no glossary entry or its titles do not name the term.
+    ``entries``: the unit's defined terms when the caller has read them (:func:`defined_entries`)."""
     if not term or language == question_language:
         return []
     asked = frozenset(tokenize(term, question_language))
-    entries = terms_defined_by(text, heading, ref, named_in_brackets=False) if asked else []
+    if not asked:
+        return []
+    entries = defined_entries(text, heading, ref) if entries is None else entries
     if not entries:
         return []
     found: list[frozenset[str]] = []
@@ -201,24 +205,31 @@ def search_title_translations(term: str, question_language: str, language: str, 
     return found
 
 
+def defined_entries(text: str, heading: str, ref: str = "") -> list[str]:
+    """The terms a unit defines outright (:func:`terms_defined_by`, without names given in brackets): what its
+    search titles and a cognate are matched against."""
+    return terms_defined_by(text, heading, ref, named_in_brackets=False)
+
+
 def _letters(text: str) -> str:
     """Its letters, folded: "Désertification" -> "desertification"."""
     return "".join(ch for ch in fold(text) if ch.isalpha())
 
 
 def cognate_translations(term: str, question_language: str, language: str, text: str, heading: str,
-                         ref: str = "") -> list[frozenset[str]]:
+                         ref: str = "", entries: Sequence[str] | None = None) -> list[frozenset[str]]:
     """The terms a passage in another language defines that the asked term is a cognate of, spelled almost alike
     (``COGNATE_RATIO`` of their letters, ``COGNATE_MIN_LETTERS`` or more): "Desertifikation" for the ESRS entry
     "Desertification", "Biodiversität" for "Biodiversity" ("Kontrolle" is no "controller"). Technical terms are
-    borrowed across languages, and the term list cannot hold every one the acts define."""
+    borrowed across languages, and the term list cannot hold every one the acts define. ``entries``: the unit's
+    defined terms when the caller has read them (:func:`defined_entries`)."""
     if not term or language == question_language:
         return []
     asked = _letters(term)
     if len(asked) < COGNATE_MIN_LETTERS:
         return []
     found = []
-    for defined in terms_defined_by(text, heading, ref, named_in_brackets=False):
+    for defined in defined_entries(text, heading, ref) if entries is None else entries:
         letters = _letters(defined)
         alike = difflib.SequenceMatcher(None, asked, letters).ratio()
         if len(letters) >= COGNATE_MIN_LETTERS and alike >= COGNATE_RATIO:
@@ -258,13 +269,16 @@ def term_in_passage(term: str, question_language: str, language: str, document_i
                     title: str = "") -> list[AbstractSet[str]]:
     """The asked term's stems as a passage in ``language`` would define it: carried by the legal term list
     (``carried``, when the caller has it already: :func:`asked_term_stems`), read from the unit's search titles
-    (:func:`search_title_translations`), and, in the question's own language, without the words naming the subject
-    of the passage's act (``title``: :func:`without_the_acts_subject`). One reading for search, the evidence grade
-    and the composer."""
+    (:func:`search_title_translations`) or from its entries spelled almost alike (:func:`cognate_translations`),
+    and, in the question's own language, without the words naming the subject of the passage's act (``title``:
+    :func:`without_the_acts_subject`). One reading for search, the evidence grade and the composer."""
     if carried is None:
         carried = asked_term_stems(term, question_language, language)
-    found = [*carried, *search_title_translations(term, question_language, language, document_id, ref, heading, text),
-             *cognate_translations(term, question_language, language, text, heading, ref)]
+    found = list(carried)
+    if term and language != question_language:  # the unit's entries, read once for its titles and its cognates
+        entries = defined_entries(text, heading, ref)
+        found += search_title_translations(term, question_language, language, document_id, ref, heading, text, entries)
+        found += cognate_translations(term, question_language, language, text, heading, ref, entries)
     shorter = without_the_acts_subject(term, language, title) if language == question_language else None
     return found + [shorter] if shorter else found
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 
 _I = re.IGNORECASE
+# where a German question's term ends: at the act it is read in ("nach der DSGVO", "gemäß", "laut", "im Sinne der",
+# "in der", "in den", "in dem", "im"), or at the question mark
+_DE_END = r"(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )"
 DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean(?! by\b)|refer to|cover)\b",
     r"\bhow (?:does|do|is|are) .{0,60}?\bdefin\w* (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
@@ -37,15 +40,15 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
-    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |einem |einer |einen |der |die |das |den |dem )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
+    r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |einem |einer |einen |der |die |das |den |dem )?(?P<t>.+?)" + _DE_END,
     # the act as the one meaning it: "What does DORA mean by ...?", "Qu'entend le RGPD par ... ?", "¿Qué entiende DORA
     # por ...?", "Was versteht die DSGVO unter einem ...?"
     r"\bwhat (?:does|do) (?:the )?[\w-]+(?: [\w-]+){0,3} (?:exactly )?mean by (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
     r"\bqu['’]entend(?:ent)? (?!-on\b)(?:le |la |les |l['’])?[\w-]+(?: [\w-]+){0,3} (?:exactement )?par (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
     r"\bqué entiende(?:n)? (?:el |la |los |las )?[\w-]+(?: [\w-]+){0,3} (?:exactamente )?por (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
-    r"\bwas versteh(?:t|en) (?!man\b)(?:der |die |das |den )?[\w-]+(?: [\w-]+){0,3} (?:genau )?unter (?:einem |einer |einen |ein |eine |dem |der |den |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
-    r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
-    r"\b(?:wer (?:ist|gilt als)|was gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )",
+    r"\bwas versteh(?:t|en) (?!man\b)(?:der |die |das |den )?[\w-]+(?: [\w-]+){0,3} (?:genau )?unter (?:einem |einer |einen |ein |eine |dem |der |den |die |das )?(?P<t>.+?)" + _DE_END,
+    r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)" + _DE_END,
+    r"\b(?:wer (?:ist|gilt als)|was gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)" + _DE_END,
     r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
 )]
 QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
