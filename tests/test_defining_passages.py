@@ -6,7 +6,7 @@ import pytest
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first, definitions_last
-from regintel.retrieval.term_definitions import asked_by_heading
+from regintel.retrieval.term_definitions import asked_by_heading, terms_defined_by
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import asks_who_when_or_how
 
@@ -40,6 +40,22 @@ def test_the_defining_passage_of_the_asked_term_is_found_among_candidates():
     assert defining_among("Qu'entend-on par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
     assert defining_among("Que faut-il entendre par « assujetti » ?", "fr", list(CHUNKS)) == ["vat-9"]
     assert defining_among("Que doit-on comprendre par assujetti dans la directive ?", "fr", list(CHUNKS)) == ["vat-9"]
+
+
+def test_a_glossary_entry_split_into_parts_is_defined_by_its_first_part_only():
+    """Chunking numbers the parts of a long entry ("ANNEX II › Grievance mechanism (1/2)"): the entry was read as
+    defining nothing (its reference, with the part number, is not its heading), so a definition question found no
+    defining passage; the later parts go on about the term and define nothing."""
+    parts = {c.chunk_id: c for c in (
+        chunk("gm~1", "Any routinized, state-based or non-state-based, judicial or non-judicial processes through "
+              "which stakeholders can raise grievances and seek remedy.", "ANNEX II › Grievance mechanism (1/2)",
+              "Grievance mechanism"),
+        chunk("gm~2", "In addition to these criteria, effective operational-level grievance mechanisms are also based "
+              "on engagement and dialogue.", "ANNEX II › Grievance mechanism (2/2)", "Grievance mechanism"),
+    )}
+    assert terms_defined_by(parts["gm~1"].text, parts["gm~1"].heading, parts["gm~1"].ref) == ["Grievance mechanism"]
+    assert terms_defined_by(parts["gm~2"].text, parts["gm~2"].heading, parts["gm~2"].ref) == []
+    assert DefiningPassages(parts).among(asked_term("What is a grievance mechanism?"), "en", ["gm~2", "gm~1"]) == ["gm~1"]
 
 
 def test_across_languages_the_term_is_carried_by_the_legal_term_list():

@@ -1441,6 +1441,21 @@ def test_a_glossary_entry_is_defined_by_its_first_sentence_not_by_a_note_on_the_
     assert any(s.defined == "material" for s in materiality.segments if "used throughout ESRS" in s.text)
 
 
+def test_a_glossary_entry_split_into_parts_is_defined_by_its_first_part():
+    """ESRS's "Grievance mechanism" entry is two parts; retrieval put the second first, and its opening sentence
+    ("In addition to these criteria, ...") was quoted as the definition (seen in the browser)."""
+    first, second = (c for c in _chunks("eu-esrs") if c.ref.startswith("ANNEX II › Grievance mechanism ("))
+    assert first.ref.endswith("(1/2)") and second.text.startswith("In addition to these criteria")
+    sources = numbered(second, first)
+    for question in ("What is meant by a grievance mechanism?", "C'est quoi un mécanisme de réclamation selon les ESRS ?"):
+        selection = Composer(sources, embedder=None).select(plan_question(question))
+        quoted = [s.text for u in selection.units for s in u.segments]
+        assert quoted and quoted[0].startswith("Any routinized"), (question, quoted)
+        assert not any(text.startswith("In addition to these criteria") for text in quoted), (question, quoted)
+    answer, _, _ = run(OfflineProvider(), "What is meant by a grievance mechanism?", sources)
+    assert_grounded(answer, sources)
+
+
 @pytest.mark.parametrize("question, language, second", [
     ("Is a crypto exchange covered by DORA, and if so, does it have to report major ICT incidents?", "en",
      "does it have to report major ICT incidents?"),

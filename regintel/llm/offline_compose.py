@@ -49,6 +49,7 @@ from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
+from regintel.retrieval.chunking import split_part
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
@@ -2300,13 +2301,13 @@ def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
 
 def _entry_title(ref_part: str) -> str:
     """The term one level of a unit's ref names as a glossary entry: its last level, or the term its question-and-answer
-    heading asks about (:func:`asked_by_heading`), whose answer begins in the section's first part only."""
-    whole = _PART_RE.sub("", ref_part)
-    asked = asked_by_heading(whole)
-    if not asked:
-        return whole.split("›")[-1].strip()
-    part = _PART_RE.search(ref_part)
-    return asked if part is None or part.group(1) == "1" else ""
+    heading asks about (:func:`asked_by_heading`). An entry split into parts begins in its first part only: a later
+    part's first sentence goes on about the term ("ANNEX II › Grievance mechanism (2/2)": "In addition to these
+    criteria, ..." was quoted as the definition)."""
+    whole, part = split_part(ref_part)
+    if part is not None and part > 1:
+        return ""
+    return asked_by_heading(whole) or whole.split("›")[-1].strip()
 
 
 def _term_match(asked: set[str], defined: set[str]) -> float:

@@ -90,6 +90,16 @@ INLINE_DEFINITION_SPLIT_RE = re.compile(r"(?<=[:;.])\s+(?=(?:\(\d{1,3}[a-z]?\)|\
 CONTEXT_HEADINGS = 2  # the chapter and section of an untitled article (the title above them is too broad)
 
 
+PART_SUFFIX_RE = re.compile(r"\s*\((\d+)/(\d+)\)\s*$")  # a unit split into parts: "Article 6 (2/4)"
+
+
+def split_part(ref: str) -> tuple[str, int | None]:
+    """A reference without the part number chunking gives each part of a split unit ("ANNEX II › Grievance mechanism
+    (2/2)" -> ("ANNEX II › Grievance mechanism", 2)); ``None`` for a unit in one piece."""
+    match = PART_SUFFIX_RE.search(ref or "")
+    return ((ref or "")[:match.start()], int(match.group(1))) if match else (ref or "", None)
+
+
 def is_definition(chunk: "Chunk") -> bool:
     """Whether a chunk is one definition (or a few tiny ones) of a definitions article."""
     return is_definition_id(chunk.chunk_id)

@@ -15,6 +15,7 @@ from collections.abc import Sequence, Set as AbstractSet
 from functools import lru_cache
 
 from regintel.retrieval.calibration import defined_terms
+from regintel.retrieval.chunking import split_part
 from regintel.retrieval.crosslingual import ACRONYM, load_glossary
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.search_titles import load_search_titles
@@ -116,13 +117,17 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "", named_in_brack
 
 
 def _glossary_titles(heading: str, ref: str) -> list[str]:
-    """The titles of the glossary entries a unit is (see :func:`terms_defined_by`)."""
+    """The titles of the glossary entries a unit is (see :func:`terms_defined_by`). An entry split into parts is
+    defined by its first part ("ANNEX II › Grievance mechanism (1/2)"); the next ones go on about it."""
     terms: list[str] = []
     heading = heading or ""
+    whole_ref, part = split_part(ref)
+    if part is not None and part > 1:
+        return []
     if "›" in heading:
         labels = heading.split("; ")
     else:
-        labels = (ref or "").split("; ")
+        labels = whole_ref.split("; ")
         if not all("›" in label for label in labels) or \
                 "; ".join(label.split("›")[-1].strip() for label in labels) != heading.strip():
             return []  # a section's reference, not the entry titles its heading repeats
