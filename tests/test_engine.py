@@ -156,6 +156,23 @@ def test_a_question_whether_a_named_act_applies_is_answered_from_its_scope_artic
         assert not any(s["step"] == "scope_retrieval" for s in session.get(RagTrace, plain.trace_id).steps)
 
 
+def test_a_list_question_asking_for_a_noun_in_general_quotes_each_article_headed_by_it(engine, world):
+    """"What rights does the data subject have?": retrieval found two of the GDPR's rights articles (15 and 21), and
+    the answer quoted Article 15 alone; the articles headed "Right ..." of the leading act now lead the passages."""
+    question = "What rights does the data subject have?"
+    searched = {s.ref.split(" (")[0] for s in world["index"].search(question, k=8).sources}
+    assert len(searched & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}) < 3
+    _, response = ask(engine, new_conversation(engine, "listed"), question)
+    rights = {s.ref.split(" (")[0] for s in response.cited} & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}
+    assert len(rights) >= 4, response.answer
+    with world["db"].session() as session:
+        steps = session.get(RagTrace, response.trace_id).steps
+    listed = next(s for s in steps if s["step"] == "listed_article_retrieval")
+    assert listed["articles"] >= 7 and all(c.startswith("eu-gdpr") for c in listed["leading"])
+    board = ask(engine, new_conversation(engine, "listed"), "What are the tasks of the Board?")[1]
+    assert {s.ref.split(" (")[0] for s in board.cited} == {"Article 70"}, "an article headed by the question is its answer"
+
+
 def test_a_definition_across_languages_quotes_the_defining_sentence_though_other_words_are_not_carried(engine):
     """"What is a taxable person for VAT?": Article 9 of the French VAT Directive leads, but "VAT" is no word of it, so
     its article was read by meaning and paragraph 2 (new means of transport) was quoted; the defining sentence of

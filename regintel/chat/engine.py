@@ -47,6 +47,7 @@ from regintel.llm.base import ChatMessage
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.graph import queries
 from regintel.graph.seed import section_key
+from regintel.llm.offline_compose import plan_question
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.acronyms import spelled_out
@@ -56,6 +57,8 @@ from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisi
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
+from regintel.retrieval.instruments import load_catalog
+from regintel.retrieval.listed_articles import LISTED_HITS, LISTED_MAX_WORDS, listed_article_chunk_ids
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -63,7 +66,8 @@ from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
-from regintel.text.analysis import detect_language
+from regintel.text.analysis import detect_language, tokenize
+from regintel.text.question_kinds import question_noise_stems
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +266,7 @@ class ComplianceEngine:
             fresh = self._with_part_hits(turn.question, parts_language, fresh, trace, filters)
             fresh = self._with_act_unit_hits(turn.question, coverage, named, fresh, trace)
             fresh = self._with_cited_provision_hits(turn.question, coverage, named, fresh, trace)
+            fresh = self._with_listed_article_hits(turn.question, fresh, trace)
 
         with trace.step("guardrails") as record:
             best = max((s.similarity for s in fresh), default=None)
@@ -423,6 +428,37 @@ class ComplianceEngine:
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("cited provision retrieval failed: %s", exc)
+            return fresh
+
+    def _with_listed_article_hits(self, question: str, fresh: list[Source], trace: TraceRecorder) -> list[Source]:
+        """A list question asking for a noun in general ("What rights does the data subject have?") is led by the
+        articles of the leading act whose headings open with that noun ("Right of access ...", "Right to erasure",
+        ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_HITS`` closest to the question. In the act's
+        language only (across languages the noun is carried by the term list, which retrieval already reads). A side
+        search: when it fails, the hits stand."""
+        if not fresh:
+            return fresh
+        try:
+            plan = plan_question(question)
+            language = fresh[0].language
+            if len(plan.asks) != 1 or plan.asks[0].shape != "list" or plan.comparison or plan.language != language:
+                return fresh
+            asked = set(tokenize(load_catalog().without_mentions(question), language)) - question_noise_stems(language)
+            if not asked or len(asked) > LISTED_MAX_WORDS:
+                return fresh
+            document = fresh[0].document_id
+            units = self._act_unit_chunks(("listed", document, frozenset(asked)), lambda: listed_article_chunk_ids(
+                self.search_index.chunks.values(), document, asked))
+            if not units:
+                return fresh
+            with trace.step("listed_article_retrieval") as record:
+                hits = self.search_index.search(question, k=LISTED_HITS, filters={"chunk_id": units}).sources
+                listed = {s.chunk_id for s in hits}
+                merged = (hits + [s for s in fresh if s.chunk_id not in listed])[:self.settings.chat_top_k]
+                record.update(articles=len(units), leading=[s.chunk_id for s in hits])
+            return merged
+        except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
+            log.warning("listed article retrieval failed: %s", exc)
             return fresh
 
     def _led_by(self, question: str, chunk_ids: list[str], fresh: list[Source]) -> list[Source]:

@@ -50,6 +50,7 @@ from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisi
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.chunking import split_part
+from regintel.retrieval.listed_articles import heading_lead_word
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
@@ -740,7 +741,6 @@ def question_aliases(question: str, language: str, glossary: Any) -> dict[str, s
     return aliases
 
 
-HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", _I)
 
 
 def _heading_opened_by_the_question(passage: "Passage", plan: QuestionPlan, noise: set[str]) -> int:
@@ -823,16 +823,6 @@ def binds_another_actor(text: str, actor_terms: list[set[str]], language: str) -
         return False
     bound = set(tokenize(text[:verb.start()], language))
     return bool(bound) and not any(terms <= bound for terms in actor_terms if terms)
-
-
-def heading_lead_word(heading: str, language: str) -> str:
-    """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
-    "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
-    ..." -> "transit"; "" for a heading naming nothing but the article ("Article 1 (TITRE PREMIER - OBJET ...)")."""
-    heading = heading.rsplit(" › ", 1)[-1]  # a section's own title, not its document's path to it
-    title = heading.split(" — ", 1)[1] if " — " in heading else HEADING_NUMBER_RE.sub("", heading)
-    words = [w for w in tokenize(re.sub(r"\(.*?\)", " ", title), language) if not w[:1].isdigit()]
-    return words[0] if words else ""
 
 
 def headings_in_the_laws_words(question: str, language: str, glossary: Any,

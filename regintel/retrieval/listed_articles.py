@@ -1,0 +1,52 @@
+"""The articles a list question asks for one by one, found by their headings in the whole act.
+
+"What rights does the data subject have?" is answered by the GDPR's articles headed "Right of access by the data
+subject", "Right to rectification", "Right to erasure", ... (the offline composer quotes the opening sentence of
+each). Retrieval found two of them for that wording (Articles 15 and 21, then Articles 12 and 80 on information and
+representation), so the answer quoted Article 15 alone; the Spanish wording of the same question happened to find
+five. The articles of the leading act whose heading opens with the noun the question lists are searched on their
+own and join the hits (:meth:`regintel.chat.engine.ChatEngine._with_listed_article_hits`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from regintel.retrieval.chunking import Chunk, split_part
+from regintel.text.analysis import tokenize
+
+LISTED_MIN_ARTICLES = 3  # a noun heading this many articles of one act is a list of provisions of its own ...
+LISTED_MAX_WORDS = 3  # ... when the question asks for it in general: this many words at most, the act's name aside
+LISTED_HITS = 6  # the articles joining the hits, the closest to the question first
+
+HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", re.IGNORECASE)
+
+
+def heading_lead_word(heading: str, language: str) -> str:
+    """The first word (stemmed) of what a heading names: "Article 15 — Right of access by the data subject" ->
+    "right"; "Disclosure Requirement E1-3 – Actions and resources ..." -> "disclosur"; "10.2 Transitional provision
+    ..." -> "transit"; "" for a heading naming nothing but the article ("Article 1 (TITRE PREMIER - OBJET ...)")."""
+    heading = heading.rsplit(" › ", 1)[-1]  # a section's own title, not its document's path to it
+    title = heading.split(" — ", 1)[1] if " — " in heading else HEADING_NUMBER_RE.sub("", heading)
+    words = [w for w in tokenize(re.sub(r"\(.*?\)", " ", title), language) if not w[:1].isdigit()]
+    return words[0] if words else ""
+
+
+def listed_article_chunk_ids(chunks: Iterable[Chunk], document_id: str, asked: set[str]) -> list[str]:
+    """The first passage of each article of ``document_id`` whose heading opens with one of the ``asked`` stems, in
+    the act's order; none unless one such noun heads at least ``LISTED_MIN_ARTICLES`` articles."""
+    by_lead: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for chunk in chunks:
+        if chunk.document_id != document_id or not chunk.heading:
+            continue
+        ref, part = split_part(chunk.ref)
+        if (part or 1) != 1 or ref in seen or not HEADING_NUMBER_RE.match(chunk.heading):
+            continue  # an article's first part, once (its definitions units share its heading)
+        lead = heading_lead_word(chunk.heading, chunk.language)
+        if lead in asked:
+            seen.add(ref)
+            by_lead.setdefault(lead, []).append(chunk.chunk_id)
+    listed = [ids for ids in by_lead.values() if len(ids) >= LISTED_MIN_ARTICLES]
+    return listed[0] if len(listed) == 1 else []

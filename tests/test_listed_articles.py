@@ -1,0 +1,34 @@
+"""The articles a list question asks for one by one, by the first word of their headings
+(regintel/retrieval/listed_articles.py)."""
+
+from __future__ import annotations
+
+from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids
+
+
+def chunk(chunk_id: str, ref: str, heading: str, document_id: str = "eu-gdpr") -> Chunk:
+    return Chunk(chunk_id, document_id, "GDPR", ref, heading, "", "text", "EU", "en", "eu_law", "", 0)
+
+
+CHUNKS = [
+    chunk("a15~1", "Article 15 (1/2)", "Article 15 — Right of access by the data subject"),
+    chunk("a15~2", "Article 15 (2/2)", "Article 15 — Right of access by the data subject"),
+    chunk("a16", "Article 16", "Article 16 — Right to rectification"),
+    chunk("a17", "Article 17", "Article 17 — Right to erasure ('right to be forgotten')"),
+    chunk("a39", "Article 39", "Article 39 — Tasks of the data protection officer"),
+    chunk("a57", "Article 57", "Article 57 — Tasks"),
+    chunk("other-right", "Article 3", "Article 3 — Right of appeal", document_id="other-act"),
+    chunk("section", "CHAPTER III › Section 1", "Section 1 — Rights and transparency"),
+]
+
+
+def test_the_first_part_of_each_article_headed_by_the_listed_noun_in_the_acts_order():
+    assert heading_lead_word("Article 17 — Right to erasure ('right to be forgotten')", "en") == "right"
+    assert listed_article_chunk_ids(CHUNKS, "eu-gdpr", {"right", "data", "subject"}) == ["a15~1", "a16", "a17"]
+
+
+def test_none_when_the_noun_heads_fewer_articles_or_another_act_is_asked():
+    assert listed_article_chunk_ids(CHUNKS, "eu-gdpr", {"task", "board"}) == [], "two 'Tasks' articles are no list"
+    assert listed_article_chunk_ids(CHUNKS, "other-act", {"right"}) == []
+    assert listed_article_chunk_ids(CHUNKS, "eu-gdpr", {"erasur"}) == []
