@@ -6,6 +6,7 @@ from __future__ import annotations
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.unit_roles import (
     applies_a_requirement,
+    by_unit_role,
     is_navigational,
     navigational_last,
     requirement_code,
@@ -80,3 +81,7 @@ def test_navigational_units_go_last_in_their_order():
     assert ids(navigational_last(order, CHUNKS)) == ["glossary", "dr-e1-6~1", "acronyms", "toc"]
     assert navigational_last(ranked("glossary", "unknown-id"), CHUNKS) == ranked("glossary", "unknown-id")
 
+
+def test_both_orders_together():
+    order = ranked("acronyms", "ar-e1-6~1", "dr-e1-6~1")
+    assert ids(by_unit_role(order, CHUNKS)) == ["dr-e1-6~1", "ar-e1-6~1", "acronyms"]

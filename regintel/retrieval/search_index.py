@@ -55,7 +55,7 @@ from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
-from regintel.retrieval.unit_roles import REQUIREMENT_POOL, navigational_last, requirements_before_their_application
+from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
 from regintel.retrieval.word_translation import DEFAULT_MIN_COSINE, VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
@@ -426,25 +426,20 @@ class SearchIndex:
         # who acts, when or how: no definition says it, so the other passages lead (read from a deeper ranking)
         definitions_behind = mode == "hybrid" and asks_who_when_or_how(question)
         depth = k * DEFINITIONS_BEHIND_WIDTH if definitions_behind else k
-        # a requirement is looked for below its application guidance in the same ranking whatever k is asked for
-        pool = max(depth, REQUIREMENT_POOL) if mode == "hybrid" else depth
         if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()
-            ranked = self.rerank(question, stage, pool)
+            ranked = self.rerank(question, stage, depth)
             timings["rerank"] = (time.perf_counter() - started) * 1000
             ranker_scores = dict(ranked)
             best = [(cid, stage.fused[cid]) for cid, _ in ranked]
             if ranker.tail_gap is not None:
                 tail = kept_by_gap([score for _, score in ranked[:k]], ranker.tail_gap, most=k)
         else:
-            best = top(stage.fused, pool)
-        if mode == "hybrid":  # a requirement before its application guidance
-            best = requirements_before_their_application(best, self.chunks)
-        best = best[:depth]
+            best = top(stage.fused, depth)
         if definitions_behind:
             best = definitions_last(best, self.chunks, k)
-        if mode == "hybrid":  # tables of contents and acronym lists after the provisions
-            best = navigational_last(best, self.chunks)
+        if mode == "hybrid":  # a requirement before its application guidance, tables of contents last
+            best = by_unit_role(best, self.chunks)
         term = asked_term(question) if mode == "hybrid" else ""
         if term:  # a definition question: the candidates defining its term lead, else the corpus's definitions of it
             candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]

@@ -31,11 +31,6 @@ NAVIGATIONAL_TITLE_RE = re.compile(
     r"(?:list of )?(?:abbreviations|acronyms)(?: and (?:abbreviations|acronyms))?|abréviations|sigles|"
     r"abreviaturas|siglas|abkürzungen|abkürzungsverzeichnis)$", re.IGNORECASE)
 
-# how deep in a search's ranking a requirement is looked for below its application guidance: the engine asks for 8
-# hits and the answers bench for 20, and a requirement ranked 9th or 10th led the bench's hits but was missing from
-# the engine's, so the chat quoted the guidance and another requirement ("Vorstandsboni" and ESRS 2 GOV-3)
-REQUIREMENT_POOL = 20
-
 
 def requirement_code(chunk: Chunk) -> str | None:
     """The code of the requirement a unit states or applies ("E1-6", "GOV-3"), read from its own heading level."""
@@ -82,6 +77,11 @@ def navigational_last(ranked: Sequence[tuple[str, float]], chunks: Mapping[str, 
         return list(ranked)
     moved = {chunk_id for chunk_id, _ in navigational}
     return [item for item in ranked if item[0] not in moved] + navigational
+
+
+def by_unit_role(ranked: Sequence[tuple[str, float]], chunks: Mapping[str, Chunk]) -> list[tuple[str, float]]:
+    """Both orderings of this module, in turn."""
+    return navigational_last(requirements_before_their_application(ranked, chunks), chunks)
 
 
 def _states(chunk: Chunk | None, document_id: str, code: str) -> bool:
