@@ -56,8 +56,7 @@ from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_t
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
-from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
-from regintel.retrieval.instruments import load_catalog
+from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, load_catalog
 from regintel.retrieval.listed_articles import LISTED_HITS, LISTED_MAX_WORDS, listed_article_chunk_ids
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
@@ -489,7 +488,7 @@ class ComplianceEngine:
                        for s in sources if not is_scope_heading(s.heading or s.ref))
 
     def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:
-        """The passages of an act's scope or opening units (``select``), cached per index under ``key``."""
+        """The passages of an act's scope, opening or listed units (``select``), cached per index under ``key``."""
         chunks = self.search_index.chunks
         if getattr(self, "_act_units_for", None) is not chunks:
             self._act_units_cache: dict[tuple, list[str]] = {}
