@@ -55,6 +55,9 @@ def test_a_glossary_entry_split_into_parts_is_defined_by_its_first_part_only():
     )}
     assert terms_defined_by(parts["gm~1"].text, parts["gm~1"].heading, parts["gm~1"].ref) == ["Grievance mechanism"]
     assert terms_defined_by(parts["gm~2"].text, parts["gm~2"].heading, parts["gm~2"].ref) == []
+    section = chunk("dm~1", "The principle of double materiality is the basis for sustainability disclosures.",
+                    "ESRS 1 › 3.3 Double materiality (1/2)", "3.3 Double materiality")
+    assert terms_defined_by(section.text, section.heading, section.ref) == [], "a numbered section is no glossary entry"
     assert DefiningPassages(parts).among(asked_term("What is a grievance mechanism?"), "en", ["gm~2", "gm~1"]) == ["gm~1"]
 
 

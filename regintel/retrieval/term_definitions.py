@@ -116,13 +116,18 @@ def terms_defined_by(text: str, heading: str = "", ref: str = "", named_in_brack
     return _glossary_titles(heading, ref) + ([faq] if faq else []) + named
 
 
+NUMBERED_TITLE_RE = re.compile(r"^\d+(?:\.\d+)*\.?\s")  # "3.3 Double materiality", "7.5 Reporting errors ..."
+
+
 def _glossary_titles(heading: str, ref: str) -> list[str]:
     """The titles of the glossary entries a unit is (see :func:`terms_defined_by`). An entry split into parts is
-    defined by its first part ("ANNEX II › Grievance mechanism (1/2)"); the next ones go on about it."""
+    defined by its first part ("ANNEX II › Grievance mechanism (1/2)"); the next ones go on about it. A numbered
+    section split into parts ("ESRS 1 › 3.3 Double materiality (1/2)") is a chapter of the text, not an entry (the
+    glossary's "Double materiality" defines the term)."""
     terms: list[str] = []
     heading = heading or ""
     whole_ref, part = split_part(ref)
-    if part is not None and part > 1:
+    if part is not None and (part > 1 or NUMBERED_TITLE_RE.match(whole_ref.split("›")[-1].strip())):
         return []
     if "›" in heading:
         labels = heading.split("; ")
