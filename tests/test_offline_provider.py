@@ -1131,6 +1131,35 @@ def test_a_question_setting_two_things_against_each_other_is_answered_from_retri
     assert {u.source.index for u in plain._two_leading_articles(plan, first + [stray])} == {1}
 
 
+def test_when_the_parts_were_answered_from_retrievals_second_article_its_first_one_is_the_other_half():
+    """"Notre ASBL est détenue à 60 % par une grande entreprise ... devient-elle grande entreprise, et combien de temps
+    le reste-t-elle ?": the parts' words matched the second leading section only, and the next article closest in
+    meaning to a part was the third (the size criterion), not retrieval's first (the group criterion). The first
+    leading article, not quoted yet, is the other half of the answer; it is quoted first."""
+    class ThirdCloser:
+        """Article 16's sentences closest in meaning to every part (as the size criterion was), the others close."""
+
+        def embed(self, texts, kind="passage", progress=None):
+            import numpy as np
+
+            if kind == "query":
+                return np.tile([1.0, 0.0], (len(texts), 1))
+            return np.array([[1.0, 0.0] if "rectification" in t else [0.9, 0.436] for t in texts])
+
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"),
+                       passage("eu-gdpr", "Article 16"))
+    plan = plan_question("When must a personal data breach be notified to the supervisory authority, and when must the "
+                         "data subjects be told about the breach?")
+    assert len(plan.asks) == 2
+    composer = Composer(sources, embedder=ThirdCloser(), glossary=None)
+    second_only = [u for u in Composer(sources, embedder=_EveryTextAlike(), glossary=None).select(plan).units
+                   if u.source.index == 2]
+    assert second_only
+    units = composer._two_leading_articles(plan, second_only)
+    assert {u.source.index for u in units} == {1, 2}
+    assert units[0].source.index == 1, "retrieval's first article leads the answer"
+
+
 def test_the_second_of_two_articles_comes_from_the_first_ones_act_or_an_act_citing_it():
     """Retrieval put an ESRS requirement (on informing consumers) second after GDPR Article 13: the two provisions a
     question sets against each other come from one act, so the second leading article is Article 14. The VAT

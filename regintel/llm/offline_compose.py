@@ -1055,25 +1055,35 @@ class Composer:
         quoted = {self.by_index[u.source.index].article for u in kept}
         if len(quoted) >= 2:
             return kept
+        if len(quoted) == 1 and leading[0] not in quoted:
+            # the parts were answered from retrieval's second article: its first one is the other half of the answer
+            first = self._closest_units(plan, leading[0], kept)
+            if first:
+                return first + kept
         if len(quoted) == 1:
             second = self._second_article(plan, kept)
             if second:
                 return kept + second
+        for article in leading:
+            if article not in quoted:
+                kept += self._closest_units(plan, article, kept)
+        return kept or units
+
+    def _closest_units(self, plan: QuestionPlan, article: str, kept: list[Unit]) -> list[Unit]:
+        """``article``'s sentences read by meaning with the part of the question (or the whole question) closest to
+        it, less those overlapping ``kept``."""
         asks = list(dict.fromkeys(
             [a.text for a in plan.asks if self._own_terms(a, plan) >= SECOND_ARTICLE_OWN_TERMS] + [plan.question]))
-        for article in leading:
-            if article in quoted:
-                continue
-            passages = [p for p in self.passages if p.article == article]
-            closest: tuple[float, str] | None = None
-            for text in asks:
-                cosines = self._sentence_cosines(text, passages)
-                if cosines is not None and (closest is None or float(cosines[1].max()) > closest[0]):
-                    closest = (float(cosines[1].max()), text)
-            if closest is not None:
-                kept += [u for u in self.answer_by_embedding(plan, closest[1], same_language=True, articles={article})
-                         if not any(_overlaps(u, v) for v in kept)]
-        return kept or units
+        passages = [p for p in self.passages if p.article == article]
+        closest: tuple[float, str] | None = None
+        for text in asks:
+            cosines = self._sentence_cosines(text, passages)
+            if cosines is not None and (closest is None or float(cosines[1].max()) > closest[0]):
+                closest = (float(cosines[1].max()), text)
+        if closest is None:
+            return []
+        return [u for u in self.answer_by_embedding(plan, closest[1], same_language=True, articles={article})
+                if not any(_overlaps(u, v) for v in kept)]
 
     def _asks_two_things(self, plan: QuestionPlan) -> bool:
         """A comparison or contrast, or two parts with words of their own each ("when must the authority be told,
