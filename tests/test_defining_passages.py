@@ -6,7 +6,8 @@ import pytest
 
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.defining_passages import DefiningPassages, definitions_first, definitions_last
-from regintel.retrieval.term_definitions import asked_by_heading, terms_defined_by
+from regintel.retrieval.term_definitions import (asked_by_heading, glossary_title_names, term_variants,
+                                                 terms_defined_by)
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import asks_who_when_or_how
 
@@ -59,6 +60,23 @@ def test_a_glossary_entry_split_into_parts_is_defined_by_its_first_part_only():
                     "ESRS 1 › 3.3 Double materiality (1/2)", "3.3 Double materiality")
     assert terms_defined_by(section.text, section.heading, section.ref) == [], "a numbered section is no glossary entry"
     assert DefiningPassages(parts).among(asked_term("What is a grievance mechanism?"), "en", ["gm~2", "gm~1"]) == ["gm~1"]
+
+
+def test_a_glossary_title_giving_a_word_and_its_other_name_defines_both():
+    """ESRS's glossary writes "BREF or EU Best Available Techniques reference documents", "Biodiversity or biological
+    diversity": "Was ist ein BREF?" found the entry first and quoted a requirement mentioning BREFs (the title, eight
+    words, was no glossary title). A title with "or" inside a term or a list of things is one term."""
+    bref = chunk("bref", "Documents drawn up under Directive 2010/75/EU describing the best available techniques.",
+                 "ANNEX II › BREF or EU Best Available Techniques reference documents",
+                 "BREF or EU Best Available Techniques reference documents")
+    assert DefiningPassages({"bref": bref}).among(asked_term("Was ist ein BREF?"), "de", ["bref"]) == ["bref"]
+    assert glossary_title_names("Biodiversity or biological diversity") == [
+        "Biodiversity or biological diversity", "Biodiversity", "biological diversity"]
+    for one_term in ("Confirmed incident of corruption or bribery", "Biosphere integrity or ecological integrity",
+                     "Purchased or acquired electricity, heat, steam, or cooling"):
+        assert glossary_title_names(one_term) == [one_term]
+    assert term_variants("critical or important function") == ["critical or important function"], \
+        "a quoted definition's term is one term"
 
 
 def test_across_languages_the_term_is_carried_by_the_legal_term_list():

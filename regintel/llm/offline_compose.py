@@ -54,7 +54,7 @@ from regintel.retrieval.listed_articles import heading_lead_word
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
-                                                 asked_by_heading, term_in_passage, term_variants,
+                                                 asked_by_heading, glossary_title_names, term_in_passage, term_variants,
                                                  without_the_acts_subject)
 from regintel.text.asked_terms import asked_term
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
@@ -2295,7 +2295,8 @@ def _glossary_entries(passage: Passage) -> dict[int, list[set[str]]]:
         if not heading or re.match(r"^(?:article|art\.|ar|section|chapter|annex|appendix)\b", heading, _I) \
                 or re.fullmatch(r"[\d. ]+", heading):
             continue
-        entries[position] = [set(tokenize(variant, detect_language(heading))) for variant in term_variants(heading)]
+        entries[position] = [set(tokenize(variant, detect_language(heading)))
+                             for name in glossary_title_names(heading) for variant in term_variants(name)]
     return entries
 
 

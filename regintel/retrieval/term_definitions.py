@@ -82,6 +82,10 @@ def asked_by_heading(heading: str) -> str:
 # "Best Available Techniques (BAT) conclusions" (not an act's "(EU)" before its number)
 ABBREVIATED_TERM_RE = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[A-Z][A-Za-z0-9]{1,7})\)\s*(?P<rest>.*)$")
 ABBREVIATION_RE = re.compile(rf"{ACRONYM}s?")  # an abbreviation as written: "TLPT", "GHG", "SVHCs"
+# one word, then its other name: "BREF or EU Best Available Techniques reference documents", "Degradation or degraded
+# ecosystem" (not "Confirmed incident of corruption or bribery", "Biosphere integrity or ecological integrity", nor a
+# list of things, "Purchased or acquired electricity, heat, steam, or cooling")
+ALSO_NAMED_RE = re.compile(r"^(?P<first>[^\s(),]+) or (?P<other>(?:(?! or )[^(),])+)$")
 
 
 def term_variants(term: str) -> list[str]:
@@ -95,6 +99,14 @@ def term_variants(term: str) -> list[str]:
     if short.endswith("s") and short[:-1].isupper():  # "Substances of Very High Concern (SVHCs)": an SVHC
         variants.append(f"{short[:-1]} {rest}".strip())
     return variants
+
+
+def glossary_title_names(title: str) -> list[str]:
+    """The names a glossary entry's title gives its term: the title, and when it names one word and its other name
+    ("BREF or EU Best Available Techniques reference documents", "Biodiversity or biological diversity"), each name.
+    Only a glossary title: in a quoted definition "critical or important function" is one term."""
+    other_name = ALSO_NAMED_RE.match(title.strip())
+    return [title, other_name.group("first"), other_name.group("other")] if other_name else [title]
 
 
 def terms_defined_by(text: str, heading: str = "", ref: str = "", named_in_brackets: bool = True) -> list[str]:
@@ -138,7 +150,8 @@ def _glossary_titles(heading: str, ref: str) -> list[str]:
             return []  # a section's reference, not the entry titles its heading repeats
     for label in labels:
         title = label.split("›")[-1].strip()
-        if "›" in label and title and len(title.split()) <= GLOSSARY_TITLE_WORDS:
+        if "›" in label and title and min(len(name.split()) for name in glossary_title_names(title)) \
+                <= GLOSSARY_TITLE_WORDS:
             terms.append(title)
     return terms
 
@@ -295,9 +308,11 @@ def term_in_passage(term: str, question_language: str, language: str, document_i
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "",
                   named_in_brackets: bool = True) -> frozenset[frozenset[str]]:
+    titles = set(_glossary_titles(heading, ref))
     return frozenset(frozenset(tokenize(variant, language))
                      for term in terms_defined_by(text, heading, ref, named_in_brackets)
-                     for variant in term_variants(term))
+                     for name in (glossary_title_names(term) if term in titles else [term])
+                     for variant in term_variants(name))
 
 
 def defines(asked: list[frozenset[str]], defined: frozenset[frozenset[str]]) -> bool:
