@@ -5,7 +5,7 @@ subject", "Right to rectification", "Right to erasure", ... (the offline compose
 each). Retrieval found two of them for that wording (Articles 15 and 21, then Articles 12 and 80 on information and
 representation), so the answer quoted Article 15 alone; the Spanish wording of the same question happened to find
 five. The articles of the leading act whose heading opens with the noun the question lists are searched on their
-own and join the hits (:meth:`regintel.chat.engine.ChatEngine._with_listed_article_hits`).
+own and join the hits (:meth:`regintel.chat.engine.ComplianceEngine._with_listed_article_hits`).
 """
 
 from __future__ import annotations
