@@ -170,6 +170,9 @@ def test_semantic_closeness_to_clarifications(embedder):
     "Would a fine against us be made public, and could we ask for it to be anonymised?",
     "Et pour les petits montants, on peut émettre une facture simplifiée ?",
     "Could the processor engage another sub-processor without telling us?",
+    # "faut-il", "hay que": whether the rules require it (a view asked for keeps the refusal: "selon vous, faut-il ...")
+    "Faut-il prévenir l'administration fiscale quand on arrête son activité d'assujetti à la TVA ?",
+    "¿Hay que conservar las facturas en papel o basta una copia electrónica?",
 ])
 def test_a_question_on_what_the_rules_allow_is_no_opinion_on_the_classifiers_word_alone(question):
     """'could we', 'on peut' ask what the text permits: the classifier's leaning to OPINION does not refuse them
