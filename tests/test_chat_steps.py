@@ -170,7 +170,8 @@ def test_semantic_closeness_to_clarifications(embedder):
     "Would a fine against us be made public, and could we ask for it to be anonymised?",
     "Et pour les petits montants, on peut émettre une facture simplifiée ?",
     "Could the processor engage another sub-processor without telling us?",
-    # "faut-il", "hay que": whether the rules require it (a view asked for keeps the refusal: "selon vous, faut-il ...")
+    # "faut-il" with a verb, "hay que": whether the rules require it (a view asked for keeps the refusal: "selon vous,
+    # faut-il ...", and so does "faut-il que notre banque s'oppose ...?", a course of action to take)
     "Faut-il prévenir l'administration fiscale quand on arrête son activité d'assujetti à la TVA ?",
     "¿Hay que conservar las facturas en papel o basta una copia electrónica?",
 ])
@@ -181,3 +182,8 @@ def test_a_question_on_what_the_rules_allow_is_no_opinion_on_the_classifiers_wor
     leaning = {"OPINION": 0.9, "OBLIGATION": 0.1}
     assert decide(question, leaning, threshold=0.6).allowed
     assert not decide(question + " Would you recommend it?", leaning, threshold=0.6).allowed
+
+
+def test_faut_il_que_asks_for_a_course_of_action_not_what_the_rules_require():
+    assert has_required_evidence("OPINION", "Faut-il que notre banque s'oppose publiquement à la révision des ESRS ?")
+    assert not has_required_evidence("OPINION", "Faut-il conserver les factures pendant dix ans ?")

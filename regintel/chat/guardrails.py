@@ -238,7 +238,7 @@ AMOUNT_WORDS = _rx(
 PERMISSION_WORDS = _rx(
     r"\b(can|could|may|must) (we|i|one|they|it|he|she|a company|an? \w+|the \w+|our \w+)\b|\b(do|does|did) (we|i|they) (have|need) to\b|"
     r"\b(are|am|is) (we|i|it|they) (allowed|permitted|required|obliged|entitled)\b|\bare we covered\b",
-    r"\b(pouvons-nous|on peut|devons-nous|on doit|faut-il|sommes-nous (tenus|obligés|autorisés)|"
+    r"\b(pouvons-nous|on peut|devons-nous|on doit|faut-il(?! qu)|sommes-nous (tenus|obligés|autorisés)|"
     r"(peut|peuvent|pourrai(t|ent)|doit|doivent)-(t-)?(on|il|elle|ils|elles)|"
     r"avons-nous le droit|est-il permis)\b",
     r"\b(podemos|puede|debemos|tenemos que|hay que|estamos obligados|se puede|está permitido)\b",
