@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from regintel.bench.metrics import percentile
 from regintel.bench.quotes import QUOTED_AT, QUOTES_PATH, best_quote_coverage, load_gold_quotes, quote_metrics
 from regintel.config import REPO_ROOT, Settings, load_settings
-from regintel.retrieval.chunking import article_number
+from regintel.retrieval.chunking import article_number, split_part
 from regintel.retrieval.data_files import jsonl_records
 
 EVAL_DIR = REPO_ROOT / "data" / "eval"
@@ -58,14 +58,13 @@ REFUSED_TYPES = ("PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS
 RECALL_KS = (1, 3, 8, 20)
 ABSTAIN = "ABSTAIN"
 
-_PART_SUFFIX = re.compile(r"\s*\(\d+/\d+\)\s*$")
 _PATH_SEP = " › "
 
 
 # -- references -----------------------------------------------------------------------------------------------
 def strip_part_suffix(ref: str) -> str:
     """``Article 6 (2/3)`` -> ``Article 6``: the part suffix the chunker gives the parts of a split unit."""
-    return _PART_SUFFIX.sub("", ref.strip())
+    return split_part(ref.strip())[0]
 
 
 def article_of(ref: str) -> str | None:

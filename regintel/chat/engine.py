@@ -47,7 +47,7 @@ from regintel.llm.base import ChatMessage
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.graph import queries
 from regintel.graph.seed import section_key
-from regintel.llm.offline_compose import plan_question
+from regintel.llm.offline_compose import asks_one_list, plan_question
 from regintel.llm.router import LlmRouter
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.acronyms import spelled_out
@@ -56,8 +56,8 @@ from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_t
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
-from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, load_catalog
-from regintel.retrieval.listed_articles import LISTED_HITS, LISTED_MAX_WORDS, listed_article_chunk_ids
+from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
+from regintel.retrieval.listed_articles import LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun_stems
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -65,8 +65,7 @@ from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
-from regintel.text.analysis import detect_language, tokenize
-from regintel.text.question_kinds import question_noise_stems
+from regintel.text.analysis import detect_language
 
 log = logging.getLogger(__name__)
 
@@ -432,7 +431,7 @@ class ComplianceEngine:
     def _with_listed_article_hits(self, question: str, fresh: list[Source], trace: TraceRecorder) -> list[Source]:
         """A list question asking for a noun in general ("What rights does the data subject have?") is led by the
         articles of the leading act whose headings open with that noun ("Right of access ...", "Right to erasure",
-        ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_HITS`` closest to the question. In the act's
+        ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_MAX_ARTICLES`` closest to the question. In the act's
         language only (across languages the noun is carried by the term list, which retrieval already reads). A side
         search: when it fails, the hits stand."""
         if not fresh:
@@ -440,10 +439,10 @@ class ComplianceEngine:
         try:
             plan = plan_question(question)
             language = fresh[0].language
-            if len(plan.asks) != 1 or plan.asks[0].shape != "list" or plan.comparison or plan.language != language:
+            if not asks_one_list(plan) or plan.language != language:
                 return fresh
-            asked = set(tokenize(load_catalog().without_mentions(question), language)) - question_noise_stems(language)
-            if not asked or len(asked) > LISTED_MAX_WORDS:
+            asked = listed_noun_stems(question, language)
+            if not asked:
                 return fresh
             document = fresh[0].document_id
             units = self._act_unit_chunks(("listed", document, frozenset(asked)), lambda: listed_article_chunk_ids(
@@ -451,7 +450,7 @@ class ComplianceEngine:
             if not units:
                 return fresh
             with trace.step("listed_article_retrieval") as record:
-                hits = self.search_index.search(question, k=LISTED_HITS, filters={"chunk_id": units}).sources
+                hits = self.search_index.search(question, k=LISTED_MAX_ARTICLES, filters={"chunk_id": units}).sources
                 listed = {s.chunk_id for s in hits}
                 merged = (hits + [s for s in fresh if s.chunk_id not in listed])[:self.settings.chat_top_k]
                 record.update(articles=len(units), leading=[s.chunk_id for s in hits])

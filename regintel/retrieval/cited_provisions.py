@@ -14,7 +14,7 @@ import re
 from typing import Iterable, Sequence
 
 from regintel.retrieval.act_overview import OVERVIEW_WORDS
-from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.chunking import Chunk, split_part
 from regintel.retrieval.instruments import InstrumentCatalog, load_catalog
 from regintel.text.normalise import fold
 
@@ -26,7 +26,6 @@ ARTICLE_CITED_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\
 # an ESRS disclosure requirement or application requirement: "GOV-1", "E1-6", "SBM-3", "IRO-1", "AR 16"
 CODE_CITED_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{0,2}-\d{1,2}|AR \d{1,3})\b")
 _REF_ARTICLE_RE = re.compile(rf"^(?:Article|Artikel)\s+(\d{{1,3}}(?:\s{LATIN_SUFFIX})?)(?![\w])", re.IGNORECASE)
-_PART_RE = re.compile(r"\s*\(\d+/\d+\)\s*$")
 LEAD_PASSAGES = 4  # passages of the cited provision that lead the hits, in reading order
 # what a question asking what a provision says adds to the provision's reference ("What does Article 33 GDPR say?",
 # "Summarise Article 6 of the GDPR", "Que dit l'article 226 de la directive TVA ?", "Explain GOV-1 of ESRS 2")
@@ -68,7 +67,7 @@ def holds_provision(ref: str, provision: str) -> bool:
     holds "GOV-1"."""
     if not provision.startswith("article "):
         return bool(re.search(rf"(?<![\w-]){re.escape(provision)}(?![\w-])", ref))
-    for unit in _PART_RE.sub("", ref).split("; "):
+    for unit in split_part(ref)[0].split("; "):
         match = _REF_ARTICLE_RE.match(unit.strip())
         if match and " ".join(match.group(1).lower().split()) == provision[len("article "):]:
             return True

@@ -14,11 +14,13 @@ import re
 from collections.abc import Iterable
 
 from regintel.retrieval.chunking import Chunk, split_part
+from regintel.retrieval.instruments import load_catalog
 from regintel.text.analysis import tokenize
+from regintel.text.question_kinds import question_noise_stems
 
 LISTED_MIN_ARTICLES = 3  # a noun heading this many articles of one act is a list of provisions of its own ...
 LISTED_MAX_WORDS = 3  # ... when the question asks for it in general: this many words at most, the act's name aside
-LISTED_HITS = 6  # the articles joining the hits, the closest to the question first
+LISTED_MAX_ARTICLES = 6  # the articles joining the hits (the closest to the question first) and quoted by the answer
 
 HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", re.IGNORECASE)
 
@@ -31,6 +33,14 @@ def heading_lead_word(heading: str, language: str) -> str:
     title = heading.split(" — ", 1)[1] if " — " in heading else HEADING_NUMBER_RE.sub("", heading)
     words = [w for w in tokenize(re.sub(r"\(.*?\)", " ", title), language) if not w[:1].isdigit()]
     return words[0] if words else ""
+
+
+def listed_noun_stems(question: str, language: str) -> set[str] | None:
+    """The words (stems) of a list question asking for a noun in general, the act's name and the question words
+    aside ("What rights does the data subject have under the GDPR?" -> right, data, subject); None when it says more
+    than ``LISTED_MAX_WORDS``, so asks about something narrower."""
+    asked = set(tokenize(load_catalog().without_mentions(question), language)) - question_noise_stems(language)
+    return asked if len(asked) <= LISTED_MAX_WORDS else None
 
 
 def listed_article_chunk_ids(chunks: Iterable[Chunk], document_id: str, asked: set[str]) -> list[str]:
