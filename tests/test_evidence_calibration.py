@@ -451,3 +451,25 @@ def test_a_rank_one_passage_holding_every_word_of_the_question_corroborates_it_f
     assert analyse_evidence(question, weak, thresholds=CALIBRATED).sufficient
     partial = [replace(article_35, text="An assessment shall be carried out."), *weak[1:]]
     assert analyse_evidence(question, partial, thresholds=CALIBRATED).reason == "LOW_SIMILARITY"
+
+
+def test_a_first_passage_the_learned_ranker_is_confident_about_anchors_a_weakly_similar_answer():
+    """"When are we allowed to take fully automated decisions about customers, such as an automatic credit refusal?"
+    abstained (LOW_SIMILARITY) with Article 22 first: a question in everyday words scores every passage low. The ranker, which reads words, headings
+    and structure too, scored that passage as high as it usually scores a right one: at or above its confident
+    level the first passage anchors the answer (QUALIFIED), below it or without a level the turn abstains as before,
+    and a follow-up's reused passages (ranked for another question) anchor nothing this way."""
+    weak = [source(86.5, ranker_score=2.3), source(84.0), source(84.0), source(83.0), source(83.0)]
+    anchored = analyse_evidence(QUESTION, weak, ranker_confident_at=2.06)
+    assert anchored.sufficient and anchored.reason is None
+    assert analyse_evidence(QUESTION, weak).reason == "LOW_SIMILARITY"  # no level: no ranker anchor
+    assert analyse_evidence(QUESTION, weak, ranker_confident_at=2.5).reason == "LOW_SIMILARITY"
+    unscored = [replace(weak[0], ranker_score=None), *weak[1:]]
+    assert analyse_evidence(QUESTION, unscored, ranker_confident_at=2.06).reason == "LOW_SIMILARITY"
+    second_only = [weak[1], replace(weak[0], chunk_id="doc#second")]  # only the first passage counts
+    assert analyse_evidence(QUESTION, [*second_only, *weak[2:]], ranker_confident_at=2.06).reason == "LOW_SIMILARITY"
+    follow_up = analyse_evidence(QUESTION, weak, follow_up=True, ranker_confident_at=2.06)
+    assert follow_up.sufficient and "LOW_SIMILARITY" in follow_up.concerns  # answered as any follow-up, not anchored
+    # the floor still stops a question nothing in the corpus addresses, however confident the ranker
+    floor = analyse_evidence(QUESTION, [source(83.0, ranker_score=3.0), source(82.0)], ranker_confident_at=2.06)
+    assert floor.reason == "NO_RELEVANT_EVIDENCE"

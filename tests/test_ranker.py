@@ -385,3 +385,32 @@ def test_check_questions_train_the_ranker_without_the_held_back_ones_or_their_ne
     kept = without_near_copies([item("copy", "Article 6 (2/3)"), item("other article", "Article 7"),
                                 item("far", "Article 6")], held, lambda texts: [vectors[t] for t in texts])
     assert [i.question for i in kept] == ["other article", "far"]
+
+
+def test_the_confident_level_is_read_from_the_model_file_and_absent_from_a_model_trained_again(tmp_path):
+    from regintel.bench.ranker_confidence import confident_level, write_level
+
+    matrices, labels = synthetic_groups(questions=12)
+    model = LearnedRanker(fit(matrices, labels, seed=3, rounds=10), training={"tail_gap": 1.5})
+    path = tmp_path / "ranker.json"
+    model.save(path)
+    assert LearnedRanker.load(path).confident_at is None  # trained again: no level until measured
+    before = json.loads(path.read_text())
+    level = confident_level([(2.5, True), (1.0, True), (2.0, True), (3.9, False), (0.2, False)])
+    assert level == 2.0  # the median score of the first passages that were gold ones
+    write_level(path, level)
+    after = json.loads(path.read_text())
+    assert after["training"]["confident_at"] == 2.0 and after["training"]["tail_gap"] == 1.5
+    assert {k: v for k, v in after.items() if k != "training"} == {k: v for k, v in before.items() if k != "training"}
+    assert LearnedRanker.load(path).confident_at == 2.0
+    with pytest.raises(ValueError, match="no check question"):
+        confident_level([(3.0, False)])
+
+
+def test_the_committed_model_carries_its_confident_level():
+    """The evidence grade's ranker anchor needs the level measured for the model in use (`python -m regintel.bench
+    ranker-confidence --write`); a model file committed without it would silently drop the anchor."""
+    from regintel.config import load_settings
+
+    model = LearnedRanker.load(load_settings().ranker_model)
+    assert model is not None and model.confident_at is not None and 0.0 < model.confident_at < 10.0

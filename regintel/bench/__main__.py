@@ -194,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--json", action="store_true", help="print one JSON object last")
     answers.set_defaults(func=_answers)
 
+    confidence = sub.add_parser("ranker-confidence", help="the learned ranker's confident level (first-passage score "
+                                "anchoring an answer), measured on the demo check questions")
+    confidence.add_argument("--data-dir", help="scratch data dir for the bench index (default data/bench/answers)")
+    confidence.add_argument("--write", action="store_true", help="store the level in the model file (training.confident_at)")
+    confidence.add_argument("--json", action="store_true", help="print one JSON object last")
+    confidence.set_defaults(func=_ranker_confidence)
+
     guardrails = sub.add_parser("guardrails", help="query-type classifier: cross-validated per-type P/R/F1 on its "
                                 "training set, per-type P/R on data/eval questions (classifier only)")
     guardrails.add_argument("--split", choices=["dev", "test", "all"], default="dev",
@@ -258,6 +265,12 @@ def _conversation(args: argparse.Namespace) -> int:
     from regintel.bench.conversation import main as conversation_main
 
     return conversation_main(args)
+
+
+def _ranker_confidence(args: argparse.Namespace) -> int:
+    from regintel.bench.ranker_confidence import main as confidence_main
+
+    return confidence_main(args)
 
 
 def _train_ranker(args: argparse.Namespace) -> int:

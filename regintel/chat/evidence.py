@@ -31,7 +31,14 @@ from one it does not (the best passage of an uncovered question scores like a re
   ``no_evidence_below`` and holds most of the question's words (``LEXICAL_SUPPORT_AT`` of its content words,
   stemmed, in the passage, its heading or its document title; across languages, the question's terms carried into
   the passage's language by the legal term list, plus its numbers and acronyms): the dense and the lexical view
-  agree that it is the defining or obliging text. An anchor lifts LOW_SIMILARITY. A passage among the first
+  agree that it is the defining or obliging text; or the learned ranker is **confident** about the rank-1 passage
+  (its score at or above ``ranker_confident_at``, the median first-passage score of the demo check questions it
+  ranks right, questions it was not trained on: :attr:`regintel.retrieval.ranker.LearnedRanker.confident_at`):
+  "When are we allowed to take fully automated decisions about customers, such as an automatic credit refusal?"
+  abstained with Article 22 first, every passage under the corpus levels. (Off-corpus questions that reach
+  LOW_SIMILARITY score far lower: at most 0.5 against a level of 2.06 on the looked-at sets, session 57; plain
+  questions scored under the level, "Can I ask a company to give me a copy of everything it holds about me?" with
+  Article 15 first, still abstain.) An anchor lifts LOW_SIMILARITY. A passage among the first
   ``DEFINING_LEADS`` that *defines* the term a definition question asks about (``defines_asked_term``) also lifts
   NO_RELEVANT_EVIDENCE (answered, QUALIFIED): "¿Qué es la seudonimización?" scores under the cross-language floor
   against the English Article 4(5) that answers it, and issue 16 asks that the defining text at rank 1 never produce
@@ -170,7 +177,7 @@ def terms_asked_about(question: str) -> list[str]:
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
                      thresholds: EvidenceThresholds | None = None, on_corpus: bool = False,
-                     act_led: bool = False) -> EvidenceAnalysis:
+                     act_led: bool = False, ranker_confident_at: float | None = None) -> EvidenceAnalysis:
     """Grade the retrieved passages of a turn against the corpus's calibrated ``thresholds`` (the ObliQA constants
     when None). Each passage is judged with the levels of its language pair (in the question's language or not).
     A follow-up is judged on the context it reuses, not on its own words. ``on_corpus``: the question names an
@@ -179,7 +186,8 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     passages: its scope article for whether (or to whom) it applies, however far a long list of covered entities is
     from the question's few words by similarity ("Which financial entities are covered by DORA?"); its opening
     article for what it is ("What is DORA?": one content word, the act's name, is no vague question). It answers,
-    with the weak evidence said."""
+    with the weak evidence said. ``ranker_confident_at``: the learned ranker's level at or above which its rank-1
+    passage anchors the answer (None: no such anchor)."""
     on_corpus = on_corpus or follow_up
     levels_of = _levels_by_passage(question, sources, thresholds or FALLBACK_THRESHOLDS)
     similarities = sorted((s.similarity for s in sources), reverse=True)
@@ -206,7 +214,8 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
         analysis.concerns.append("LOW_SIMILARITY")
     # one passage squarely on the question: reached by the best passage of one uncovered question in twenty
     strong = any(s.similarity >= lv.strong_at for s, lv in zip(sources, levels_of))
-    anchored = strong or defining or (not follow_up and _corroborated(question, sources[0], levels_of[0]))
+    anchored = strong or defining or (not follow_up and (_corroborated(question, sources[0], levels_of[0])
+                                                         or _ranker_confident(sources[0], ranker_confident_at)))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
     if low_mean and not anchored and "LOW_SIMILARITY" not in analysis.concerns:
@@ -220,6 +229,12 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     if len(jurisdictions) > 1 and query_type != "COMPARISON" and not JURISDICTION_WORDS.search(question):
         analysis.concerns.append("CONFLICTING_EVIDENCE")
     return analysis
+
+
+def _ranker_confident(source: Source, level: float | None) -> bool:
+    """The learned ranker scored this passage at or above its confident level (a follow-up's reused passages were
+    ranked for another question, and are not read this way)."""
+    return level is not None and source.ranker_score is not None and source.ranker_score >= level
 
 
 def same_language(question_language: str, source: Source) -> bool:

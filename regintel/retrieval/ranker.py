@@ -101,6 +101,15 @@ class LearnedRanker:
         gap = self.training.get("tail_gap")
         return float(gap) if gap is not None else None
 
+    @property
+    def confident_at(self) -> float | None:
+        """The score at or above which the model's first passage anchors an answer whatever its similarity
+        (:func:`regintel.chat.evidence.analyse_evidence`): the median first-passage score of the demo corpus's check
+        questions (not trained on) whose first passage is a gold one, written into the model file by ``python -m regintel.bench
+        ranker-confidence --write``; None for a model without it (a retrained model, until measured again)."""
+        level = self.training.get("confident_at")
+        return float(level) if level is not None else None
+
     def importance(self) -> dict[str, float]:
         """Total gain of each feature, as a share of the whole (what the model leans on)."""
         gains = np.sum([b.feature_importance(importance_type="gain") for b in self.boosters], axis=0)

@@ -185,6 +185,13 @@ class SearchIndex:
         return self.ranker.for_corpus(self.passages_version)
 
     @property
+    def ranker_confident_at(self) -> float | None:
+        """The corpus ranker's score at or above which its first passage anchors an answer (None: no ranker, or one
+        without that level: :attr:`LearnedRanker.confident_at`)."""
+        ranker = self.corpus_ranker
+        return ranker.confident_at if ranker is not None else None
+
+    @property
     def passages_version(self) -> str:
         """The corpus version of the passages (:func:`chunking.corpus_version`; computed once)."""
         if self._version is None:
