@@ -494,6 +494,8 @@ def save_and_report(model: LearnedRanker, out: Path, report: dict[str, Any], arg
     if not args.dry_run:
         model.save(out)
         print(f"saved the ranker to {out} ({out.stat().st_size // 1024} KiB)")
+        if model.confident_at is None:  # the evidence grade's ranker anchor stays off until measured for this model
+            print("no confident level in this model: run `python -m regintel.bench ranker-confidence --write`")
     print_report(report)
     if args.json:
         print(json.dumps(report))
