@@ -3,9 +3,9 @@
 The evidence grade abstains as LOW_SIMILARITY when the passages are only loosely related to the question by
 similarity; plain questions whose provision the ranker puts first ("When are we allowed to take fully automated
 decisions about customers, such as an automatic credit refusal?", Article 22) abstained that way, because a question
-told in everyday words, or with its situation, scores every passage low. The ranker's score reads more than similarity (words, headings, the
-structure of the act), so a first passage it scores as high as it usually scores a right one anchors the answer
-(:func:`regintel.chat.evidence.analyse_evidence`). That level is measured here, for the model in use, on questions
+told in everyday words, or with its situation, scores every passage low. The ranker's score reads more than
+similarity (words, headings, the structure of the act), so a first passage it scores as high as it usually scores a
+right one anchors the answer (:func:`regintel.chat.evidence.analyse_evidence`). That level is measured here, for the model in use, on questions
 it was not trained on: the demo corpus's check questions (``data/eval/checks``; not their held-back test split, nor
 the two check files kept unseen, :data:`UNSEEN_CHECKS`): the median score of the first passage over the questions
 whose first passage is a gold one (the dev split is in the model's training data: its scores run higher). ``--write``
@@ -21,8 +21,8 @@ import statistics
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from regintel.config import Settings
 from regintel.atomic_files import write_text_atomically
+from regintel.config import Settings
 
 RULE = ("median first-passage ranker score of the answerable check questions (data/eval/checks, not the test split nor "
         "the unseen files) whose first passage is gold (python -m regintel.bench ranker-confidence --write)")
@@ -62,15 +62,18 @@ def confident_level(scores: Sequence[tuple[float, bool]]) -> float:
 
 
 def report(scores: Sequence[tuple[float, bool]]) -> dict[str, Any]:
+    """The level, how many questions it was measured on, and the quartiles of the first-passage scores when the first
+    passage is gold and when it is not (how many of the latter reach the level)."""
+    level = confident_level(scores)
     right = sorted(s for s, gold in scores if gold)
     wrong = sorted(s for s, gold in scores if not gold)
 
     def quartiles(values: list[float]) -> list[float]:
         return [round(v, 2) for v in statistics.quantiles(values, n=4)] if len(values) >= 2 else values
 
-    return {"questions": len(scores), "gold_first": len(right), "confident_at": confident_level(scores),
+    return {"questions": len(scores), "gold_first": len(right), "confident_at": level,
             "quartiles_gold_first": quartiles(right), "quartiles_other_first": quartiles(wrong),
-            "other_first_at_or_above": sum(s >= confident_level(scores) for s in wrong), "rule": RULE}
+            "other_first_at_or_above": sum(s >= level for s in wrong), "rule": RULE}
 
 
 def write_level(path: Path, level: float) -> None:
