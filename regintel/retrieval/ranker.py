@@ -105,8 +105,9 @@ class LearnedRanker:
     def confident_at(self) -> float | None:
         """The score at or above which the model's first passage anchors an answer whatever its similarity
         (:func:`regintel.chat.evidence.analyse_evidence`): the median first-passage score of the demo corpus's check
-        questions (not trained on) whose first passage is a gold one, written into the model file by ``python -m regintel.bench
-        ranker-confidence --write``; None for a model without it (a retrained model, until measured again)."""
+        questions (not trained on) whose first passage is a gold one, written into the model file by ``python -m
+        regintel.bench ranker-confidence --write``; None for a model without it (a retrained model, until measured
+        again)."""
         level = self.training.get("confident_at")
         return float(level) if level is not None else None
 
