@@ -6,12 +6,12 @@ decisions about customers, such as an automatic credit refusal?", Article 22) ab
 told in everyday words, or with its situation, scores every passage low. The ranker's score reads more than
 similarity (words, headings, the structure of the act), so a first passage it scores as high as it usually scores a
 right one anchors the answer (:func:`regintel.chat.evidence.analyse_evidence`). That level is measured here, for the
-model in use, on questions it was not trained on: the demo corpus's check questions (``data/eval/checks``; not their held-back test split, nor
-the two check files kept unseen, :data:`UNSEEN_CHECKS`): the median score of the first passage over the questions
-whose first passage is a gold one (the dev split is in the model's training data: its scores run higher). ``--write``
-stores it in the model file (``training.confident_at``), where :attr:`regintel.retrieval.ranker.LearnedRanker.
-confident_at` reads it; a model trained again carries none until this is run again, and then no answer is anchored
-this way.
+model in use, on questions it was not trained on: the demo corpus's check questions (``data/eval/checks``; not their
+held-back test split, nor the two check files kept unseen, :data:`UNSEEN_CHECKS`): the median score of the first
+passage over the questions whose first passage is a gold one (the dev split is in the model's training data: its
+scores run higher). ``--write`` stores it in the model file (``training.confident_at``), where
+:attr:`regintel.retrieval.ranker.LearnedRanker.confident_at` reads it; a model trained again carries none until this
+is run again, and then no answer is anchored this way.
 """
 
 from __future__ import annotations
