@@ -33,12 +33,12 @@ UNSEEN_CHECKS = ("unseen_mix.jsonl", "crosslingual_short.jsonl")
 def first_passage_scores(settings: Settings, log: Callable[..., None] = print) -> list[tuple[float, bool]]:
     """(the ranker's score of the first passage, whether it is a gold one) for each answerable check question outside
     the held-back and unseen ones that the ranker scored."""
-    from regintel.bench.answers import load_items, matches_any_gold
-    from regintel.bench.ranker import CHECK_QUESTIONS_DIR
+    from regintel.bench.answers import matches_any_gold
+    from regintel.bench.ranker import check_questions
     from regintel.runtime import RegIntel
 
-    files = [f for f in sorted(CHECK_QUESTIONS_DIR.glob("*.jsonl")) if f.name not in UNSEEN_CHECKS]
-    items = [i for i in load_items(files) if i.kind == "answerable" and i.split != "test"]
+    checks, _ = check_questions()
+    items = [i for i in checks if i.source_file not in UNSEEN_CHECKS]
     scores: list[tuple[float, bool]] = []
     with RegIntel(settings, graph=None) as app:
         if app.index_or_none() is None:

@@ -232,8 +232,8 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
 
 
 def _ranker_confident(source: Source, level: float | None) -> bool:
-    """The learned ranker scored this passage at or above its confident level (a follow-up's reused passages were
-    ranked for another question, and are not read this way)."""
+    """The learned ranker scored this passage at or above its confident level. (Not asked for a follow-up's reused
+    passages, which were ranked for another question.)"""
     return level is not None and source.ranker_score is not None and source.ranker_score >= level
 
 

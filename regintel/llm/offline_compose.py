@@ -448,8 +448,6 @@ def _numbered_paragraph(segment: Segment) -> bool:
     return bool(re.search(r"(?:^|\n)\s*\d+\.\s*$", segment.source.text[max(0, segment.start - 8):segment.start]))
 
 
-
-
 def article_key(source: PromptSource) -> str:
     ref = PART_SUFFIX_RE.sub("", source.ref or "").strip()
     ref = re.sub(r"^(Article \d+\s?(?:[a-z]+)?)\s*\(\d+\)$", r"\1", ref)  # "Article 4(7)" -> "Article 4"
