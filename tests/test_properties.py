@@ -143,6 +143,7 @@ def loose_identity(value: str) -> str:
 @FAST
 @given(hostile_with_pii)
 @example("0@0.AA:0@0.A\u200bA")  # one address twice, once with a zero-width space in it: one placeholder
+@example("0@0.AA+00000000+00000000+00000000+00000000")  # four numbers glued after an address: one round each
 def test_only_pii_changes_and_each_placeholder_stands_for_one_value(text: str) -> None:
     result = sanitise(text)
     pairs = placeholders_in_place_of_findings(text, result)

@@ -148,13 +148,14 @@ def sanitise(text: str, placeholders: Placeholders | None = None) -> SanitiseRes
 
     A placeholder has other neighbours than the value it replaced ("x@y.fr+1000000000" becomes
     "[EMAIL_1]+1000000000", where the phone number is no longer glued to a word), so the output is read again
-    (at most three rounds) and what a later round finds outside the placeholders joins the findings, with its
-    span in ``text``: sanitising the output again changes nothing."""
+    until a round finds nothing new (each round adds disjoint spans of ``text``, so this ends; a run of glued
+    values can need one round each) and what a later round finds outside the placeholders joins the findings, with
+    its span in ``text``: sanitising the output again changes nothing."""
     if placeholders is None:
         placeholders = Placeholders()
         placeholders.reserve(text)
     findings = find_pii(text)
-    for _ in range(3):
+    for _ in range(len(text)):  # a bound never reached: every round that goes on adds a finding
         trial = Placeholders(dict(placeholders.assigned), Counter(placeholders.next_number))
         output, kept = _replace(text, findings, trial)
         more = []
