@@ -57,6 +57,35 @@ def test_the_adapter_learns_how_a_corpus_asks_and_generalises_to_new_questions()
     assert adapter.apply(test_q[0]).shape == (dim,)
 
 
+def test_each_question_is_trained_against_the_passage_view_it_is_searched_in():
+    """On a multilingual corpus a question reads a passage in another language by its cross-language vector: the
+    adapter learns each question against its own view (session 58). Trained against the wrong view, it learns a map
+    that the view searched does not reward."""
+    rng = np.random.default_rng(11)
+    dim = 24
+    own = unit(rng.standard_normal((200, dim)))
+    other = unit(own @ (np.eye(dim) + 1.5 * rng.standard_normal((dim, dim)) / np.sqrt(dim)))  # the same rows, read across
+    mixing = np.eye(dim) + 2.0 * rng.standard_normal((dim, dim)) / np.sqrt(dim)
+    train_q, train_gold = skewed_questions(other, mixing, rng, 600)  # questions asked of the cross-language view
+    test_q, test_gold = skewed_questions(other, mixing, rng, 200)
+    views = {"en": own, "fr": other}
+    right = train_query_adapter(train_q, train_gold, views, views=["fr"] * 600, epochs=30, learning_rate=3e-3)
+    wrong = train_query_adapter(train_q, train_gold, views, views=["en"] * 600, epochs=30, learning_rate=3e-3)
+    assert top1(right.apply(test_q), test_gold, other) > top1(wrong.apply(test_q), test_gold, other) + 0.2
+    assert top1(right.apply(test_q), test_gold, other) > 0.8
+    with pytest.raises(ValueError, match="one view per question"):
+        train_query_adapter(train_q, train_gold, views)
+
+
+def test_one_view_trains_exactly_as_a_single_passage_matrix():
+    rng = np.random.default_rng(3)
+    passages = unit(rng.standard_normal((40, 12)))
+    questions, gold = skewed_questions(passages, np.eye(12), rng, 90)
+    plain = train_query_adapter(questions, gold, passages)
+    viewed = train_query_adapter(questions, gold, {"en": passages}, views=["en"] * 90)
+    assert np.array_equal(plain.matrix, viewed.matrix)
+
+
 def test_no_labelled_question_gives_the_identity():
     passages = unit(np.random.default_rng(1).standard_normal((10, 8)))
     adapter = train_query_adapter(passages[:3], [[], [], []], passages)

@@ -201,6 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
     confidence.add_argument("--json", action="store_true", help="print one JSON object last")
     confidence.set_defaults(func=_ranker_confidence)
 
+    demo_model = sub.add_parser("train-demo-model", help="the demo corpus's own model (a query adapter and a ranker "
+                                "trained on its labelled questions), out of fold; --write stores it in the model file")
+    demo_model.add_argument("--data-dir", help="scratch data dir for the bench index (default data/bench/answers)")
+    demo_model.add_argument("--seed", type=int, default=7)
+    demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
+    demo_model.add_argument("--out", help="model file to write into (default: the configured ranker model)")
+    demo_model.add_argument("--json", action="store_true", help="print one JSON object last")
+    demo_model.set_defaults(func=_train_demo_model)
+
     guardrails = sub.add_parser("guardrails", help="query-type classifier: cross-validated per-type P/R/F1 on its "
                                 "training set, per-type P/R on data/eval questions (classifier only)")
     guardrails.add_argument("--split", choices=["dev", "test", "all"], default="dev",
@@ -271,6 +280,12 @@ def _ranker_confidence(args: argparse.Namespace) -> int:
     from regintel.bench.ranker_confidence import main as confidence_main
 
     return confidence_main(args)
+
+
+def _train_demo_model(args: argparse.Namespace) -> int:
+    from regintel.bench.demo_model import main as demo_model_main
+
+    return demo_model_main(args)
 
 
 def _train_ranker(args: argparse.Namespace) -> int:

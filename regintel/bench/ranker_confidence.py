@@ -9,15 +9,17 @@ right one anchors the answer (:func:`regintel.chat.evidence.analyse_evidence`). 
 model in use, on questions it was not trained on: the demo corpus's check questions (``data/eval/checks``; not their
 held-back test split, nor the two check files kept unseen, :data:`UNSEEN_CHECKS`): the median score of the first
 passage over the questions whose first passage is a gold one (the dev split is in the model's training data: its
-scores run higher). ``--write`` stores it in the model file (``training.confident_at``), where
-:attr:`regintel.retrieval.ranker.LearnedRanker.confident_at` reads it; a model trained again carries none until this
-is run again, and then no answer is anchored this way.
+scores run higher). It is the shared model's level: the demo corpus's own model (:mod:`regintel.bench.demo_model`)
+is set aside here, its level is measured out of fold when it is trained. ``--write`` stores it in the model file
+(``training.confident_at``), where :attr:`regintel.retrieval.ranker.LearnedRanker.confident_at` reads it; a model
+trained again carries none until this is run again, and then no answer is anchored this way.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -44,6 +46,10 @@ def first_passage_scores(settings: Settings, log: Callable[..., None] = print) -
         if app.index_or_none() is None:
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
+        if app.index.ranker is not None and app.index.ranker.corpus_models:
+            # the level measured here is the shared model's (the demo corpus's own model, trained on these very
+            # questions, has its level measured out of fold by `train-demo-model`): search with the shared one
+            app.index.ranker = replace(app.index.ranker, corpus_models={})
         for item in items:
             sources = app.index.search(item.retrieval_query, k=8).sources
             if sources and sources[0].ranker_score is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -61,36 +61,59 @@ class QueryAdapter:
         return cls(matrix.astype(np.float32), dict(document.get("training") or {}))
 
 
-def train_query_adapter(questions: np.ndarray, gold: Sequence[Sequence[int]], passages: np.ndarray, seed: int = 7,
-                        epochs: int = EPOCHS, temperature: float = TEMPERATURE, l2: float = L2_TO_IDENTITY,
-                        learning_rate: float = LEARNING_RATE) -> QueryAdapter:
+def train_query_adapter(questions: np.ndarray, gold: Sequence[Sequence[int]],
+                        passages: np.ndarray | Mapping[Hashable, np.ndarray], seed: int = 7, epochs: int = EPOCHS,
+                        temperature: float = TEMPERATURE, l2: float = L2_TO_IDENTITY,
+                        learning_rate: float = LEARNING_RATE, views: Sequence[Hashable] | None = None) -> QueryAdapter:
     """Learn ``W`` from question vectors (n, d), each question's gold passage rows in ``passages`` (m, d; unit
-    length). Questions without a gold row are left out; with none left, the identity (search as without adapter)."""
+    length). Questions without a gold row are left out; with none left, the identity (search as without adapter).
+
+    ``passages`` may instead map a *view* to a matrix of the same rows, and ``views`` name the view each question is
+    searched in: on a multilingual corpus a question reads a passage in another language by its cross-language vector
+    (``SearchIndex.passage_view``), so its softmax runs over that view. Batches then hold questions of one view."""
     questions = np.asarray(questions, dtype=np.float32)
-    passages = np.asarray(passages, dtype=np.float32)
-    dim = passages.shape[1]
+    if isinstance(passages, Mapping):
+        if views is None or len(views) != len(questions):
+            raise ValueError("passage views need one view per question")
+        matrices = {view: np.asarray(matrix, dtype=np.float32) for view, matrix in passages.items()}
+        view_of = list(views)
+    else:
+        matrices = {None: np.asarray(passages, dtype=np.float32)}
+        view_of = [None] * len(questions)
+    first_matrix = next(iter(matrices.values()))
+    dim = first_matrix.shape[1]
     kept = [i for i, rows in enumerate(gold) if len(rows)]
     identity = np.eye(dim, dtype=np.float32)
-    info = {"questions": len(kept), "passages": int(passages.shape[0]), "epochs": epochs, "temperature": temperature,
-            "l2_to_identity": l2, "learning_rate": learning_rate, "seed": seed}
+    info = {"questions": len(kept), "passages": int(first_matrix.shape[0]), "epochs": epochs,
+            "temperature": temperature, "l2_to_identity": l2, "learning_rate": learning_rate, "seed": seed}
+    if len(matrices) > 1:
+        info["views"] = len(matrices)
     if not kept:
         return QueryAdapter(identity, info)
     rng = np.random.default_rng(seed)
-    order = np.array(kept)
+    by_view: dict[Hashable, list[int]] = {}
+    for i in kept:
+        by_view.setdefault(view_of[i], []).append(i)
+    orders = {view: np.array(members) for view, members in by_view.items()}
     matrix = identity.copy()
     first, second = np.zeros_like(matrix), np.zeros_like(matrix)
     step = 0
     for _ in range(epochs):
-        rng.shuffle(order)
-        for start in range(0, len(order), BATCH):
-            batch = order[start : start + BATCH]
-            logits = (questions[batch] @ matrix) @ passages.T / temperature
+        batches: list[tuple[Hashable, np.ndarray]] = []
+        for view, order in orders.items():
+            rng.shuffle(order)
+            batches += [(view, order[start : start + BATCH]) for start in range(0, len(order), BATCH)]
+        if len(by_view) > 1:  # (one view: the batch order of a plain shuffle, as adapters were always trained)
+            rng.shuffle(batches)
+        for view, batch in batches:
+            view_matrix = matrices[view]
+            logits = (questions[batch] @ matrix) @ view_matrix.T / temperature
             logits -= logits.max(axis=1, keepdims=True)
             probabilities = np.exp(logits)
             probabilities /= probabilities.sum(axis=1, keepdims=True)
             for row, i in enumerate(batch):  # cross-entropy against the mean of the gold passages
                 probabilities[row, list(gold[i])] -= 1.0 / len(gold[i])
-            gradient = questions[batch].T @ (probabilities @ passages / temperature) / len(batch)
+            gradient = questions[batch].T @ (probabilities @ view_matrix / temperature) / len(batch)
             gradient += l2 * (matrix - identity)
             step += 1
             first = 0.9 * first + 0.1 * gradient

