@@ -43,6 +43,7 @@ from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 RECALL_KS = (1, 3, 5, 20)
 COMMAND = "python -m regintel.bench train-demo-model"
 WEIGHTS = {"demo-dev": 5.0, "demo-train": 5.0, "demo-check": 5.0, "demo-pseudo": 3.0}  # as the shared model's
+FOLDS = 4  # of the training questions, by gold article: a question's features come from the other folds' adapter
 ENSEMBLE = 2  # boosters (of consecutive seeds) averaged; measured with 2 (docs/benchmarks.md, session 58)
 
 
@@ -57,8 +58,6 @@ class LabelledQuestion:
     crosslingual: bool
     fold: int  # which fold of the training questions it falls in (by its gold articles)
 
-
-FOLDS = 4
 
 
 def fold_of(articles: frozenset[tuple[str, str]], folds: int = FOLDS) -> int:
@@ -178,8 +177,8 @@ def fold_adapters(data: DemoAdapterData, questions: Sequence[LabelledQuestion], 
     return adapters
 
 
-def build(index: Any, seed: int = 7, log: Callable[..., None] = print) -> tuple[QueryAdapter, dict[str, Any],
-                                                                                dict[str, QueryAdapter]]:
+def build(index: Any, seed: int = 7, log: Callable[..., None] = print
+          ) -> tuple[QueryAdapter, dict[str, Any], dict[str, QueryAdapter], dict[str, list[Any]]]:
     """(the adapter trained on every training question, the report of the dense run alone, query -> the adapter
     of the other folds for each training question, the training items by dataset)."""
     data = DemoAdapterData(index)
