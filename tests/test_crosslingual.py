@@ -413,3 +413,15 @@ def test_everyday_words_reach_the_other_language_through_the_corpus_vocabulary(d
     assert english.lexical["en"] == ""  # the question's own language is searched as written
     # only the questions' own words were embedded, not the corpus vocabularies (they come from the seed)
     assert demo_index.embedder.computed_count - before < 20
+
+
+@pytest.mark.parametrize("question", ["Wann gilt die DORA?", "Was versteht man unter einem IKT-Risiko?"])
+def test_a_filtered_search_never_returns_a_passage_outside_its_filters(demo_index, question):
+    """A definition question lifts the passages quoting its term: they were lifted outside the search's filters too,
+    so "Wann gilt die DORA?" ("gilt" read as a definition cue), led by DORA's entry into force and application through
+    a search filtered to those passages, got Article 3's definitions back from it (session 58)."""
+    allowed = [cid for cid, chunk in demo_index.chunks.items()
+               if chunk.document_id == "eu-dora" and chunk.ref.startswith("Article 63")]
+    assert allowed
+    sources = demo_index.search(question, k=len(allowed), filters={"chunk_id": allowed}).sources
+    assert sources and {s.chunk_id for s in sources} <= set(allowed), [s.ref for s in sources]

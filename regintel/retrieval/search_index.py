@@ -265,7 +265,7 @@ class SearchIndex:
                 continue
             scores = np.where(mask, scores, 0.0) if mask is not None else scores
             if plan.definitions.get(language):
-                scores = self._lift_definitions(scores, plan.definitions[language], language)
+                scores = self._lift_definitions(scores, plan.definitions[language], language, mask)
             positive = np.flatnonzero(scores > 0)
             every.update((self.bm25.ids[i], float(scores[i])) for i in positive)
             order = positive[np.argsort(-scores[positive], kind="stable")][:n]
@@ -403,10 +403,11 @@ class SearchIndex:
         return [(language, {**(filters or {}), "language": [language]})
                 for language in self.languages if not allowed or language in allowed]
 
-    def _lift_definitions(self, scores: np.ndarray, wanted: frozenset[tuple[str, ...]], language: str) -> np.ndarray:
+    def _lift_definitions(self, scores: np.ndarray, wanted: frozenset[tuple[str, ...]], language: str,
+                          allowed: np.ndarray | None = None) -> np.ndarray:
         """A definition question: the passages of ``language`` that quote one of the wanted terms (where an act
-        defines it: «assujetti», ‘personal data’) and are allowed (score array entry not masked out) get
-        ``DEFINITION_LIFT`` x the best score of the run."""
+        defines it: «assujetti», ‘personal data’) and are allowed (``allowed``, the search's filters: a filtered
+        search never returns a passage outside them) get ``DEFINITION_LIFT`` x the best score of the run."""
         if self._quoted is None:
             self._quoted = {cid: quoted for cid, chunk in self.chunks.items()
                             if (quoted := quoted_terms(chunk.text, chunk.language))}
@@ -414,7 +415,8 @@ class SearchIndex:
         best = float(scores.max(initial=0.0)) or 1.0
         for row, chunk_id in enumerate(self.bm25.ids):
             quoted = self._quoted.get(chunk_id)
-            if quoted and self.chunks[chunk_id].language == language and quoted & wanted:
+            if (quoted and self.chunks[chunk_id].language == language and quoted & wanted
+                    and (allowed is None or allowed[row])):
                 lifted[row] = max(lifted[row], best * DEFINITION_LIFT)
         return lifted
 
