@@ -253,10 +253,11 @@ class ComplianceEngine:
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
             conversation = self._conversation_documents(turn) if decision.continues and not named else []
-            if conversation and fresh and fresh[0].document_id not in conversation:
+            if conversation and any(s.document_id not in conversation for s in fresh):
                 # "If it does, do we need to have someone physically based in the EU?" after a question on the GDPR's
                 # reach led to the VAT Implementing Regulation's establishment rules: a follow-up naming no act
-                # stays with the acts the previous answer came from (and those citing them)
+                # stays with the acts the previous answer came from (and those citing them): all its passages do, not
+                # only the first (a passage of another act among them reaches the model's context)
                 in_conversation = self._retrieve(search_text, trace, {"document_id": conversation})
                 if in_conversation:
                     fresh, filters = in_conversation, {"document_id": conversation}
