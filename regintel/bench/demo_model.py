@@ -216,9 +216,7 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
 
     def add(dataset: str, query: str, ids: list[str], labels: np.ndarray, stage: Any, key: str, gold: Any,
             fold: int) -> None:
-        group = Group(dataset, key, ids, index.features.matrix(query, stage, ids), labels, 0.0, gold)
-        group.fold = fold
-        groups.append(group)
+        groups.append(Group(dataset, key, ids, index.features.matrix(query, stage, ids), labels, 0.0, gold, fold=fold))
 
     try:
         for dataset, members in items.items():

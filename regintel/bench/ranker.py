@@ -94,6 +94,7 @@ class Group:
     first_stage_ms: float
     gold: Any  # a set of pids (ObliQA) or the eval item's gold refs (demo)
     sources: list[dict[str, str]] | None = None  # demo: {document_id, ref} of each candidate
+    fold: int = -1  # train-demo-model: the question's fold by gold article (-1: a pseudo-query, trained on in every fold)
 
 
 def fold_of(key: str, folds: int, seed: int) -> int:
