@@ -320,18 +320,22 @@ def test_same_language_questions_still_find_their_article_first(demo_index):
 
 
 @pytest.mark.slow
-def test_the_demo_corpus_is_ranked_by_the_shared_model_not_obliqas(demo_index):
-    """The committed file carries ObliQA's corpus model (issue 19); the demo corpus must keep the shared one."""
+def test_the_demo_corpus_is_ranked_by_its_own_corpus_model_not_obliqas(demo_index):
+    """The committed file carries ObliQA's corpus model (issue 19) and, since session 58, the demo corpus's own
+    (`train-demo-model`): an index of the demo corpus as shipped is ranked by the latter, with its query adapter."""
     from regintel.config import load_settings
     from regintel.retrieval.ranker import LearnedRanker
 
     model = LearnedRanker.load(load_settings().ranker_model)
-    assert model is not None and len(model.corpus_models) == 1
-    obliqa = next(iter(model.corpus_models.values()))
-    assert obliqa.adapters and obliqa.training["corpus"] == "ObliQA passages"
+    assert model is not None and len(model.corpus_models) == 2
+    obliqa = [m for m in model.corpus_models.values() if m.training.get("corpus") == "ObliQA passages"]
+    assert len(obliqa) == 1 and obliqa[0].adapters
     demo_index.ranker = model
     try:
-        assert demo_index.corpus_ranker is model and demo_index.query_adapter is None
+        ranker = demo_index.corpus_ranker
+        assert ranker is model.corpus_models[demo_index.passages_version] and ranker is not obliqa[0]
+        assert ranker.training["command"] == "python -m regintel.bench train-demo-model"
+        assert demo_index.query_adapter is ranker.adapters[demo_index.passages_version]
     finally:
         demo_index.ranker = None
 
