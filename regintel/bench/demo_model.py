@@ -59,7 +59,6 @@ class LabelledQuestion:
     fold: int  # which fold of the training questions it falls in (by its gold articles)
 
 
-
 def fold_of(articles: frozenset[tuple[str, str]], folds: int = FOLDS) -> int:
     """The question's fold, by its gold articles: all phrasings of a question about the same articles share one."""
     return int(hashlib.sha256(json.dumps(sorted(articles), ensure_ascii=False).encode()).hexdigest(), 16) % folds
@@ -209,8 +208,7 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
     and features, searched with the adapter that did not see it, and the pseudo-queries' (with ``final``). A group's
     ``fold`` is its question's (-1 for a pseudo-query: trained on in every fold)."""
     from regintel.bench.answers import matches_any_gold
-    from regintel.bench.ranker import PSEUDO_KINDS, Group, gold_articles, gold_key
-    from regintel.retrieval.calibration import all_pseudo_queries, unit_of
+    from regintel.bench.ranker import PSEUDO_KINDS, Group, gold_articles, gold_key, pseudo_query_groups
 
     groups = []
 
@@ -231,14 +229,7 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
                 add(dataset, query, ids, labels, stage, gold_key(item.gold), item.gold,
                     fold_of(frozenset(gold_articles(item))))
         index.adapter = final
-        passages = list(index.chunks.values())
-        for query in all_pseudo_queries(passages, PSEUDO_KINDS):
-            own = unit_of(passages[query.chunk_index].chunk_id)
-            stage = index.first_stage(query.text, k=10)
-            ids = [cid for cid, _ in stage.ordered(candidates)]
-            labels = np.array([1.0 if unit_of(c) == own else 0.0 for c in ids])
-            if labels.any():  # a pseudo-query whose unit is not among the candidates teaches nothing
-                add("demo-pseudo", query.text, ids, labels, stage, own, {own}, -1)
+        groups += pseudo_query_groups(index, PSEUDO_KINDS, candidates)  # fold -1: trained on in every fold
     finally:
         index.adapter = None
     return groups

@@ -287,7 +287,6 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
     dataset name: demo-dev, demo-test, demo-train), its pseudo-queries of ``pseudo_kinds`` (dataset
     "demo-pseudo") and, ``with_checks``, the check questions (:func:`check_questions`, dataset "demo-check")."""
     from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
-    from regintel.retrieval.calibration import all_pseudo_queries, unit_of
     from regintel.runtime import RegIntel
 
     settings = bench_settings(data_dir, ranker_model=Path(""))
@@ -318,18 +317,29 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
             groups.append(Group(datasets[id(item)], gold_key(item.gold), ids, index.features.matrix(query, stage, ids),
                                 labels, elapsed, item.gold, sources))
         if pseudo_kinds:
-            passages = list(index.chunks.values())
-            queries = all_pseudo_queries(passages, pseudo_kinds)
-            log(f"demo corpus: {len(queries)} pseudo-queries ({', '.join(pseudo_kinds)}); embedding them ...")
-            index.embedder.embed([q.text for q in queries], kind="query")
-            for query in queries:
-                own = unit_of(passages[query.chunk_index].chunk_id)
-                stage = index.first_stage(query.text, k=10)
-                ids = [cid for cid, _ in stage.ordered(candidates)]
-                labels = np.array([1.0 if unit_of(cid) == own else 0.0 for cid in ids])
-                if labels.any():  # a pseudo-query whose unit is not among the candidates teaches nothing
-                    groups.append(Group("demo-pseudo", own, ids, index.features.matrix(query.text, stage, ids), labels,
-                                        0.0, {own}))
+            groups += pseudo_query_groups(index, pseudo_kinds, candidates, log)
+    return groups
+
+
+def pseudo_query_groups(index: Any, kinds: Sequence[str], candidates: int,
+                        log: Callable[..., None] = lambda *_: None) -> list[Group]:
+    """The corpus's pseudo-queries of ``kinds`` as groups (dataset "demo-pseudo"): each relevant to the passages of
+    its own unit, searched with the index as it stands (its query adapter, if any)."""
+    from regintel.retrieval.calibration import all_pseudo_queries, unit_of
+
+    passages = list(index.chunks.values())
+    queries = all_pseudo_queries(passages, kinds)
+    log(f"demo corpus: {len(queries)} pseudo-queries ({', '.join(kinds)}); embedding them ...")
+    index.embedder.embed([q.text for q in queries], kind="query")
+    groups = []
+    for query in queries:
+        own = unit_of(passages[query.chunk_index].chunk_id)
+        stage = index.first_stage(query.text, k=10)
+        ids = [cid for cid, _ in stage.ordered(candidates)]
+        labels = np.array([1.0 if unit_of(cid) == own else 0.0 for cid in ids])
+        if labels.any():  # a pseudo-query whose unit is not among the candidates teaches nothing
+            groups.append(Group("demo-pseudo", own, ids, index.features.matrix(query.text, stage, ids), labels,
+                                0.0, {own}))
     return groups
 
 
