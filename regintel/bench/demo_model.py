@@ -207,27 +207,14 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
     """The ranker's groups (:class:`regintel.bench.ranker.Group`): each labelled question's first-stage candidates
     and features, searched with the adapter that did not see it, and the pseudo-queries' (with ``final``). A group's
     ``fold`` is its question's (-1 for a pseudo-query: trained on in every fold)."""
-    from regintel.bench.answers import matches_any_gold
-    from regintel.bench.ranker import PSEUDO_KINDS, Group, gold_articles, gold_key, pseudo_query_groups
+    from regintel.bench.ranker import PSEUDO_KINDS, gold_articles, pseudo_query_groups, question_group
 
     groups = []
-
-    def add(dataset: str, query: str, ids: list[str], labels: np.ndarray, stage: Any, key: str, gold: Any,
-            fold: int) -> None:
-        groups.append(Group(dataset, key, ids, index.features.matrix(query, stage, ids), labels, 0.0, gold, fold=fold))
-
     try:
         for dataset, members in items.items():
             for item in members:
-                query = item.retrieval_query
-                index.adapter = cross_fitted.get(query, final)
-                stage = index.first_stage(query, k=10)
-                ids = [cid for cid, _ in stage.ordered(candidates)]
-                labels = np.array([1.0 if matches_any_gold({"document_id": index.chunks[c].document_id,
-                                                            "ref": index.chunks[c].ref}, item.gold) else 0.0
-                                   for c in ids])
-                add(dataset, query, ids, labels, stage, gold_key(item.gold), item.gold,
-                    fold_of(frozenset(gold_articles(item))))
+                index.adapter = cross_fitted.get(item.retrieval_query, final)
+                groups.append(question_group(index, item, dataset, candidates, fold_of(frozenset(gold_articles(item)))))
         index.adapter = final
         groups += pseudo_query_groups(index, PSEUDO_KINDS, candidates)  # fold -1: trained on in every fold
     finally:

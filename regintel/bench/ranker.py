@@ -286,7 +286,7 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
     """The demo corpus's answerable items of both splits and the training questions (the split is the group's
     dataset name: demo-dev, demo-test, demo-train), its pseudo-queries of ``pseudo_kinds`` (dataset
     "demo-pseudo") and, ``with_checks``, the check questions (:func:`check_questions`, dataset "demo-check")."""
-    from regintel.bench.answers import bench_settings, default_files, load_items, matches_any_gold
+    from regintel.bench.answers import bench_settings, default_files, load_items
     from regintel.runtime import RegIntel
 
     settings = bench_settings(data_dir, ranker_model=Path(""))
@@ -306,19 +306,26 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
             log(f"check questions: {len(kept)} of {len(checks)} (the others are near-copies of held-back ones)")
             items += kept
             datasets.update({id(item): "demo-check" for item in kept})
-        for item in items:
-            query = item.retrieval_query
-            started = time.perf_counter()
-            stage = index.first_stage(query, k=10)
-            ids = [cid for cid, _ in stage.ordered(candidates)]
-            elapsed = (time.perf_counter() - started) * 1000
-            sources = [{"document_id": index.chunks[cid].document_id, "ref": index.chunks[cid].ref} for cid in ids]
-            labels = np.array([1.0 if matches_any_gold(s, item.gold) else 0.0 for s in sources])
-            groups.append(Group(datasets[id(item)], gold_key(item.gold), ids, index.features.matrix(query, stage, ids),
-                                labels, elapsed, item.gold, sources))
+        groups += [question_group(index, item, datasets[id(item)], candidates) for item in items]
         if pseudo_kinds:
             groups += pseudo_query_groups(index, pseudo_kinds, candidates, log)
     return groups
+
+
+def question_group(index: Any, item: Any, dataset: str, candidates: int, fold: int = -1) -> Group:
+    """A labelled demo question as a group: its first-stage candidates (searched with the index as it stands, its
+    query adapter included), their features, and which of them belong to a gold ref."""
+    from regintel.bench.answers import matches_any_gold
+
+    query = item.retrieval_query
+    started = time.perf_counter()
+    stage = index.first_stage(query, k=10)
+    ids = [cid for cid, _ in stage.ordered(candidates)]
+    elapsed = (time.perf_counter() - started) * 1000
+    sources = [{"document_id": index.chunks[cid].document_id, "ref": index.chunks[cid].ref} for cid in ids]
+    labels = np.array([1.0 if matches_any_gold(s, item.gold) else 0.0 for s in sources])
+    return Group(dataset, gold_key(item.gold), ids, index.features.matrix(query, stage, ids), labels, elapsed,
+                 item.gold, sources, fold)
 
 
 def pseudo_query_groups(index: Any, kinds: Sequence[str], candidates: int,
