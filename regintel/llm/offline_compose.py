@@ -2176,7 +2176,8 @@ class Composer:
         (:data:`PERIOD_NAMED_RE`) closest to it by meaning; empty for another question or when none is close."""
         if not DURATION_ASKED_RE.search(text):
             return []
-        return self._read_by_meaning(plan, text, passages, only=lambda segment: bool(PERIOD_NAMED_RE.search(segment.text)))
+        return self._read_by_meaning(plan, text, passages,
+                                     only=lambda segment: bool(PERIOD_NAMED_RE.search(segment.text)))
 
     def _period_in_a_next_article(self, plan: QuestionPlan, text: str, candidates: Sequence[Passage],
                                   passages: list[Passage]) -> list[Unit]:
