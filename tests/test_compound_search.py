@@ -6,7 +6,7 @@ import pytest
 
 from regintel.retrieval.compound_search import searchable_parts, with_part_hits
 from regintel.retrieval.sources import Source
-from regintel.text.question_parts import comparison_sides
+from regintel.text.question_parts import comparison_sides, comparison_topic
 
 
 def hit(chunk_id: str) -> Source:
@@ -164,29 +164,52 @@ def test_a_part_hitting_another_definition_of_a_definitions_article_joins_the_hi
     """A definitions article is one unit per defined term: the whole question's hit on one definition ("cross-border
     processing") does not stand for the side's own ("controller")."""
     whole = [hit("gdpr-29"), hit("gdpr-4~def-23"), hit("gdpr-28~2")]
-    merged = with_part_hits(whole, [[hit("gdpr-4~def-7")], [hit("gdpr-4~def-8")]], unit, k=5)
+    merged = with_part_hits(whole, [[hit("gdpr-4~def-7")], [hit("gdpr-4~def-8")]], unit, k=5, sides=True)
     assert ids(merged) == ["gdpr-29", "gdpr-4~def-7", "gdpr-4~def-8", "gdpr-4~def-23", "gdpr-28~2"]
+
+
+def test_the_sides_of_a_comparison_join_right_after_the_best_hit():
+    """A side names what it asks about ("a climate-related transition risk"): its own best unit is as sure as the
+    whole question's, and behind the whole question's second hit the answer would quote that hit instead."""
+    whole = [hit("P1"), hit("E1~p5"), hit("E1~p4"), hit("E9")]
+    merged = with_part_hits(whole, [[hit("P1")], [hit("T1"), hit("E1~p4")]], unit, k=4, sides=True)
+    assert ids(merged) == ["P1", "T1", "E1~p5", "E1~p4"]
 
 
 def test_a_part_without_content_words_is_not_searched_alone():
     assert searchable_parts("What must the controller notify, and by when?", "en") == ["What must the controller notify"]
 
 
-def test_a_part_whose_unit_is_missing_joins_after_the_best_hit():
-    whole = [hit("A1~p1"), hit("A1~p2"), hit("A9"), hit("A7")]
+def test_a_unit_found_by_a_part_alone_joins_after_the_whole_questions_first_two_hits():
+    """Put second, a unit only the part's few words found displaced the whole question's second article."""
+    whole = [hit("A1~p1"), hit("A9"), hit("A1~p2"), hit("A7")]
     merged = with_part_hits(whole, [[hit("A1~p2")], [hit("A5~p3")]], unit, k=4)
-    assert ids(merged) == ["A1~p1", "A5~p3", "A1~p2", "A9"]  # the last hit of the whole makes room
+    assert ids(merged) == ["A1~p1", "A9", "A5~p3", "A1~p2"]  # the last hit of the whole makes room
 
 
-def test_a_part_already_covered_by_its_unit_changes_nothing():
+def test_a_part_already_covered_by_the_leading_units_changes_nothing():
     whole = [hit("A1"), hit("A5~p1"), hit("A9")]
     assert ids(with_part_hits(whole, [[hit("A1")], [hit("A5~p2")], []], unit, k=3)) == ["A1", "A5~p1", "A9"]
 
 
-def test_two_missing_parts_keep_their_order():
+def test_a_unit_a_part_agrees_on_moves_up_after_the_best_hit():
+    """"What must the processing agreement say, and what must we do after a breach?": the whole question ranked the
+    breach article fifth; the part's search finds it too (after another article): both searches agree on it."""
+    whole = [hit("A28~p1"), hit("A34"), hit("A30"), hit("A28~p2"), hit("A33")]
+    merged = with_part_hits(whole, [[hit("A28~p3")], [hit("A12"), hit("A33")]], unit, k=5)
+    assert ids(merged) == ["A28~p1", "A33", "A34", "A30", "A28~p2"]
+
+
+def test_two_parts_found_alone_keep_their_order():
     whole = [hit("A1"), hit("A2"), hit("A3")]
     merged = with_part_hits(whole, [[hit("B1")], [hit("C1")]], unit, k=5)
-    assert ids(merged) == ["A1", "B1", "C1", "A2", "A3"]
+    assert ids(merged) == ["A1", "A2", "B1", "C1", "A3"]
+
+
+def test_an_agreed_unit_comes_before_a_unit_found_by_a_part_alone():
+    whole = [hit("A1"), hit("A2"), hit("A3"), hit("A4")]
+    merged = with_part_hits(whole, [[hit("B1")], [hit("A4")]], unit, k=5)
+    assert ids(merged) == ["A1", "A4", "A2", "B1", "A3"]
 
 
 def test_a_part_hit_from_a_document_only_at_the_tail_of_the_whole_questions_hits_is_left_out():
@@ -196,7 +219,7 @@ def test_a_part_hit_from_a_document_only_at_the_tail_of_the_whole_questions_hits
         return Source(chunk_id, document_id, "Act", chunk_id.split("~")[0], "", "text", 85.0, "eu_law", 1.0)
     whole = [in_doc("A33", "gdpr"), in_doc("A34", "gdpr"), in_doc("A70", "gdpr"), in_doc("S3", "esrs")]
     merged = with_part_hits(whole, [[in_doc("S3-2", "esrs")], [in_doc("A12", "gdpr")]], unit, k=4)
-    assert ids(merged) == ["A33", "A12", "A34", "A70"]
+    assert ids(merged) == ["A33", "A34", "A12", "A70"]
 
 
 @pytest.mark.parametrize("question, sides", [
@@ -227,3 +250,27 @@ def test_asking_whether_two_terms_are_the_same_sets_them_side_by_side(question, 
     """"Is X the same as Y?" asks what tells the two apart, like "What is the difference between X and Y?" (it was
     read as one question about neither term until session 55, and abstained)."""
     assert comparison_sides(question) == sides
+
+
+@pytest.mark.parametrize("question, language, topic", [
+    ("How does the general place-of-supply rule for services differ between a business customer and a private "
+     "individual?", "en", "general place-of-supply rule for services"),
+    ("What are the differences in reporting deadlines between a major incident and a significant cyber threat?", "en",
+     "reporting deadlines"),
+    ("¿En qué se diferencia el tratamiento del IVA entre un cliente empresa y un particular?", "es",
+     "tratamiento del IVA"),
+    ("Quelle est la différence de régime TVA entre une livraison et une prestation ?", "fr", "régime TVA"),
+    ("What is the difference between impact materiality and financial materiality?", "en", ""),
+    ("How do our obligations differ between reporting a breach and telling the individuals?", "en", ""),  # one word
+])
+def test_what_a_comparison_between_two_cases_compares_them_on(question, language, topic):
+    assert comparison_topic(question, language) == topic
+
+
+def test_the_cases_of_a_comparison_on_a_named_rule_are_searched_with_that_rule():
+    """Searched as "What is private individual?", the second case found the article on services for private purposes;
+    the rule it asks about is the place of supply."""
+    question = ("How does the general place-of-supply rule for services differ between a business customer and a "
+                "private individual?")
+    assert searchable_parts(question, "en") == ["general place-of-supply rule for services a business customer",
+                                                 "general place-of-supply rule for services a private individual"]

@@ -66,6 +66,7 @@ from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
 from regintel.text.analysis import detect_language
+from regintel.text.question_parts import comparison_sides
 
 log = logging.getLogger(__name__)
 
@@ -361,7 +362,8 @@ class ComplianceEngine:
                 return fresh
             with trace.step("part_retrieval") as record:
                 hits = [self.search_index.search(part, k=PART_HITS, filters=filters).sources for part in parts]
-                merged = with_part_hits(fresh, hits, self._unit_of, self.settings.chat_top_k)
+                merged = with_part_hits(fresh, hits, self._unit_of, self.settings.chat_top_k,
+                                        sides=bool(comparison_sides(question)))
                 before = {s.chunk_id for s in fresh}
                 record.update(parts=len(parts), added=[s.chunk_id for s in merged if s.chunk_id not in before])
             return merged

@@ -138,6 +138,40 @@ def comparison_sides(question: str) -> list[str]:
     return []
 
 
+# what a comparison "between X and Y" compares the two on: the subject of "how does <topic> differ between", or what
+# follows "the differences in <topic> between" (each language's form)
+COMPARISON_TOPIC_RES = [re.compile(p, _I) for p in (
+    r"\b(?:how|in what ways?|where)\s+(?:does|do|did|would|will|can|could|might)\s+(?P<t>.+?)\s+"
+    r"(?:differ|compare|vary|change)\s+between\s",
+    r"\bdifferences?\s+(?:in|of|regarding|as regards)\s+(?P<t>.+?)\s+between\s",
+    r"\bdifférences?\s+(?:de|d['’]|en matière de|quant à|dans)\s*(?P<t>.+?)\s+entre\s",
+    r"\b(?:en qué|cómo)\s+se\s+(?:diferencia|diferencian|distingue|distinguen)\s+(?P<t>.+?)\s+entre\s",
+    r"\bdiferencias?\s+(?:de|en)\s+(?P<t>.+?)\s+entre\s",
+    r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<t>.+?)\s+zwischen\s",
+    r"\bunterschied\w*\s+(?:bei|in|im|hinsichtlich)\s+(?P<t>.+?)\s+zwischen\s",
+)]
+MIN_TOPIC_TERMS = 2  # "How do our obligations differ between ...": one word is no rule to search the sides with
+
+
+def comparison_topic(question: str, language: str) -> str:
+    """What a comparison "between X and Y" compares the two on, when it says so ("How does *the general
+    place-of-supply rule for services* differ between a business customer and a private individual?", "the
+    differences *in reporting deadlines* between ..."): its sides are then the cases that rule applies to, not terms
+    to define. Empty for "What is the difference between X and Y?"."""
+    from regintel.text.analysis import tokenize  # (imported here: this module is otherwise regular expressions only)
+
+    text = " ".join(question.split())
+    for pattern in COMPARISON_TOPIC_RES:
+        found = pattern.search(text)
+        if found:
+            words = found.group("t").split()
+            while words and not tokenize(words[0], language):  # a leading determiner ("the VAT treatment")
+                words.pop(0)
+            topic = " ".join(words)
+            return topic if len(set(tokenize(topic, language))) >= MIN_TOPIC_TERMS else ""
+    return ""
+
+
 def split_question(question: str, language: str) -> list[str]:
     """The coordinated asks of a question: several questions in one message, "X, and by when?", or the two sides of a
     comparison ("the difference between X and Y" -> X, Y). One part when nothing splits."""
