@@ -6,10 +6,10 @@ sections). Searched as one text, the question's words pull towards whichever uni
 other unit's passage can fall out of the handful that reach the answer. So each part
 (:func:`regintel.text.question_parts.split_question`) is searched too: a unit both the part and the whole question
 found moves up to right after the whole question's best hit, and a unit only the part found joins a little lower
-(from the documents the whole question's leading hits come from). A part after the first is searched with the sentences told before the question
-(the asker's situation), which the first part holds: "what rights must rejected applicants have?" alone finds the
-right to rectification, with "We screen applicants with a fully automated tool ..." the article on automated
-decisions. A simple question (one part) is searched once, as before.
+(from the documents the whole question's leading hits come from). A part after the first is searched with the
+sentences told before the question (the asker's situation), which the first part holds: "what rights must rejected
+applicants have?" alone finds the right to rectification, with "We screen applicants with a fully automated tool ..."
+the article on automated decisions. A simple question (one part) is searched once, as before.
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]
     document of the whole question's leading hits: searched alone, a part ("and when must the individuals be
     told?") has lost the words that said which act it is about, and a document that only reached the tail of the
     whole question's hits (an ESRS requirement on "affected communities" under a GDPR breach question) is not the
-    act it asks about."""
+    act it asks about. The ``sides`` of a comparison are the exception: a side names what it asks about ("a
+    climate-related transition risk", searched as its definition), and its best unit, when the whole question's hits
+    lack it, joins right after the best hit (measured: put lower, the sides' own entries lost to other requirements)."""
     merged = list(whole[:k])
     documents = {source.document_id for source in merged[:LEADING_HITS]}
 
