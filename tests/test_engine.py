@@ -192,7 +192,11 @@ def test_a_question_in_two_parts_is_answered_from_the_article_of_each_part(engin
     assert articles <= {(s.document_id, s.ref.split(" (")[0]) for s in response.cited}, [s.ref for s in response.cited]
     with world["db"].session() as session:
         steps = session.get(RagTrace, response.trace_id).steps
-    assert any(s["step"] == "part_retrieval" and s["parts"] == 2 for s in steps)
+    parts = next(s for s in steps if s["step"] == "part_retrieval")
+    assert parts["parts"] == 2
+    leading = {(chunk.document_id, chunk.ref.split(" (")[0])
+               for chunk in (world["index"].chunks[chunk_id] for chunk_id in parts["leading"])}
+    assert leading == articles, "the trace shows the two articles the part searches put first"
 
 
 def test_a_definition_across_languages_quotes_the_defining_sentence_though_other_words_are_not_carried(engine):

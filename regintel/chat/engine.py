@@ -365,7 +365,8 @@ class ComplianceEngine:
                 merged = with_part_hits(fresh, hits, self._unit_of, self.settings.chat_top_k,
                                         sides=bool(comparison_sides(question)))
                 before = {s.chunk_id for s in fresh}
-                record.update(parts=len(parts), added=[s.chunk_id for s in merged if s.chunk_id not in before])
+                record.update(parts=len(parts), added=[s.chunk_id for s in merged if s.chunk_id not in before],
+                              leading=[s.chunk_id for s in merged[:2]])
             return merged
         except Exception as exc:  # noqa: BLE001 - a failing side search never breaks the chat answer
             log.warning("part retrieval failed: %s", exc)
