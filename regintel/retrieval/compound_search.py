@@ -109,7 +109,6 @@ def with_part_hits(whole: Sequence[Source], part_hits: Sequence[Sequence[Source]
             if at >= agreed_at:
                 merged.insert(agreed_at, merged.pop(at))
                 agreed_at += 1
-                new_at = max(new_at, agreed_at)
             continue
         merged.insert(min(max(new_at, agreed_at), len(merged)), candidates[0])
         new_at = max(new_at, agreed_at) + 1

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from regintel.text.analysis import tokenize
+
 _I = re.IGNORECASE
 COMPARISON_RE = re.compile(
     r"\b(?:difference|differences|distinguish|differ|compare|comparison|contrast)\b.*?\bbetween (?P<a>.+?) and "
@@ -158,8 +160,6 @@ def comparison_topic(question: str, language: str) -> str:
     place-of-supply rule for services* differ between a business customer and a private individual?", "the
     differences *in reporting deadlines* between ..."): its sides are then the cases that rule applies to, not terms
     to define. Empty for "What is the difference between X and Y?"."""
-    from regintel.text.analysis import tokenize  # (imported here: this module is otherwise regular expressions only)
-
     text = " ".join(question.split())
     for pattern in COMPARISON_TOPIC_RES:
         found = pattern.search(text)
