@@ -165,6 +165,122 @@ def test_a_small_unit_is_not_merged_into_another_standard():
                     "ESRS E5 › Table of contents; ESRS E5 › Objective"], refs
 
 
+# -- divisions: chapters, sections and their titles ----------------------------------------------------------------
+FRENCH_DIVISIONS = (
+    "# Directive\n\n## TITRE V - LIEU DES OPÉRATIONS IMPOSABLES\n\n"
+    "### CHAPITRE 5\n\nDispositions communes aux chapitres 1 et 3\n\n"
+    "##### Article 30\n\n" + "Est considérée comme importation de biens l'introduction d'un bien. " * 2 + "\n\n"
+    "### CHAPITRE 9 - Exonérations des prestations de services effectuées par des\n\nintermédiaires\n\n"
+    "##### Article 153\n\nLes États membres exonèrent les prestations des intermédiaires.\n\n"
+    "#### Section 3 - Dispositions particulières\n\nSous-section 1 - Prestations de services des intermédiaires\n\n"
+    "##### Article 46\n\n" + "Le lieu des prestations de services d'un intermédiaire est celui de l'opération. " * 4 + "\n\n"
+    "Sous-section 2 - Prestations de services rattachées à un bien immeuble\n\n"
+    "##### Article 47\n\n" + "Le lieu des prestations de services liées à un bien immeuble est le lieu du bien. " * 4 + "\n"
+)
+
+
+def test_a_divisions_title_line_is_its_heading_not_a_passage():
+    """A chapter or section heading followed by its title on the next line ("### CHAPITRE 5" + "Dispositions communes
+    …", or a title the conversion wrapped: "… effectuées par des" + "intermédiaires") was a unit of its own, too small,
+    merged with the next article into a passage cited as "CHAPITRE 5; Article 30 bis". The title is the division's
+    heading now: no passage is led by it, and the articles under it are labelled with it."""
+    chunks = chunk_document(doc("d", "fr"), FRENCH_DIVISIONS, min_chars=200)
+    refs = [c.ref for c in chunks]
+    assert refs == ["Article 30", "Article 153", "Article 46", "Article 47"], refs
+    assert by_ref(chunks, "Article 30")[0].label == ("Article 30 (TITRE V - LIEU DES OPÉRATIONS IMPOSABLES › CHAPITRE 5 - "
+                                                     "Dispositions communes aux chapitres 1 et 3)")
+    assert by_ref(chunks, "Article 153")[0].section_path.endswith(
+        "CHAPITRE 9 - Exonérations des prestations de services effectuées par des intermédiaires")
+    assert all("CHAPITRE" not in c.text and "intermédiaires\n" not in c.text for c in chunks)
+
+
+def test_a_division_written_as_a_plain_line_is_a_heading():
+    """"Sous-section 2 - …" standing alone between two articles of the French VAT Directive was the last paragraph of
+    the article before it; it is the heading of the articles after it, under their section."""
+    chunks = chunk_document(doc("d", "fr"), FRENCH_DIVISIONS, min_chars=200)
+    article46, article47 = by_ref(chunks, "Article 46")[0], by_ref(chunks, "Article 47")[0]
+    assert "Sous-section" not in article46.text and "Sous-section" not in article47.text
+    assert article46.section_path.endswith("Section 3 - Dispositions particulières › Sous-section 1 - Prestations de "
+                                           "services des intermédiaires")
+    assert article47.label == ("Article 47 (Section 3 - Dispositions particulières › Sous-section 2 - Prestations de "
+                               "services rattachées à un bien immeuble)")
+    # a sentence that starts like a division is text ("Section 2 applies …" ends as a sentence; it is not alone)
+    text = "### Article 1 — Scope\n\nSection 2 - of this Regulation applies to banks.\n"
+    assert chunk_document(doc(), text)[0].text == "Section 2 - of this Regulation applies to banks."
+
+
+def test_an_editorial_note_under_a_division_opens_its_first_article():
+    """The French VAT Implementing Regulation notes under each section which articles of the Directive it implements
+    ("*(articles 31 à 39 de la directive 2006/112/CE)*"): the note opens the section's first article with a text (a
+    deleted article's bare heading is skipped), and the passage is that article's, not "SECTION 2. …; Article 15"."""
+    text = ("# Règlement\n\n## Chapitre V. LIEU DES OPÉRATIONS IMPOSABLES\n\n### SECTION 2. Lieu des livraisons de biens\n\n"
+            "*(articles 31 à 39 de la directive 2006/112/CE)*\n\n#### Article 14 (Supprimé)\n\n#### Article 15\n\n"
+            + "La partie d'un transport de passagers effectuée dans la Communauté est déterminée par le parcours. " * 3 + "\n")
+    chunks = chunk_document(doc("r", "fr"), text)
+    assert [c.ref for c in chunks] == ["Article 15"]
+    assert chunks[0].text.startswith("*(articles 31 à 39 de la directive 2006/112/CE)*\n\nLa partie d'un transport")
+    assert chunks[0].section_path == "Chapitre V. LIEU DES OPÉRATIONS IMPOSABLES › SECTION 2. Lieu des livraisons de biens"
+
+
+def test_a_small_article_is_not_merged_across_a_chapter():
+    """Article 152 (gold delivered to central banks) closes one chapter of exemptions, Article 153 (intermediaries) opens
+    the next: one passage citing both answered questions on intermediaries with the gold article. A small unit joins a
+    neighbour of its own division only."""
+    text = ("# D\n\n## CHAPITRE 8 - Exonérations à l'exportation\n\n##### Article 152\n\nLes États membres exonèrent l'or.\n\n"
+            "## CHAPITRE 9 - Exonérations des intermédiaires\n\n##### Article 153\n\nLes États membres exonèrent les "
+            "intermédiaires.\n\n##### Article 154\n\nAux fins de la présente section, sont entrepôts les endroits définis.\n")
+    assert [c.ref for c in chunk_document(doc("d", "fr"), text, min_chars=200)] == ["Article 152", "Article 153; Article 154"]
+
+
+def test_a_title_line_under_an_annex_keeps_the_refs_under_it():
+    """"## ANNEX II" + "ACRONYMS AND GLOSSARY OF TERMS": the annex's heading gains its title, but the passages under it
+    keep the refs the citations, the evaluation sets and the search titles use ("ANNEX II › Carbon credit")."""
+    text = ("# ESRS\n\n## ANNEX II\n\nACRONYMS AND GLOSSARY OF TERMS\n\n"
+            + "This Annex presents all the acronyms found in the ESRS (Table 1) and all terms defined in them. " * 3
+            + "\n\n### Carbon credit\n\n" + "A tradable instrument representing one tonne of CO2 equivalent. " * 4 + "\n")
+    chunks = chunk_document(doc(), text)
+    assert [c.ref for c in chunks] == ["ANNEX II", "ANNEX II › Carbon credit"]
+    assert chunks[0].heading == "ANNEX II - ACRONYMS AND GLOSSARY OF TERMS" and chunks[0].chunk_id == "doc#annex-ii"
+    assert chunks[1].section_path == "ANNEX II - ACRONYMS AND GLOSSARY OF TERMS"
+
+
+def test_no_passage_of_the_demo_corpus_is_led_or_joined_by_a_divisions_heading():
+    """The shipped corpus, end to end: 44 passages of the French VAT texts were a division's heading merged with an
+    article ("CHAPITRE 6 - …; Article 358; Section 2 - …"); none is now, and each article is in one passage."""
+    for document in scan_corpus(CORPUS).documents:
+        chunks = chunk_document(document, read_document_text(document.path))
+        divisions = [c.ref for c in chunks if any(re.match(r"(?i)(chapitre|chapter|section|titre|title|sous-section)\s+[\dIVXLC]",
+                                                           part) for part in c.ref.split("; "))]
+        assert not divisions, (document.id, divisions[:5])
+    directive = corpus_chunks("eu-vat-directive-fr")
+    assert by_ref(directive, "Article 38")[0].label.startswith("Article 38 (CHAPITRE 1 - Lieu des livraisons de biens › "
+                                                               "Section 4 - Livraisons de gaz via un système de gaz naturel")
+
+
+def test_articles_inserted_with_a_compound_latin_suffix_are_articles():
+    """"Article 369 terdecies", "Article 369 septvicies quater": the chunker read only "bis" … "decies", so these were
+    sections ("Section 4 - … › Article 369 terdecies"), and the search titles' lookup read "Article 369" in the ref and
+    gave them Article 369's titles. One pattern (``regintel.text.article_numbers``) now reads them everywhere."""
+    from regintel.graph.crossrefs import parse_cross_references
+    from regintel.retrieval.chunking import article_number
+    from regintel.retrieval.cited_provisions import ARTICLE_CITED_RE
+    from regintel.retrieval.search_titles import load_search_titles
+
+    assert article_number("Article 369 septvicies quater") == "369 septvicies quater"
+    assert article_number("Article 369 terdecies") == "369 terdecies" and article_number("Article 369 ter") == "369 ter"
+    assert [m.group(1) for m in ARTICLE_CITED_RE.finditer("l'article 369 terdecies et l'article 369 ter")] == [
+        "369 terdecies", "369 ter"]
+    directive = corpus_chunks("eu-vat-directive-fr")
+    terdecies = [c for c in directive if c.ref.startswith("Article 369 terdecies")]
+    assert terdecies and all(c.chunk_id.startswith("eu-vat-directive-fr#art-369-terdecies") for c in terdecies)
+    assert by_ref(directive, "Article 369 septvicies quater")
+    titles = load_search_titles()
+    assert titles.titles_in("eu-vat-directive-fr", "Article 369 terdecies", "Article 369 terdecies", "en") != \
+        titles.titles_in("eu-vat-directive-fr", "Article 369", "Article 369", "en")
+    references = parse_cross_references("conformément à l'article 369 terdecies", "fr")
+    assert [r.target for r in references if r.kind == "article"] == ["369 terdecies"], references
+
+
 def test_the_esrs_standards_are_the_parts_of_the_shipped_text():
     """The shipped ESRS text (headings repaired by scripts/repair_esrs_headings.py) files each section under its
     own standard: ESRS 1's chapter 3 is not cited as ESRS 2, and every requirement sits under the standard its code
@@ -496,6 +612,21 @@ def test_definitions_detected_by_their_paragraphs_with_trailing_paragraphs_kept(
     assert chunks[1].text.endswith("a) premier sous-point de la deuxième définition, qui lui appartient;")
     assert chunks[2].text.startswith("2. Les États membres") and chunks[2].chunk_id == "doc#art-9"
     assert {c.parent for c in chunks} == {"doc#art-9"}
+
+
+def test_a_rule_before_a_definitions_lead_in_keeps_its_passage_and_the_lead_in_opens_the_definitions():
+    """Article 369 terdecies of the VAT Directive states a rule ("… ne couvrent que les biens … 150 EUR"), then "Aux
+    fins de la présente section, … on entend par:" and four definitions. The rule is the article's own passage; the
+    lead-in opens the first definition (it ended the rule's passage, cut from the list it introduces)."""
+    text = ("##### Article 369 terdecies\n\n" + "Aux fins de la présente section, les ventes à distance de biens importés "
+            "ne couvrent que les biens contenus dans des envois d'une valeur ne dépassant pas 150 EUR. " * 3 + "\n\n"
+            "Aux fins de la présente section, on entend par:\n\n"
+            "1. «assujetti non établi» un assujetti qui n'a pas établi le siège de son activité dans la Communauté;\n\n"
+            "2. «intermédiaire» une personne établie dans la Communauté désignée comme redevable de la TVA;\n")
+    chunks = chunk_document(doc("d", "fr"), text, min_chars=50)
+    assert [c.chunk_id for c in chunks] == ["d#art-369-terdecies", "d#art-369-terdecies~def-1", "d#art-369-terdecies~def-2"]
+    assert not chunks[0].text.rstrip().endswith(":") and "150 EUR" in chunks[0].text
+    assert chunks[1].text.startswith("Aux fins de la présente section, on entend par:\n\n1. «assujetti non établi»")
 
 
 def test_articles_that_only_quote_a_term_are_not_definitions():

@@ -89,3 +89,28 @@ def test_gold_articles_of_an_item_are_its_fold_key():
     item = EvalItem("x", "dev", "answerable", "q", gold=[{"document_id": "eu-gdpr", "ref": "Article 4(7)"},
                                                         {"document_id": "eu-gdpr", "ref": "Article 6 (2/3)"}])
     assert gold_articles(item) == {("eu-gdpr", "Article 4"), ("eu-gdpr", "Article 6")}
+
+
+def test_writing_the_demo_corpus_model_replaces_the_earlier_demo_corpus_model_only(tmp_path):
+    """A corpus model serves one corpus version; after the corpus or its chunking changed, the earlier demo corpus
+    model can never serve again (11 MB of dead weight each time): `train-demo-model --write` replaces it, and leaves
+    the ObliQA corpus model and the shared model as they were."""
+    import json
+
+    from regintel.bench.demo_model import COMMAND, write_corpus_model
+
+    class Written:
+        def to_document(self):
+            return {"models": ["new"]}
+
+    path = tmp_path / "ranker.json"
+    path.write_text(json.dumps({
+        "models": ["shared"], "corpus_models": {"obliqa": {"models": ["o"]}, "old-demo": {"models": ["d"]}},
+        "training": {"corpus_models": {"obliqa": "ObliQA passages (--obliqa-model)",
+                                       "old-demo": f"demo corpus ({COMMAND})"}}}), encoding="utf-8")
+    write_corpus_model(path, "new-demo", Written())
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["models"] == ["shared"]
+    assert document["corpus_models"] == {"obliqa": {"models": ["o"]}, "new-demo": {"models": ["new"]}}
+    assert document["training"]["corpus_models"] == {"obliqa": "ObliQA passages (--obliqa-model)",
+                                                     "new-demo": f"demo corpus ({COMMAND})"}

@@ -27,7 +27,8 @@ from regintel.extraction.proposal import (
 )
 from regintel.graph.crossrefs import act_id, parse_cross_references
 from regintel.graph.resolver import CanonicalConceptInput
-from regintel.retrieval.chunking import HEADING_RE, chunk_document, demote_stray_headings
+from regintel.retrieval.chunking import (EDITORIAL_NOTE_RE, HEADING_RE, STRUCTURE_LINE_RE, _heading_continuation,
+                                         chunk_document, clean_heading, demote_stray_headings, is_structural)
 from regintel.retrieval.corpus import CorpusDocument
 from tests.lanes import examples
 
@@ -213,9 +214,40 @@ sizes = st.tuples(st.integers(1, 600), st.one_of(st.just(0), st.integers(0, 600)
 
 def body_characters(text: str) -> str:
     """The non-whitespace characters of every line that is not a heading, in reading order (a heading that only
-    numbers a paragraph, "#### 37.", is that paragraph's number: ``demote_stray_headings``)."""
-    lines = [line for line in demote_stray_headings(text.splitlines()) if not HEADING_RE.match(line)]
-    return "".join(c for line in lines for c in line if not c.isspace())
+    numbers a paragraph, "#### 37.", is that paragraph's number: ``demote_stray_headings``; a division written as a
+    plain line, "Section 2 - Scope", is a heading; the title line right under a division's heading, "CHAPTER I" +
+    "General provisions", is part of that heading)."""
+    lines = demote_stray_headings(text.splitlines())
+    kept: list[str] = []
+    paragraph: list[str] = []
+    division = noted = False  # under a division's heading with no paragraph yet; an editorial note seen there
+
+    def flush() -> None:
+        nonlocal division, noted
+        joined = "\n".join(paragraph).strip()
+        paragraph.clear()
+        if not joined:
+            return
+        if division and EDITORIAL_NOTE_RE.match(joined):
+            noted = True
+        elif division and not noted and _heading_continuation(joined):
+            return  # the division's title
+        else:
+            division = False
+        kept.append(joined)
+
+    for number, line in enumerate(lines):
+        heading = HEADING_RE.match(line)
+        alone = not paragraph and (number + 1 == len(lines) or not lines[number + 1].strip())
+        if heading or (alone and STRUCTURE_LINE_RE.match(line.strip())):
+            flush()
+            division, noted = is_structural(clean_heading(heading.group(2) if heading else line)), False
+        elif line.strip():
+            paragraph.append(line)
+        else:
+            flush()
+    flush()
+    return "".join(c for part in kept for c in part if not c.isspace())
 
 
 def visible(text: str) -> str:

@@ -251,10 +251,17 @@ def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> 
 
 
 def write_corpus_model(path: Path, corpus: str, model: Any) -> None:
-    """Store ``model`` as the corpus model of ``corpus`` in the model file (the rest of the file as it was)."""
+    """Store ``model`` as the corpus model of ``corpus`` in the model file, in place of an earlier demo corpus's (a
+    corpus version serves only that exact corpus: after the corpus or its chunking changed, the earlier one can never
+    serve again); the rest of the file as it was."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
-    document.setdefault("corpus_models", {})[corpus] = model.to_document()
-    document.setdefault("training", {}).setdefault("corpus_models", {})[corpus] = f"demo corpus ({COMMAND})"
+    label = f"demo corpus ({COMMAND})"
+    models, labels = document.setdefault("corpus_models", {}), document.setdefault("training", {}).setdefault("corpus_models", {})
+    for stale in [version for version, written_by in labels.items() if written_by == label and version != corpus]:
+        models.pop(stale, None)
+        labels.pop(stale)
+    models[corpus] = model.to_document()
+    labels[corpus] = label
     write_text_atomically(Path(path), json.dumps(document, ensure_ascii=False))
 
 

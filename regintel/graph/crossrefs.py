@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from regintel.retrieval.chunking import Chunk, article_number
+from regintel.text.article_numbers import LATIN_SUFFIX
 
 # Whole words only: "Article 3 territorial" is Article 3, "l'article 369 terdecies" is not 369 ter.
-ARTICLE_NUMBER = r"\d+[a-z]?\b(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|[a-z]*decies|[a-z]*vicies)\b)?"
+ARTICLE_NUMBER = rf"\d+[a-z]?\b(?:\s+{LATIN_SUFFIX}\b)?"
 EN_ARTICLES_RE = re.compile(
     rf"\bArticles?\s+(?P<first>{ARTICLE_NUMBER})(?P<para>(?:\(\d+[a-z]?\))*(?:\([a-z]{{1,4}}\))*)"
     rf"(?P<more>(?:\s*(?:,|and|or|to)\s*(?:{ARTICLE_NUMBER})(?:\(\d+[a-z]?\))*(?:\([a-z]{{1,4}}\))*)*)"

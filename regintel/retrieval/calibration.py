@@ -74,6 +74,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 import numpy as np
 
 from regintel.atomic_files import write_text_atomically
+from regintel.text.article_numbers import LATIN_SUFFIX
 
 METHOD = "pseudo-queries-v5"
 FORMAT = 1
@@ -98,7 +99,7 @@ TERM_TEMPLATES = {
 }
 _ARTICLE_PREFIX = re.compile(
     r"^(?:article|artikel|artículo|articolo|art\.)\s+\S+"
-    r"(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies))?\s*[—–\-:.]*\s*", re.I)
+    rf"(?:\s+{LATIN_SUFFIX})?\s*[—–\-:.]*\s*", re.I)
 _CODE_PREFIX = re.compile(r"^(?:AR\s+\d+\w*|\d+[.)]?|[A-Z]{1,4}\s*[-\d][\w.-]*)\s*[—–\-:.]*\s*")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _NUMBERING = re.compile(r"^\s*(?:[-*]\s*)?(?:\(?[0-9a-zA-Z]{1,3}[.)]\s+)+")

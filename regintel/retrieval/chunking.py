@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 
 from regintel.retrieval.corpus import CorpusDocument
 from regintel.retrieval.search_titles import SearchTitles, load_search_titles
+from regintel.text.article_numbers import LATIN_SUFFIX
 
 # up to three spaces may indent a heading (CommonMark): " #### Article 5 ter" in the VAT Implementing Regulation
 HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -52,7 +53,7 @@ NUMBERED_START_RE = re.compile(r"^(?:\d{1,3}[a-z]?\.|AR\s+\d{1,3}[a-z]?\.?)\s+\S
 EURLEX_URL_RE = re.compile(r"^https?://(?:www\.)?eur-lex\.europa\.eu/", re.IGNORECASE)
 PAGE_MARKERS_RE = re.compile(r"^\s*<!--\s*page\s+\d+\s*-->\s*$", re.MULTILINE)
 ARTICLE_RE = re.compile(
-    r"^(?:Article|Artikel|Art\.)\s+(premier|first|\d+[a-z]?(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies))?)"
+    rf"^(?:Article|Artikel|Art\.)\s+(premier|first|\d+[a-z]?(?:\s+{LATIN_SUFFIX})?)"
     r"\s*(?:[—–\-:.]\s*(.*))?$",
     re.IGNORECASE,
 )
@@ -267,8 +268,9 @@ class Chunk:
 class DocumentUnit:
     heading: str  # cleaned heading text ("Article 6 — Lawfulness of processing")
     ref: str  # short reference ("Article 6")
-    path: list[str]
+    path: list[str]  # the headings of the divisions it sits in, as shown (a title continued on the next line included)
     paragraphs: list[str] = field(default_factory=list)
+    top: str = ""  # the heading of its top division as refs name it ("ANNEX II", not "ANNEX II - ACRONYMS AND …")
 
     @property
     def size(self) -> int:
@@ -373,22 +375,88 @@ def _numbered_text_follows(lines: list[str], start: int, paragraphs: int = 1) ->
     return bool(subtitle and NUMBERED_START_RE.match(texts[1]))
 
 
+# A division's heading written as a plain line of its own ("Sous-section 2 - Prestations de services rattachées à un
+# bien immeuble" between two articles of the French VAT Directive): a heading, not the last paragraph of the article
+# before it.
+STRUCTURE_LINE_RE = re.compile(
+    r"^(?P<kind>sous-section|subsection|section|chapitre|chapter|titre|partie|part|livre|book)\s+"
+    r"(?:\d{1,3}|[IVXLC]{1,7})(?:\s+(?:bis|ter|quater))?\s*[-–—.:]\s+\S.{0,280}(?<![.;:,!?])$", re.IGNORECASE)
+# An editorial note under a division's heading ("*(articles 31 à 39 de la directive 2006/112/CE)*" in the French VAT
+# Implementing Regulation): it tells what the articles after it implement, so it opens the next article's text.
+EDITORIAL_NOTE_RE = re.compile(r"^\*{0,2}\([^()\n]{3,200}\)\*{0,2}$")
+HEADING_CONTINUATION_MAX_CHARS = 300  # a wrapped title of the VAT Directive runs on for 282 characters
+
+
+def _heading_continuation(paragraph: str) -> bool:
+    """Whether a paragraph right under a division's heading is the rest of that heading: one short line that is not
+    a sentence, a numbered paragraph, a list point or a table ("### CHAPITRE 5" + "Dispositions communes aux
+    chapitres 1 et 3"; "### CHAPITRE 9 - Exonérations des prestations de services effectuées par des" +
+    "intermédiaires", a title the conversion wrapped)."""
+    line = clean_heading(paragraph)
+    return ("\n" not in paragraph and 0 < len(line) <= HEADING_CONTINUATION_MAX_CHARS
+            and line[-1] not in ".;:!?," and not line.startswith("|") and not EDITORIAL_NOTE_RE.match(paragraph)
+            and not NUMBERED_START_RE.match(line) and not LIST_ITEM_RE.match(line) and not BULLET_RE.match(line))
+
+
+def _continued_heading(heading: str, continuation: str) -> str:
+    """A division's heading with its continuation line: a title the conversion wrapped gets its last words
+    ("… effectuées par des" + "intermédiaires"; "… ET DE CERTAINES" + "PERSONNES NON ASSUJETTIES"), anything else
+    follows a dash ("CHAPITRE 5 - Dispositions communes …")."""
+    titled = re.search(r"[-–—.:]\s", heading)  # "CHAPITRE 9 - …", "SECTION 2. …"; not a bare "CHAPITRE 5", "ANNEX II"
+    wrapped = titled and (continuation[:1].islower() or (heading.split()[-1].isupper() and continuation.isupper()))
+    joiner = " " if wrapped else " - "
+    return f"{heading}{joiner}{clean_heading(continuation)}"
+
+
+def _structure_line_level(kind: str, stack: Sequence[tuple[float, str, str]]) -> float:
+    """The level of a division's heading written as a plain line: a sibling of the open heading of the same kind
+    ("Sous-section 2" after "Sous-section 1"), else half a level under the deepest open division, so that the
+    articles after it (whose headings are a whole level down) sit inside it."""
+    for level, heading, _ in reversed(stack):
+        if heading.lower().startswith(kind.lower() + " "):
+            return level
+    divisions = [level for level, heading, _ in stack if is_structural(heading)]
+    return (max(divisions) if divisions else 1) + 0.5
+
+
 def parse_units(text: str) -> list[DocumentUnit]:
-    """Split markdown into heading units, tracking the path of structural ancestors."""
+    """Split markdown into heading units, tracking the path of structural ancestors.
+
+    A division's heading ("CHAPITRE 5", "Section 4") keeps the title line under it and takes the plain lines that
+    continue it; a division written as a plain line ("Sous-section 2 - …") is a heading; an editorial note under a
+    division opens the next unit. Left as text, each made the division a unit of its own, too small to stand alone and
+    merged with the article next to it ("CHAPITRE 6 - …; Article 358; Section 2 - …": 44 passages of the French VAT
+    texts, cited under the division's name)."""
     units: list[DocumentUnit] = []
-    stack: list[tuple[int, str]] = []  # (level, heading) of open ancestors
+    stack: list[tuple[float, str, str]] = []  # (level, heading, name in refs) of open ancestors
     current = DocumentUnit(heading="", ref="Preamble", path=[])
     buffer: list[str] = []
+    notes: list[str] = []  # editorial notes waiting for the next unit
 
     def flush_paragraph() -> None:
         paragraph = "\n".join(buffer).strip()
         buffer.clear()
-        if paragraph:
-            current.paragraphs.append(paragraph)
+        if not paragraph:
+            return
+        if is_structural(current.heading) and not current.paragraphs and stack:
+            if EDITORIAL_NOTE_RE.match(paragraph):
+                notes.append(paragraph)
+                return
+            if _heading_continuation(paragraph) and not notes:
+                current.heading = _continued_heading(current.heading, paragraph)
+                stack[-1] = (stack[-1][0], current.heading, stack[-1][2])
+                return
+        current.paragraphs.extend(notes)  # the notes open the first unit after them with a text
+        notes.clear()
+        current.paragraphs.append(paragraph)
 
-    for line in promote_label_headings(demote_stray_headings(text.splitlines())):
+    lines = promote_label_headings(demote_stray_headings(text.splitlines()))
+    for number, line in enumerate(lines):
         match = HEADING_RE.match(line)
-        if not match:
+        structure_line = None
+        if not match and not buffer and (number + 1 == len(lines) or not lines[number + 1].strip()):
+            structure_line = STRUCTURE_LINE_RE.match(line.strip())
+        if not match and not structure_line:
             if PAGE_MARKER_RE.match(line):
                 flush_paragraph()
                 continue
@@ -399,23 +467,28 @@ def parse_units(text: str) -> list[DocumentUnit]:
             continue
         flush_paragraph()
         units.append(current)
-        level, heading = len(match.group(1)), clean_heading(match.group(2))
+        if structure_line:
+            level, heading = _structure_line_level(structure_line.group("kind"), stack), clean_heading(line)
+        else:
+            level, heading = len(match.group(1)), clean_heading(match.group(2))
         while stack and stack[-1][0] >= level:
             stack.pop()
-        path = [h for lvl, h in stack if lvl > 1]
+        path = [h for lvl, h, _ in stack if lvl > 1]
+        names = [name for lvl, _, name in stack if lvl > 1]  # as refs name them: without a continued title
         number = article_number(heading)
         if level == 1:
             ref = "Title"
         elif number:
             ref = f"Article {number}"
         else:
-            parent = part_name(path[-1]) if path and not is_structural(heading) else ""
+            parent = part_name(names[-1]) if names and not is_structural(heading) else ""
             ref = f"{parent} › {heading}" if parent and not article_number(parent) else part_name(heading)
-            if parent and len(path) > 1 and is_coded_part(path[0]):  # "ESRS 1 › Appendix A › Double materiality"
-                ref = f"{part_name(path[0])} › {ref}"
-        current = DocumentUnit(heading=heading, ref=ref, path=path)
-        stack.append((level, heading))
+            if parent and len(names) > 1 and is_coded_part(names[0]):  # "ESRS 1 › Appendix A › Double materiality"
+                ref = f"{part_name(names[0])} › {ref}"
+        current = DocumentUnit(heading=heading, ref=ref, path=path, top=names[0] if names else "")
+        stack.append((level, heading, heading))
     flush_paragraph()
+    current.paragraphs.extend(notes)  # notes after the last text of a document stay its last paragraphs
     units.append(current)
     return _qualify_repeated_refs([u for u in units if u.paragraphs])
 
@@ -426,7 +499,7 @@ def _qualify_repeated_refs(units: list[DocumentUnit]) -> list[DocumentUnit]:
     a citation says which one it is. Article refs are left alone (an article's number is its name)."""
     counts = Counter(unit.ref for unit in units)
     for unit in units:
-        top = part_name(unit.path[0]) if unit.path else ""
+        top = part_name(unit.top) if unit.top else ""
         if counts[unit.ref] > 1 and top and not unit.ref.startswith(("Article ", top)):
             unit.ref = f"{top} › {unit.ref}"
     return units
@@ -637,13 +710,14 @@ def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int,
                  fixed: Callable[[DocumentUnit], bool] = lambda unit: False) -> list[DocumentUnit]:
     """Merge each unit below min_chars into the next unit, else the previous one, when the result fits and both sit
     in the same part of the document (a coded standard: ESRS E4's last application requirement is not one passage
-    with ESRS E5's table of contents). A ``fixed`` unit (a definitions article) is never merged with another."""
+    with ESRS E5's table of contents) and the same division (chapter, section). A ``fixed`` unit (a definitions
+    article) is never merged with another."""
     merged: list[DocumentUnit] = []
     pending: DocumentUnit | None = None
 
     def joinable(first: DocumentUnit, second: DocumentUnit) -> bool:
         return (not fixed(first) and not fixed(second) and first.size + second.size + 2 <= max_chars
-                and _coded_part(first) == _coded_part(second))
+                and _coded_part(first) == _coded_part(second) and _division(first) == _division(second))
 
     for unit in units:
         if pending is not None:
@@ -664,6 +738,14 @@ def _merge_small(units: list[DocumentUnit], min_chars: int, max_chars: int,
         else:
             merged.append(pending)
     return merged
+
+
+def _division(unit: DocumentUnit) -> tuple[str, ...]:
+    """The chapter, section ... a unit sits in (a division's own text sits in that division): the last article of
+    one chapter and the first of the next are no one passage ("Article 152; Article 153" of the VAT Directive are
+    exemptions for gold and for intermediaries)."""
+    own = [unit.heading] if is_structural(unit.heading) else []
+    return tuple(heading for heading in [*unit.path, *own] if is_structural(heading))
 
 
 def _coded_part(unit: DocumentUnit) -> str:
@@ -777,6 +859,9 @@ def _definition_units(unit: DocumentUnit, article: _DefinitionsArticle, min_char
     """(unit, id suffix) per definition (tiny neighbours merged), and the article's other paragraphs as one unit."""
     lead = "\n\n".join(article.lead)
     lead_first = bool(lead) and len(lead) <= lead_max  # a short lead-in opens the first definition's chunk
+    own = [] if lead_first else list(article.lead)  # a long lead-in is the article's own chunk, with the trailing
+    if own and _is_lead_in(own[-1]) and len(own[-1]) <= lead_max:  # paragraphs; but its last paragraph, when that
+        lead, lead_first, own = own[-1], True, own[:-1]  # is a lead-in ("… on entend par:"), opens the definitions
     paragraph = PARAGRAPH_NUMBER_RE.match(article.lead[-1]) if article.lead else None
     point_prefix = f"({paragraph.group(1)})" if paragraph else ""
     heading = f"{unit.heading} — {article.label}" if article.label else unit.heading
@@ -789,8 +874,7 @@ def _definition_units(unit: DocumentUnit, article: _DefinitionsArticle, min_char
         else:
             groups.append([definition])
     out: list[tuple[DocumentUnit, str]] = []
-    own = [] if lead_first else list(article.lead)  # a long lead-in is the article's own chunk, with the trailing
-    if own:                                         # paragraphs; else those come after the definitions
+    if own:  # with the trailing paragraphs; else those come after the definitions
         out.append((DocumentUnit(unit.heading, unit.ref, unit.path, [*own, *article.trailing]), ""))
     used: set[str] = set()
     for ordinal, group in enumerate(groups, start=1):

@@ -16,10 +16,9 @@ from typing import Iterable, Sequence
 from regintel.retrieval.act_overview import OVERVIEW_WORDS
 from regintel.retrieval.chunking import Chunk, split_part
 from regintel.retrieval.instruments import InstrumentCatalog, load_catalog
+from regintel.text.article_numbers import LATIN_SUFFIX
 from regintel.text.normalise import fold
 
-LATIN_SUFFIX = (r"(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|novies|decies|undecies|duodecies|terdecies|"
-                r"quaterdecies|quindecies|sexdecies|septdecies|octodecies|novodecies|vicies)")
 # "Article 9", "l'article 226 bis", "Art. 5(1)" (its paragraph in a group of its own), "artículo 17", "Artikel 5"
 ARTICLE_CITED_RE = re.compile(rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(\d{{1,3}}(?:\s?{LATIN_SUFFIX})?)\b"
                               r"(?!\s*/)(\(\d+\))?", re.IGNORECASE)

@@ -32,13 +32,14 @@ from typing import Any, Iterable, Mapping
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
+from regintel.text.article_numbers import LATIN_SUFFIX
 
 SEARCH_TITLES_PATH = REPO_ROOT / "data" / "glossary" / "search_titles.jsonl"
 TITLE_LANGUAGES = ("en", "fr", "es", "de")
 # An article reference inside a unit's ref: "Article 226", "Article 59 quater", "Article premier" (merged units
 # read "Article 1; Chapitre II. CHAMP D’APPLICATION; Article 2")
 _ARTICLE_IN_REF_RE = re.compile(
-    r"\bArticle\s+(premier|\d+[a-z]?(?:\s+(?:bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies))?)\b",
+    rf"\bArticle\s+(premier|\d+[a-z]?(?:\s+{LATIN_SUFFIX})?)\b",
     re.IGNORECASE)
 _PART_SUFFIX_RE = re.compile(r"\s*\(\d+/\d+\)$")
 
