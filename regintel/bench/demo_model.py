@@ -251,9 +251,9 @@ def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> 
 
 
 def write_corpus_model(path: Path, corpus: str, model: Any) -> None:
-    """Store ``model`` as the corpus model of ``corpus`` in the model file, in place of an earlier demo corpus's (a
-    corpus version serves only that exact corpus: after the corpus or its chunking changed, the earlier one can never
-    serve again); the rest of the file as it was."""
+    """Store ``model`` as the corpus model of ``corpus`` in the model file, in place of an earlier demo corpus's (the
+    new one serves the demo corpus now; kept, the earlier one would only weigh on the file, or serve a revision of its
+    own corpus in its place); the rest of the file as it was."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
     label = f"demo corpus ({COMMAND})"
     models, labels = document.setdefault("corpus_models", {}), document.setdefault("training", {}).setdefault("corpus_models", {})
