@@ -333,9 +333,10 @@ def test_the_demo_corpus_is_ranked_by_its_own_corpus_model_not_obliqas(demo_inde
     demo_index.ranker = model
     try:
         ranker = demo_index.corpus_ranker
-        assert ranker is model.corpus_models[demo_index.passages_version] and ranker is not obliqa[0]
+        key = model.corpus_model_key(demo_index.passages_version, demo_index.passage_keys)  # its own, or the one
+        assert key is not None and ranker is model.corpus_models[key] and ranker is not obliqa[0]  # of a revision
         assert ranker.training["command"] == "python -m regintel.bench train-demo-model"
-        assert demo_index.query_adapter is ranker.adapters[demo_index.passages_version]
+        assert demo_index.query_adapter is ranker.adapters[key]
     finally:
         demo_index.ranker = None
 

