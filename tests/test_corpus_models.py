@@ -223,8 +223,9 @@ def test_a_corpus_model_serves_a_revision_of_its_corpus_that_keeps_nine_passages
     assert shared.for_corpus("revised-version", revised) is exact
 
     chunks, store = tiny_index  # through the search index: the passages it holds decide
+    corpus_model = ForwardRanker()
     corpus_model.training["passages"] = sorted(passage_keys(c.content_hash for c in chunks))
-    del shared.corpus_models["revised-version"]
+    shared.corpus_models = {"trained-version": corpus_model}
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
     assert corpus_version(chunks) != "trained-version" and index.corpus_ranker is corpus_model
     smaller = SearchIndex(chunks[:-1], bm25_over(chunks[:-1]), store, HashingEmbedder(), FusionConfig(), ranker=shared)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -118,7 +119,7 @@ class LearnedRanker:
             return self.adapters.get(corpus)
         return self.corpus_models[key].adapters.get(key)
 
-    @property
+    @cached_property  # read on every search that looks for its corpus model: built once, not per search
     def trained_passages(self) -> frozenset[str]:
         """The passages of the corpus a corpus model was trained on (:func:`passage_keys`; empty for a model written
         without them, which then serves exactly its own corpus version only)."""
