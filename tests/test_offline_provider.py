@@ -1154,6 +1154,23 @@ def test_a_question_setting_two_things_against_each_other_is_answered_from_retri
     assert {u.source.index for u in plain._two_leading_articles(plan, first + [stray])} == {1}
 
 
+def test_a_definitions_article_is_not_one_of_the_two_things_unless_a_term_it_defines_is_asked():
+    """Retrieval ranks the definitions article among the first (it holds the question's nouns), but a question
+    setting two requests against each other is answered by the two provisions on them: Articles 20 and 15, not the
+    definition of consent. When a part asks what a defined term means, the definition stays one of the two."""
+    sources = numbered(passage("eu-gdpr", "Article 20"), passage("eu-gdpr", "Article 4(11)"),
+                       passage("eu-gdpr", "Article 15"))
+    plan = plan_question("One asks for a copy, the other for an export: how do these two requests differ?")
+    composer = Composer(sources, embedder=_EveryTextAlike(), glossary=None)
+    assert composer._asks_two_things(plan)
+    assert {u.source.index for u in composer.select(plan).units} == {1, 3}
+    assert composer._without_unasked_definitions(plan, ["eu-gdpr|Article 20", "eu-gdpr|Article 4"]) == [
+        "eu-gdpr|Article 20"]
+    defined = plan_question("What is consent, and how does the right to data portability use it?")
+    assert composer._without_unasked_definitions(defined, ["eu-gdpr|Article 20", "eu-gdpr|Article 4"]) == [
+        "eu-gdpr|Article 20", "eu-gdpr|Article 4"]
+
+
 def test_when_the_parts_were_answered_from_retrievals_second_article_its_first_one_is_the_other_half():
     """"Notre ASBL est détenue à 60 % par une grande entreprise ... devient-elle grande entreprise, et combien de temps
     le reste-t-elle ?": the parts' words matched the second leading section only, and the next article closest in

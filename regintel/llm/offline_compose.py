@@ -1048,7 +1048,8 @@ class Composer:
         ``SIDE_ARTICLES``) counts as leading.
         Why: of 48 questions needing two articles, written without the evaluation set, the composer's own choice
         cited both gold articles for 6, this rule for 14 (docs/benchmarks.md, session 22)."""
-        leading = self._related_articles(self._current_articles(plan))[:TWO_ARTICLE_LEADING]
+        leading = self._without_unasked_definitions(plan, self._related_articles(self._current_articles(plan)))
+        leading = leading[:TWO_ARTICLE_LEADING]
         if len(leading) < 2:
             return units + self._second_article(plan, units)
         kept = [u for u in units if self.by_index[u.source.index].article in {*leading, *headed_by_a_side}]
@@ -1068,6 +1069,18 @@ class Composer:
             if article not in quoted:
                 kept += self._closest_units(plan, article, kept)
         return kept or units
+
+    def _without_unasked_definitions(self, plan: QuestionPlan, articles: list[str]) -> list[str]:
+        """``articles`` without the definitions articles, unless a part of the question asks what a term the
+        passages define means: a question asking two things is answered by the two provisions that say them, and
+        a definitions article that retrieval ranks among the first (it holds the question's nouns: "access",
+        "processing", "concentration risk") is neither ("the difference between an access request and a portability
+        request" quoted Article 20 and the definition of consent in Article 4(11), not Article 15)."""
+        definitional = {p.article for p in self.passages if _is_definition_passage(p)}
+        if not definitional & set(articles) or any(
+                ask.shape == "definition" and self._definition(ask, plan) for ask in plan.asks):
+            return articles
+        return [a for a in articles if a not in definitional]
 
     def _closest_units(self, plan: QuestionPlan, article: str, kept: list[Unit]) -> list[Unit]:
         """``article``'s sentences read by meaning with the part of the question (or the whole question) closest to
@@ -1135,7 +1148,8 @@ class Composer:
         if len(quoted) != 1:
             return []
         anchor = next(iter(quoted))
-        others = [a for a in self._current_articles(plan) if a != anchor][:SECOND_ARTICLE_CANDIDATES]
+        others = [a for a in self._without_unasked_definitions(plan, self._current_articles(plan))
+                  if a != anchor][:SECOND_ARTICLE_CANDIDATES]
 
         def passages_of(article: str) -> list[Passage]:
             return [p for p in self.passages if p.article == article]
