@@ -1076,11 +1076,15 @@ class Composer:
         a definitions article that retrieval ranks among the first (it holds the question's nouns: "access",
         "processing", "concentration risk") is neither ("the difference between an access request and a portability
         request" quoted Article 20 and the definition of consent in Article 4(11), not Article 15)."""
-        definitional = {p.article for p in self.passages if _is_definition_passage(p)}
+        definitional = self._definitions_articles()
         if not definitional & set(articles) or any(
                 ask.shape == "definition" and self._definition(ask, plan) for ask in plan.asks):
             return articles
         return [a for a in articles if a not in definitional]
+
+    def _definitions_articles(self) -> set[str]:
+        """The articles among the passages that are definitions (:func:`_is_definition_passage`)."""
+        return {p.article for p in self.passages if _is_definition_passage(p)}
 
     def _closest_units(self, plan: QuestionPlan, article: str, kept: list[Unit]) -> list[Unit]:
         """``article``'s sentences read by meaning with the part of the question (or the whole question) closest to
@@ -1538,7 +1542,7 @@ class Composer:
         the question as well as the definitions do (else they stand: the question may be about the term itself)."""
         if not asks_who_when_or_how(plan.question) or any(ask.shape == "definition" for ask in plan.asks):
             return articles
-        definitional = {p.article for p in self.passages if _is_definition_passage(p)}
+        definitional = self._definitions_articles()
         if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):
             return articles
         coverage = self._article_coverage(passage_coverage)
