@@ -12,7 +12,7 @@ import streamlit as st
 from regintel.chat.response import SECTION_NODE, ChatResponse
 from regintel.chat.validation import MAX_QUESTION_CHARS
 from regintel.errors import RegIntelError
-from regintel.ui import auth, state
+from regintel.ui import auth, pending_turns, state
 from regintel.retrieval.currency import DocumentCurrency
 from regintel.ui.chat_view import (LEVEL_COLOURS, MODE_COLOURS, chip_label, currency_line, explorer_query,
                                    mode_caption, verification_notes)
@@ -46,22 +46,36 @@ def _set_param(name: str, value: str | None) -> None:
 
 tenant_id, user_id = identity.tenant_id, identity.user_id
 
+# A question sent is held in the session until its answer is stored (regintel/ui/pending_turns.py): a run of the
+# page that starts while an answer is being written (a click, a page change) answers it again instead of dropping
+# it, in its own conversation, and the input stays disabled meanwhile.
+waiting = pending_turns.pending(st.session_state)
+if waiting and not waiting.conversation_id:
+    waiting.conversation_id, waiting.created = repo.create_conversation(tenant_id, user_id).id, True
+
 with st.sidebar:
     st.header("Conversations")
-    if st.button("New conversation", icon=":material/add:", width="stretch"):
+    if st.button("New conversation", icon=":material/add:", width="stretch", disabled=waiting is not None):
         _set_param("c", repo.create_conversation(tenant_id, user_id).id)
         st.rerun()
     conversations = repo.conversations(tenant_id, user_id)
+    if waiting and waiting.conversation_id not in {c.id for c in conversations}:  # deleted meanwhile (another tab)
+        dropped = pending_turns.drop(st.session_state)
+        st.warning(f"{len(dropped.questions)} question(s) were not answered: their conversation was deleted.")
+        waiting = None
+    if waiting:
+        _set_param("c", waiting.conversation_id)
+        st.caption("An answer is being written: the conversations unlock when it is stored.")
     current_id = st.query_params.get("c", "")
     if current_id not in {c.id for c in conversations}:
         current_id = ""
     for conversation in conversations[:50]:
         selected = conversation.id == current_id
         if st.button(markdown_label(conversation.title[:60]), key=f"conv_{conversation.id}", width="stretch",
-                     type="primary" if selected else "secondary"):
+                     type="primary" if selected else "secondary", disabled=waiting is not None):
             _set_param("c", conversation.id)
             st.rerun()
-    if current_id:
+    if current_id and waiting is None:
         with st.expander("Rename or delete"):
             title = st.text_input("Title", key=f"title_{current_id}", max_chars=200)
             if st.button("Rename", disabled=not title.strip()):
@@ -147,12 +161,12 @@ def render_extras(response: ChatResponse, key: str) -> None:
 def render_feedback(response: ChatResponse, key: str) -> None:
     existing = repo.feedback_for(tenant_id, response.message_id)
     default = None if existing is None else (1 if existing.rating > 0 else 0)
-    rating = st.feedback("thumbs", key=f"fb_{key}", default=default)
+    rating = st.feedback("thumbs", key=f"fb_{key}", default=default, disabled=waiting is not None)  # a click reruns
     if rating is None:
         return
     comment = st.text_input("Comment (optional)", key=f"fb_comment_{key}", max_chars=2000,
                             value=existing.comment if existing else "")
-    if st.button("Send feedback", key=f"fb_send_{key}"):
+    if st.button("Send feedback", key=f"fb_send_{key}", disabled=waiting is not None):
         try:
             repo.save_feedback(tenant_id, user_id, response.message_id, 1 if rating == 1 else -1, comment)
             st.toast("Thanks, your feedback was saved.")
@@ -179,37 +193,76 @@ else:
     if turns and turns[-1].response is not None:
         st.session_state["referenced_nodes"] = [n["key"] for n in turns[-1].response.referenced_nodes]
 
-def prefilled_question() -> str | None:
-    """A question handed over by the Graph Explorer's "Ask about this" (session state): shown to edit, sent on Ask."""
+
+PREFILL_TEXT = "chat_prefill_text"
+NOTICE = "regintel_chat_notice"  # (question, message) of a question refused before its turn was stored: shown once
+
+
+def hold_question(widget_key: str, conversation_id: str) -> None:
+    """Callback of the chat input and of the Graph Explorer's "Ask": the question is held before the next run
+    starts, so that run already shows the input disabled."""
+    pending_turns.hold(st.session_state, st.session_state.get(widget_key), conversation_id)
+    if widget_key == PREFILL_TEXT:
+        st.session_state.pop("chat_prefill", None)
+
+
+def offer_prefilled_question() -> None:
+    """A question handed over by the Graph Explorer's "Ask about this" (session state): shown to edit, held on Ask."""
     prefill = st.session_state.get("chat_prefill")
     if not prefill:
-        return None
+        return
     with st.container(border=True):
         st.caption("From the Graph Explorer: edit the question if you like, then ask it.")
-        text = st.text_area("Question", value=prefill, key="chat_prefill_text", max_chars=MAX_QUESTION_CHARS)
+        st.text_area("Question", value=prefill, key=PREFILL_TEXT, max_chars=MAX_QUESTION_CHARS)
         buttons = st.container(horizontal=True)
-        ask, dismiss = buttons.button("Ask", type="primary", key="chat_prefill_ask"), buttons.button("Dismiss", key="chat_prefill_dismiss")
-    if ask or dismiss:
-        st.session_state.pop("chat_prefill", None)
-        st.session_state.pop("chat_prefill_text", None)
-    if dismiss:
-        st.rerun()
-    return (text.strip() or None) if ask else None
+        buttons.button("Ask", type="primary", key="chat_prefill_ask", on_click=hold_question,
+                       args=(PREFILL_TEXT, current_id))
+        if buttons.button("Dismiss", key="chat_prefill_dismiss"):
+            st.session_state.pop("chat_prefill", None)
+            st.session_state.pop(PREFILL_TEXT, None)
+            st.rerun()
 
 
-question = st.chat_input("Ask a question about the regulation…", max_chars=MAX_QUESTION_CHARS) or prefilled_question()
-if question:
-    conversation_id = current_id or repo.create_conversation(tenant_id, user_id).id
+def answer_waiting_question() -> None:
+    """Answer the first held question in its conversation, streamed; once its turn is stored (or it is refused with
+    a message) it is let go and the page runs again to show the stored turn and the next question, if any."""
+    held = pending_turns.start(st.session_state)
     with st.chat_message("user"):
-        st.text(question)
+        st.text(held.question)
     with st.chat_message("assistant"):
+        if held.resumed:
+            st.caption(":material/replay: The page ran again while this answer was being written (a click or a page "
+                       "change): it is written again.")
         try:
-            stream = engine.stream_turn(tenant_id, user_id, conversation_id, question)
+            stream = engine.stream_turn(tenant_id, user_id, held.conversation_id, held.question)
             st.write_stream(neutralised_stream(stream))
-        except RegIntelError as exc:
-            st.error(str(exc))
+        except RegIntelError as exc:  # refused before anything was stored (empty, too long, rate limit, ...)
+            st.session_state[NOTICE] = (held.question, str(exc))
+            created, conversation_id = held.created and len(held.questions) == 1, held.conversation_id
+            pending_turns.done(st.session_state)
+            if created and not repo.turns(tenant_id, conversation_id):  # no empty conversation left behind
+                repo.delete_conversation(tenant_id, conversation_id)
+                _set_param("c", None)
+        except Exception:
+            pending_turns.done(st.session_state)  # an unexpected failure is shown once, not retried on every click
+            raise
         else:
             if stream.response is not None and stream.response.status == "failed":
                 st.error(stream.response.error)
-            _set_param("c", conversation_id)
-            st.rerun()
+            pending_turns.done(st.session_state)
+    st.rerun()
+
+
+if notice := st.session_state.pop(NOTICE, None):
+    with st.chat_message("user"):
+        st.text(notice[0])
+    with st.chat_message("assistant"):
+        st.error(notice[1])
+
+st.chat_input("Ask a question about the regulation…" if waiting is None else "Answering… the next question waits "
+              "until this answer is stored.", max_chars=MAX_QUESTION_CHARS, key="chat_question",
+              disabled=waiting is not None, on_submit=hold_question, args=("chat_question", current_id))
+if waiting is None:
+    offer_prefilled_question()
+else:
+    answer_waiting_question()

@@ -1,18 +1,28 @@
 """A three-turn conversation with a model through the Chat page (issue 20 item 5): the local OpenAI-compatible
 test server plays a model that cites correctly, then mis-cites, then leaves a claim without a citation. The analyst
 sees each problem listed under its answer with the numbers on the chips, and every later request re-sends the
-earlier answers with citations that name the same passages in the new prompt."""
+earlier answers with citations that name the same passages in the new prompt.
+
+And a question whose answer is interrupted by a page change while the model writes it: the chat input is disabled
+while it is answered, and coming back to the Chat page answers it again in its own conversation, none lost, no
+empty conversation left behind (regintel/ui/pending_turns.py)."""
 
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
 
 from regintel.llm.prompt_format import SOURCE_RE
 from tests.conftest import make_small_corpus
 from tests.e2e.conftest import indexed_demo_app, screenshot, wait_until_drawn
-from tests.llm_server import LlmTestServer, chat_reply
+from regintel.store import Database
+from regintel.store.models import Conversation, Message
+from tests.llm_server import LlmTestServer, chat_chunk, chat_reply
 
 NOTIFY = "notify the personal data breach to the supervisory authority"
 PROCESSOR = "The processor shall notify the controller without undue delay after becoming aware of a personal data breach."
@@ -53,8 +63,8 @@ def model_app(tmp_path_factory):
         llm.scripts = [scripted_model]
         with indexed_demo_app(root, corpus_dir=corpus, REGINTEL_LLM_PROVIDER="openai-compatible",
                               REGINTEL_LLM_BASE_URL=llm.base_url, REGINTEL_LLM_MAX_RETRIES="0",
-                              REGINTEL_RESPONSE_CACHE_TTL_SECONDS="0") as (app, _):
-            yield app, llm
+                              REGINTEL_RESPONSE_CACHE_TTL_SECONDS="0") as (app, settings):
+            yield app, llm, settings
 
 
 def send(page, question: str, turn: int):
@@ -66,7 +76,7 @@ def send(page, question: str, turn: int):
 
 
 def test_a_model_that_cites_mis_cites_and_omits_citations_is_checked_under_each_answer(model_app, page):
-    app, llm = model_app
+    app, llm, _ = model_app
     page.goto(f"{app.url}/Chat")
     page.get_by_test_id("stChatInputTextArea").wait_for(timeout=60_000)
 
@@ -98,3 +108,73 @@ def test_a_model_that_cites_mis_cites_and_omits_citations_is_checked_under_each_
         quoted = re.search(r"72 hours (?:\[(\d+)\]|\(([^)]*)\))", answer)
         assert quoted, answer
         assert NOTIFY in now[int(quoted.group(1))] if quoted.group(1) else quoted.group(2).startswith("GDPR"), answer
+
+
+def held_model(release: threading.Event):
+    """A model that writes the first words of its answer, then waits for ``release`` before the rest (the cited
+    duty): the page is caught in the middle of an answer."""
+    def script(handler) -> None:
+        law = holding(sources_of(handler.server.requests[-1]), NOTIFY)
+        handler.start_stream()
+        handler.sse(chat_chunk(content="The controller shall "))
+        release.wait(90)
+        try:
+            handler.sse(chat_chunk(content=f"{NOTIFY} within 72 hours [{law}]."))
+            handler.sse(chat_chunk(finish="stop"))
+            handler.sse("[DONE]")
+            handler.end_stream()
+        except OSError:  # the app let this request go when the page ran again
+            pass
+    return script
+
+
+def completions(llm) -> int:
+    return sum(r["path"].endswith("/chat/completions") for r in llm.requests)
+
+
+def wait_for(condition, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def test_an_answer_interrupted_by_a_page_change_is_written_again_and_nothing_is_lost(model_app, page):
+    app, llm, settings = model_app
+    release, scripts = threading.Event(), llm.scripts
+    llm.scripts = [held_model(release)]
+    db = Database(settings.sql_url)
+    try:
+        with db.session() as session:
+            before = set(session.scalars(select(Conversation.id)))
+        page.goto(f"{app.url}/Chat")
+        box = page.get_by_test_id("stChatInputTextArea")
+        box.wait_for(timeout=60_000)
+        asked, question = completions(llm), "What must a controller do about a personal data breach?"
+        box.fill(question)
+        box.press("Enter")
+        page.get_by_test_id("stChatMessage").nth(1).get_by_text("The controller shall").wait_for(timeout=60_000)
+        expect(box).to_be_disabled()  # a second question cannot drop this one
+
+        page.get_by_role("link", name="Home").first.click()  # the analyst looks elsewhere meanwhile
+        page.get_by_role("heading", name="RegIntel Copilot").first.wait_for(timeout=60_000)
+        page.get_by_role("link", name="Chat").first.click()
+        page.get_by_text("it is written again").wait_for(timeout=60_000)
+        wait_for(lambda: completions(llm) == asked + 2)  # the question went to the model again
+        release.set()
+
+        messages = page.get_by_test_id("stChatMessage")
+        wait_until_drawn(messages.nth(1))
+        assert messages.count() == 2 and messages.nth(0).inner_text().strip().endswith(question)
+        assert messages.nth(1).get_by_text("72 hours").count() == 1, messages.nth(1).inner_text()[:600]
+        expect(box).to_be_enabled()
+        screenshot(page, "chat_interrupted_answer")
+        with db.session() as session:
+            (new,) = set(session.scalars(select(Conversation.id))) - before  # one conversation, not an empty one too
+            stored = session.scalars(select(Message.content).where(Message.conversation_id == new, Message.role == "user")).all()
+        assert stored == [question]
+        assert f"c={new}" in page.url
+    finally:
+        release.set()
+        llm.scripts = scripts
+        db.dispose()

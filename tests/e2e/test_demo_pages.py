@@ -5,6 +5,7 @@ demo tenant's admin (a local account given to the demo's user ``ana``)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from sqlalchemy import func, select
 from regintel.config import REPO_ROOT
 from regintel.store import Database
 from regintel.store.models import Message, RagTrace, Tenant
-from tests.e2e.conftest import ARTIFACTS, PASSWORD, app_env, screenshot, sign_in
+from tests.e2e.conftest import ARTIFACTS, PASSWORD, app_env, screenshot, sign_in, wait_until_drawn
 
 
 def test_home_page_shows_index_graph_and_llm_mode(demo_app, page):
@@ -163,6 +164,13 @@ def test_an_analyst_sees_no_curation_controls_but_can_ask_about_a_node(demo_app,
         box = page.get_by_role("textbox", name="Question", exact=True)  # not the chat input ("Ask a question …")
         box.wait_for(timeout=60_000)
         assert box.input_value().startswith("What does GDPR Article") and box.input_value().endswith("Personal data breach?")
+        box.fill("What does GDPR say about a personal data breach?")  # edited, then asked
+        page.get_by_role("button", name="Ask", exact=True).click()
+        answer = page.get_by_test_id("stChatMessage").nth(1)
+        wait_until_drawn(answer)
+        assert page.get_by_test_id("stChatMessage").nth(0).get_by_text("What does GDPR say about a personal data breach?").count() == 1
+        assert answer.get_by_role("button", name=re.compile(r"^\[\d+\] GDPR")).count() >= 1, answer.inner_text()[:600]
+        assert box.count() == 0 and "c=" in page.url  # the prefilled question is gone, its conversation open
     finally:
         context.close()
 
