@@ -202,8 +202,9 @@ def hold_question(widget_key: str, conversation_id: str) -> None:
     """Callback of the chat input and of the Graph Explorer's "Ask": the question is held before the next run
     starts, so that run already shows the input disabled."""
     pending_turns.hold(st.session_state, st.session_state.get(widget_key), conversation_id)
-    if widget_key == PREFILL_TEXT:
+    if widget_key == PREFILL_TEXT:  # handed over: the Graph Explorer's question is not offered again
         st.session_state.pop("chat_prefill", None)
+        st.session_state.pop(PREFILL_TEXT, None)
 
 
 def offer_prefilled_question() -> None:
