@@ -2,7 +2,8 @@
 
 Tenant and user are the signed-in identity's (never the URL's); the conversation id lives in the URL (``?c=…``)
 and only opens when it is one of the signed-in user's own conversations. Everything shown is read back from the
-SQL store.
+SQL store, but the question being answered: it is held in the session until its turn is stored
+(:mod:`regintel.ui.pending_turns`).
 """
 
 from __future__ import annotations
@@ -241,9 +242,13 @@ def answer_waiting_question() -> None:
             st.session_state[NOTICE] = (held.question, str(exc))
             created, conversation_id = held.created and len(held.questions) == 1, held.conversation_id
             pending_turns.done(st.session_state)
-            if created and not repo.turns(tenant_id, conversation_id):  # no empty conversation left behind
-                repo.delete_conversation(tenant_id, conversation_id)
-                _set_param("c", None)
+            if created:  # no empty conversation left behind
+                try:
+                    if not repo.turns(tenant_id, conversation_id):
+                        repo.delete_conversation(tenant_id, conversation_id)
+                        _set_param("c", None)
+                except RegIntelError:  # already gone
+                    _set_param("c", None)
         except Exception:
             pending_turns.done(st.session_state)  # an unexpected failure is shown once, not retried on every click
             raise
