@@ -188,6 +188,32 @@ def settings(tmp_path: Path, small_corpus: Path, shared_embedding_cache: Path) -
 
 
 @contextmanager
+def app_served_on(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], address: str = "127.0.0.1",
+                  timeout: float = 300) -> Iterator["AppTest"]:
+    """app.py run by Streamlit's AppTest as ``streamlit run`` serves it on ``address`` (laptop mode counts only on
+    loopback), with ``env`` (REGINTEL_* variables) set and the settings and cached resources read afresh; the
+    server address and the caches are put back afterwards. Yields the page after its first run."""
+    import streamlit as st
+    from streamlit import config
+    from streamlit.testing.v1 import AppTest
+
+    from regintel.config import get_settings
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    previous = config.get_option("server.address")
+    config.set_option("server.address", address)
+    try:
+        yield AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=timeout).run()
+    finally:
+        config.set_option("server.address", previous)
+        get_settings.cache_clear()
+        st.cache_resource.clear()
+
+
+@contextmanager
 def engine_world(data_dir: Path, graph_name: str, **overrides: object) -> Iterator[dict]:
     """The demo corpus indexed into ``data_dir`` (shipped seed: nothing embedded) with the rules graph on an embedded
     FalkorDB, a SQL store and a ComplianceEngine over all of them, built by the RegIntel runtime; the graph server

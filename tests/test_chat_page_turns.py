@@ -7,12 +7,9 @@ tests/e2e/test_chat_with_model.py."""
 from __future__ import annotations
 
 import pytest
-from streamlit import config
-from streamlit.testing.v1 import AppTest
 
-from regintel.config import REPO_ROOT
 from regintel.ui import pending_turns
-from tests.conftest import engine_world
+from tests.conftest import app_served_on, engine_world
 
 pytestmark = pytest.mark.slow  # the indexed demo corpus and an embedded graph server
 
@@ -22,30 +19,15 @@ CONSENT = "What are the conditions for consent under the GDPR?"
 
 @pytest.fixture
 def chat_page(tmp_path, monkeypatch):
-    import streamlit as st
-
-    from regintel.config import get_settings
-
     with engine_world(tmp_path / "data", "chat_page_turns") as world:
         settings = world["settings"]
-        for name, value in (("DATA_DIR", settings.data_dir), ("CORPUS_DIR", settings.corpus_dir),
-                            ("EMBEDDING_SEED_CACHE", settings.embedding_seed_cache), ("LAPTOP_MODE", "true"),
-                            ("CHAT_RATE_LIMIT_PER_HOUR", "2"), ("RESPONSE_CACHE_TTL_SECONDS", "0"),
-                            ("WORKER", "external")):
-            monkeypatch.setenv(f"REGINTEL_{name}", str(value))
-        get_settings.cache_clear()
-        st.cache_resource.clear()
-        previous = config.get_option("server.address")
-        config.set_option("server.address", "127.0.0.1")
-        try:
-            page = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=300).run()
+        env = {"DATA_DIR": settings.data_dir, "CORPUS_DIR": settings.corpus_dir,
+               "EMBEDDING_SEED_CACHE": settings.embedding_seed_cache, "LAPTOP_MODE": "true",
+               "CHAT_RATE_LIMIT_PER_HOUR": "2", "RESPONSE_CACHE_TTL_SECONDS": "0", "WORKER": "external"}
+        with app_served_on(monkeypatch, {f"REGINTEL_{name}": str(value) for name, value in env.items()}) as page:
             page.switch_page("views/1_Chat.py").run()
             assert not page.exception, page.exception
             yield page, world
-        finally:
-            config.set_option("server.address", previous)
-            get_settings.cache_clear()
-            st.cache_resource.clear()
 
 
 def conversations(world) -> dict[str, list[str]]:

@@ -3,38 +3,25 @@ the home page says so. Off loopback the setting is ignored (sign-in page, with a
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import pytest
 from sqlalchemy import select
-from streamlit import config
-from streamlit.testing.v1 import AppTest
 
-from regintel.config import REPO_ROOT
 from regintel.store import Database
 from regintel.store.models import Tenant
+from tests.conftest import app_served_on
 
 pytestmark = pytest.mark.slow  # the app's runtime opens the embedded graph server
 
 
 @pytest.fixture
 def laptop_app(monkeypatch, settings):
-    monkeypatch.setenv("REGINTEL_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("REGINTEL_CORPUS_DIR", str(settings.corpus_dir))
-    monkeypatch.setenv("REGINTEL_LAPTOP_MODE", "true")
-    from regintel.config import get_settings
-
-    previous = config.get_option("server.address")
-
-    def start(address: str) -> AppTest:
-        get_settings.cache_clear()
-        import streamlit as st
-
-        st.cache_resource.clear()
-        config.set_option("server.address", address)
-        return AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=300).run()
-
-    yield start
-    config.set_option("server.address", previous)
-    get_settings.cache_clear()
+    """Start app.py served on a given address (``start(address)``), laptop mode set."""
+    env = {"REGINTEL_DATA_DIR": str(settings.data_dir), "REGINTEL_CORPUS_DIR": str(settings.corpus_dir),
+           "REGINTEL_LAPTOP_MODE": "true"}
+    with ExitStack() as started:
+        yield lambda address: started.enter_context(app_served_on(monkeypatch, env, address))
     from regintel.graph.falkordb_server import EmbeddedFalkorDB
 
     EmbeddedFalkorDB(settings.data_dir / "graph").shutdown(save=False)

@@ -19,6 +19,7 @@ from regintel.jobs.supervisor import WorkerSupervisor, start_supervisor, worker_
 from regintel.jobs.worker import PeriodicDuties, WorkerRunning, run_worker, serve, worker_dir
 from regintel.runtime import RegIntel
 from regintel.store import Database
+from tests.conftest import app_served_on
 from tests.worker_plugin import SLOW_JOB
 
 NO_GRAPH = {"REGINTEL_GRAPH_BACKEND": "neo4j", "REGINTEL_GRAPH_URL": "bolt://127.0.0.1:9"}  # refused at once
@@ -207,27 +208,14 @@ def test_a_killed_worker_is_restarted_and_its_leased_job_taken_again(tmp_path):
 
 def test_the_admin_jobs_section_lists_jobs_and_retries_a_dead_one(monkeypatch, tmp_path):
     """Laptop mode on loopback (the local admin, no sign-in), no rules graph: the Admin page's Jobs section."""
-    from streamlit import config
-    from streamlit.testing.v1 import AppTest
-
-    from regintel.config import REPO_ROOT, get_settings
-
     app = runtime(tmp_path)
     dead_id, _ = app.jobs.enqueue("enrich_concept", "TAX|VAT|IE", {"key": "TAX|VAT|IE"}, max_attempts=1)
     app.jobs.claim("vm:gone")
     app.jobs.release_worker("vm:gone")  # died on its only attempt: dead
     app.jobs.enqueue("enrich_concept", "TAX|OSS|BE", {"key": "TAX|OSS|BE"})
     app.close()
-    for name, value in {"REGINTEL_DATA_DIR": str(app.settings.data_dir), "REGINTEL_LAPTOP_MODE": "true", **NO_GRAPH}.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    import streamlit as st
-
-    st.cache_resource.clear()
-    previous = config.get_option("server.address")
-    config.set_option("server.address", "127.0.0.1")
-    try:
-        page = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=120).run()
+    env = {"REGINTEL_DATA_DIR": str(app.settings.data_dir), "REGINTEL_LAPTOP_MODE": "true", **NO_GRAPH}
+    with app_served_on(monkeypatch, env, timeout=120) as page:
         page.switch_page("views/6_Admin.py").run()
         assert not page.exception, page.exception
         assert "Jobs" in [s.value for s in page.subheader]
@@ -242,10 +230,6 @@ def test_the_admin_jobs_section_lists_jobs_and_retries_a_dead_one(monkeypatch, t
         assert not page.exception and not page.error, [e.value for e in page.error]
         assert {m.label: m.value for m in page.metric}["queued"] == "2"
         assert any(f"Job {dead_id[:8]} queued again" in m.value for m in page.success)
-    finally:
-        config.set_option("server.address", previous)
-        get_settings.cache_clear()
-        st.cache_resource.clear()
     with RegIntel(load_settings(data_dir=app.settings.data_dir), graph=None) as check:
         assert check.jobs.get(dead_id).status == "queued"
         assert any(e.action == "job_retry" and e.target == dead_id for e in check.audit.events(limit=50))

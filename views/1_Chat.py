@@ -204,8 +204,12 @@ def hold_question(widget_key: str, conversation_id: str) -> None:
     starts, so that run already shows the input disabled."""
     pending_turns.hold(st.session_state, st.session_state.get(widget_key), conversation_id)
     if widget_key == PREFILL_TEXT:  # handed over: the Graph Explorer's question is not offered again
-        st.session_state.pop("chat_prefill", None)
-        st.session_state.pop(PREFILL_TEXT, None)
+        forget_prefilled_question()
+
+
+def forget_prefilled_question() -> None:
+    st.session_state.pop("chat_prefill", None)
+    st.session_state.pop(PREFILL_TEXT, None)
 
 
 def offer_prefilled_question() -> None:
@@ -220,8 +224,7 @@ def offer_prefilled_question() -> None:
         buttons.button("Ask", type="primary", key="chat_prefill_ask", on_click=hold_question,
                        args=(PREFILL_TEXT, current_id))
         if buttons.button("Dismiss", key="chat_prefill_dismiss"):
-            st.session_state.pop("chat_prefill", None)
-            st.session_state.pop(PREFILL_TEXT, None)
+            forget_prefilled_question()
             st.rerun()
 
 
