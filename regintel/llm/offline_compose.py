@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
+from regintel.retrieval.ahead_texts import AheadTexts
 from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
@@ -105,7 +106,8 @@ SECOND_ARTICLE_MARGIN = 0.0  # ... when it is closer in meaning to that part tha
 SECOND_ARTICLE_OWN_TERMS = 2  # ... and the part has this many words of its own (not an elliptical "by when?")
 PERIOD_BEYOND_ARTICLES = 3  # a period asked for and not set by the article read by meaning: read in the next ones
 TWO_ARTICLE_LEADING = 2  # a question asking two things is answered from retrieval's first this many articles
-MAX_EMBEDDED_SENTENCES = 40  # sentences read by meaning per call (each costs an embedding on a cold cache)
+MAX_EMBEDDED_SENTENCES = 40  # sentences read by meaning per call (embedded at ingestion: :func:`meaning_texts`)
+MEANING_TEXT_CHARS = 600  # a list read by meaning: its lead-in and points, up to this many characters
 
 LANGUAGE_NAMES = {
     "en": {"en": "English", "fr": "French", "es": "Spanish", "de": "German"},
@@ -477,6 +479,49 @@ def passage_name(source: PromptSource) -> str:
 
 
 # a long heading line: "Disclosure Requirement GOV-2 – Information provided to and sustainability matters addressed by
+def lead_of(passage: Passage, position: int) -> int | None:
+    """The lead-in of the list the point at ``position`` belongs to, if the passage holds it."""
+    for start in range(position - 1, -1, -1):
+        segment = passage.segments[start]
+        if segment.lead_in:
+            block = passage.block(start)
+            return start if block[-1].position >= position else None
+        if not (segment.item or END_OF_ITEM_RE.search(segment.text.rstrip())):
+            return None
+    return None
+
+
+def read_by_meaning(passage: Passage) -> list[tuple[Segment, str]]:
+    """The sentences of ``passage`` the offline answer compares with a question by meaning, each with the text that
+    is embedded for it: a quotable sentence as it is, a lead-in with its points (the list is judged whole, its points
+    not on their own). It depends on the passage's text alone, so ingestion embeds these texts ahead
+    (:func:`meaning_texts`) and no question waits for them."""
+    read = []
+    for segment in passage.segments:
+        if not segment.quotable or (segment.item and lead_of(passage, segment.position) is not None):
+            continue
+        if segment.lead_in:
+            read.append((segment, " ".join(s.text for s in passage.block(segment.position))[:MEANING_TEXT_CHARS]))
+        else:
+            read.append((segment, segment.text))
+    return read
+
+
+def meaning_texts(chunks: Iterable[Any]) -> list[str]:
+    """Every text the offline answer may embed for the passages of ``chunks`` (anything with a chunk's text, title,
+    ref, document, language and label), once each: what ingestion puts in the embedding cache."""
+    texts: dict[str, None] = {}
+    for chunk in chunks:
+        source = PromptSource(0, chunk.text, chunk.title, chunk.ref, chunk.document_id, language=chunk.language,
+                              heading=chunk.label)
+        texts.update((embedded, None) for _, embedded in read_by_meaning(parse_passage(source)))
+    return list(texts)
+
+
+# what ingestion embeds ahead for the offline answer; the version changes whenever read_by_meaning embeds other texts
+SENTENCES_READ_BY_MEANING = AheadTexts(meaning_texts, version=1)
+
+
 # the undertaking's administrative, management and supervisory bodies" (a label, a dash, a title; no closing stop)
 HEADING_LINE_RE = re.compile(r"(?:Disclosure Requirements?|Minimum Disclosure Requirement|Appendix|Annex|Chapter|"
                              r"Section|Article|Chapitre|Titre|Annexe)\b[^.;:,]{0,40}?\s[–—-]\s")
@@ -1837,24 +1882,13 @@ class Composer:
         passage = self.by_index[segment.source.index]
         if segment.lead_in and not segment.continues:
             return self._list_unit(passage, segment.position)
-        lead = self._lead_of(passage, segment.position) if (segment.item or segment.continues) else None
+        lead = lead_of(passage, segment.position) if (segment.item or segment.continues) else None
         if lead is not None:
             if expand_lists:
                 return self._list_unit(passage, lead)
             point = passage.sentence_of(segment.position)
             return Unit([passage.segments[lead], *[s for s in point if s.position != lead]], "list")
         return Unit(passage.sentence_of(segment.position))
-
-    def _lead_of(self, passage: Passage, position: int) -> int | None:
-        """The lead-in of the list the point at ``position`` belongs to, if the passage holds it."""
-        for start in range(position - 1, -1, -1):
-            segment = passage.segments[start]
-            if segment.lead_in:
-                block = passage.block(start)
-                return start if block[-1].position >= position else None
-            if not (segment.item or END_OF_ITEM_RE.search(segment.text.rstrip())):
-                return None
-        return None
 
     def _list_unit(self, passage: Passage, start: int) -> Unit:
         segments = list(passage.block(start))
@@ -2225,22 +2259,16 @@ class Composer:
         """The quotable sentences of ``passages`` (``only`` those it admits; a list judged by its lead-in with its
         points; at most ``MAX_EMBEDDED_SENTENCES``) and their cosines with ``text``; None when there is none or no
         embedding."""
-        candidates: list[Segment] = []
-        for passage in passages:
-            for segment in passage.segments:
-                if not segment.quotable or (only is not None and not only(segment)):
-                    continue
-                if segment.item and self._lead_of(passage, segment.position) is not None:
-                    continue  # a point is judged with its lead-in
-                candidates.append(segment)
-        candidates = candidates[:MAX_EMBEDDED_SENTENCES]
-        if not candidates or self._embedder is None:
+        read = [(segment, embedded) for passage in passages for segment, embedded in read_by_meaning(passage)
+                if only is None or only(segment)][:MAX_EMBEDDED_SENTENCES]
+        if not read or self._embedder is None:
             return None
+        candidates = [segment for segment, _ in read]
         try:
             import numpy as np
 
             query = self._embedded([text], "query")[0]
-            vectors = self._embedded([self._embedding_text(s) for s in candidates], "passage")
+            vectors = self._embedded([embedded for _, embedded in read], "passage")
         except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
             log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
             return None
@@ -2258,12 +2286,6 @@ class Composer:
             for text, vector in zip(missing, embedder.embed(missing, kind=kind)):
                 self._vectors[(kind, text)] = np.asarray(vector, dtype=float)
         return np.stack([self._vectors[(kind, t)] for t in texts])
-
-    def _embedding_text(self, segment: Segment) -> str:
-        if segment.lead_in:
-            block = self.by_index[segment.source.index].block(segment.position)
-            return " ".join(s.text for s in block)[:600]
-        return segment.text
 
 
 def _definition_then_case(plan: QuestionPlan) -> bool:

