@@ -14,14 +14,14 @@ from regintel.ui.jobs_view import supervised_worker
 from regintel.ui.navigation import page_urls, pages_for
 from regintel.ui.signin import sign_in_page
 from regintel.ui.untrusted import markdown_label
-from regintel.ui.warmup import warm_up_page_imports
+from regintel.ui.warmup import warm_up
 
 st.set_page_config(page_title="RegIntel Copilot", page_icon="⚖️", layout="wide")
 
 try:
-    state.app()
+    runtime = state.app()
     supervised_worker()  # REGINTEL_WORKER=embedded: this data directory's worker, one for all app processes
-    warm_up_page_imports()  # the Graph Explorer's slow imports, in the background, before anyone opens it
+    warm_up(runtime)  # what the first question and the Graph Explorer need, in the background, before anyone asks
     identity = auth.current()
 except RegIntelError as exc:
     st.error(str(exc))

@@ -56,6 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     data_dir.mkdir(exist_ok=True)
     os.environ["REGINTEL_DATA_DIR"] = str(data_dir)
     os.environ["REGINTEL_WORKER"] = "external"  # app.py under AppTest or e2e starts no worker process (tests/test_worker_supervisor.py does)
+    os.environ["REGINTEL_WARM_UP"] = "false"  # app.py under AppTest loads on first use (tests/test_warmup.py warms up)
     from regintel.config import get_settings
 
     get_settings.cache_clear()

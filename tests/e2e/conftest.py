@@ -98,7 +98,8 @@ def app_env(settings, laptop_mode: bool = True) -> dict[str, str]:
     a test signs in for real (tests/e2e/test_signin.py, test_oidc.py)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")}
     env.update({"REGINTEL_LAPTOP_MODE": "true" if laptop_mode else "false",
-                "REGINTEL_WORKER": "external"})  # no worker process beside the app (tests/test_worker_supervisor.py)
+                "REGINTEL_WORKER": "external",  # no worker process beside the app (tests/test_worker_supervisor.py)
+                "REGINTEL_WARM_UP": "false"})  # loaded on first use: no background load beside the browser
     env.update({"REGINTEL_DATA_DIR": str(settings.data_dir), "REGINTEL_CORPUS_DIR": str(settings.corpus_dir),
                 "REGINTEL_EMBEDDING_SEED_CACHE": str(settings.embedding_seed_cache), "ANONYMIZED_TELEMETRY": "False",
                 "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1"})
