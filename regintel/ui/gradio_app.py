@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import threading
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -100,7 +101,6 @@ def launch(blocks: Any, runtime: RegIntel, host: str = "127.0.0.1", port: int = 
            block: bool = True) -> Served:
     """Serve behind sign-in (regintel/ui/gradio_auth.py) with the queue (streaming; up to ``concurrency_limit``
     answers at once) and a system-font theme (no font download from the page)."""
-    import threading
     import time
 
     import uvicorn
@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8, help="answers streamed at once")
     args = parser.parse_args(argv)
     with RegIntel() as runtime:
+        if runtime.settings.warm_up:  # what the first question needs, loaded while the server starts
+            threading.Thread(target=runtime.warm_up, name="regintel-warm-up", daemon=True).start()
         launch(build_app(runtime), runtime, args.host, args.port, args.concurrency)
     return 0
 
