@@ -45,8 +45,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.llm.prompt_format import PromptSource
-from regintel.retrieval.ahead_texts import AheadTexts
 from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
+from regintel.retrieval.ahead_texts import AheadTexts
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
@@ -478,7 +478,6 @@ def passage_name(source: PromptSource) -> str:
     return f"{heading} ({short_title})"
 
 
-# a long heading line: "Disclosure Requirement GOV-2 – Information provided to and sustainability matters addressed by
 def lead_of(passage: Passage, position: int) -> int | None:
     """The lead-in of the list the point at ``position`` belongs to, if the passage holds it."""
     for start in range(position - 1, -1, -1):
@@ -522,6 +521,7 @@ def meaning_texts(chunks: Iterable[Any]) -> list[str]:
 SENTENCES_READ_BY_MEANING = AheadTexts(meaning_texts, version=1)
 
 
+# a long heading line: "Disclosure Requirement GOV-2 – Information provided to and sustainability matters addressed by
 # the undertaking's administrative, management and supervisory bodies" (a label, a dash, a title; no closing stop)
 HEADING_LINE_RE = re.compile(r"(?:Disclosure Requirements?|Minimum Disclosure Requirement|Appendix|Annex|Chapter|"
                              r"Section|Article|Chapitre|Titre|Annexe)\b[^.;:,]{0,40}?\s[–—-]\s")
