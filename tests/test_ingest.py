@@ -79,6 +79,22 @@ def test_the_sentences_the_offline_answer_reads_by_meaning_are_embedded_once_at_
     assert ingest_corpus(settings, embedder=without).sentences_embedded == 0 and not set(wanted) & set(without.asked)
 
 
+def test_a_failure_to_embed_the_sentences_ahead_leaves_the_index_served_and_the_next_ingestion_tries_again(
+        settings, shared_embedding_cache, caplog):
+    from regintel.retrieval.ahead_texts import AheadTexts
+
+    def broken(chunks):
+        raise MemoryError("no room for the sentences")
+
+    with caplog.at_level("WARNING"):
+        report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AheadTexts(broken, 1))
+    assert report.chunks > 20 and report.sentences_embedded == 0 and "next ingestion tries again" in caplog.text
+    assert index_status(settings)["ready"] and "ahead_texts" not in json.loads(IndexPaths(settings).manifest.read_text())
+    again = Watching(fresh_embedder(shared_embedding_cache))
+    ingest_corpus(settings, embedder=again, ahead=AHEAD)
+    assert set(meaning_texts(read_chunk_records(IndexPaths(settings).chunks))) <= set(again.asked)
+
+
 def test_a_changed_file_reembeds_only_its_changed_chunks_and_drops_vanished_ones(settings, shared_embedding_cache):
     ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AHEAD)
     before = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}

@@ -219,8 +219,12 @@ def ingest_corpus(
     report.articles_by_document = {document: len(units) for document, units in articles.items()}
     report.indexed_chunks = chunks
     if ahead is not None:
-        report.sentences_embedded = _embed_ahead(ahead, paths, all_chunks, previous, previous_manifest, embedder,
-                                                 progress)
+        try:
+            report.sentences_embedded = _embed_ahead(ahead, paths, all_chunks, previous, previous_manifest, embedder,
+                                                     progress)
+        except Exception as exc:  # noqa: BLE001 - a side step: the index is written, questions embed what they read
+            log.warning("the texts the answer reads were not embedded ahead (%s: %s); the next ingestion tries again",
+                        exc.__class__.__name__, exc)
     report.seconds = time.perf_counter() - started
     return report
 
