@@ -95,6 +95,45 @@ def test_a_failure_to_embed_the_sentences_ahead_leaves_the_index_served_and_the_
     assert set(meaning_texts(read_chunk_records(IndexPaths(settings).chunks))) <= set(again.asked)
 
 
+def test_a_full_disk_when_the_sentences_are_recorded_leaves_the_index_manifest_whole(settings, shared_embedding_cache,
+                                                                                     monkeypatch):
+    import errno
+    import os
+
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))  # an index without the sentences
+    manifest = IndexPaths(settings).manifest
+    real_write, real_fdopen = Path.write_text, os.fdopen
+
+    class FullDisk:  # the manifest's temporary file takes nothing: what a full disk does to the next write
+        def __init__(self, fd, *args, **kwargs):
+            self.full = f".{manifest.name}." in os.readlink(f"/proc/self/fd/{fd}")
+            self.inner = real_fdopen(fd, *args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.inner.close()
+
+        def write(self, data):
+            if self.full:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.inner.write(data)
+
+    def full_disk_write(path, text, *args, **kwargs):
+        if path.name == manifest.name and "ahead_texts" in text:
+            real_write(path, "", *args, **kwargs)  # truncated, as open(..., "w") leaves it
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk_write)
+    monkeypatch.setattr(os, "fdopen", FullDisk)
+    report = ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AHEAD)
+    monkeypatch.undo()
+    recorded = json.loads(manifest.read_text())  # whole: this ingestion's, without the sentences' mark
+    assert report.chunks == recorded["chunks"] > 20 and "ahead_texts" not in recorded and index_status(settings)["ready"]
+
+
 def test_a_changed_file_reembeds_only_its_changed_chunks_and_drops_vanished_ones(settings, shared_embedding_cache):
     ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache), ahead=AHEAD)
     before = {c.chunk_id: c for c in read_chunk_records(IndexPaths(settings).chunks)}

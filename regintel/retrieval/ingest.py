@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from regintel.atomic_files import write_text_atomically
 from regintel.config import Settings
 from regintel.errors import CorpusError, IndexError_
 from regintel.retrieval.ahead_texts import AheadTexts
@@ -271,8 +272,8 @@ def _embed_ahead(ahead: AheadTexts, paths: IndexPaths, chunks: list[Chunk], prev
     computed = embedder.computed_count
     embedder.embed(ahead.of(chunks), kind="passage",
                    progress=(lambda done, total: progress("sentences", done, total)) if progress else None)
-    manifest = _read_manifest(paths)
-    paths.manifest.write_text(json.dumps({**manifest, "ahead_texts": ahead.version}), encoding="utf-8")
+    # atomically: a full disk must not leave the manifest of a served index half written
+    write_text_atomically(paths.manifest, json.dumps({**_read_manifest(paths), "ahead_texts": ahead.version}))
     return embedder.computed_count - computed
 
 
