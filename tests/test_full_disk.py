@@ -189,7 +189,7 @@ def test_an_approval_on_a_full_disk_shows_one_sentence_and_writes_nothing(review
 
 # -- an ingestion --------------------------------------------------------------------------------------------------
 def test_an_ingestion_on_a_full_disk_stops_with_a_sentence_and_runs_again_once_there_is_space(tmp_path):
-    disk = mount_tmpfs(tmp_path / "disk", "48m")
+    disk = mount_tmpfs(tmp_path / "disk", "96m")  # the seed cache imported (34 MB, twice while in the WAL), the index
     try:
         corpus = make_small_corpus(tmp_path / "corpus", {CORPUS_FILE: {}})
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("REGINTEL_")},
