@@ -30,6 +30,7 @@ from regintel.retrieval.chunking import chunk_document
 from regintel.retrieval.corpus import read_document_text, scan_corpus
 from regintel.retrieval.scope_search import asks_exclusion
 from tests.conftest import CORPUS, OBLIQA
+from tests.test_ranker import HashingEmbedder
 
 
 def run(provider, question, sources, tools=None, history=()):
@@ -616,21 +617,15 @@ def test_cross_lingual_without_the_term_list_ranks_the_best_passage_by_embedding
     assert answer.startswith("Citado en inglés, de Article 33 GDPR")
 
 
-class RecordingEmbedder:
-    """Deterministic unit vectors (a hash of the text seeds them) and a record of every text embedded, by kind."""
+class RecordingEmbedder(HashingEmbedder):
+    """The ranker tests' stand-in for the embedding model (no model load), noting every text embedded, by kind."""
 
     def __init__(self) -> None:
         self.texts: dict[str, list[str]] = {"query": [], "passage": []}
 
-    def embed(self, texts, kind="passage", progress=None):
-        import hashlib
-
-        import numpy as np
-
+    def embed(self, texts, kind="passage"):
         self.texts[kind] += list(texts)
-        vectors = [np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:12], 16)).normal(size=384)
-                   for t in texts]
-        return np.array([v / np.linalg.norm(v) for v in vectors], dtype=np.float32)
+        return super().embed(texts, kind)
 
 
 def test_the_composer_embeds_only_passage_texts_that_ingestion_embedded_ahead():
