@@ -346,6 +346,21 @@ class RegIntel:
                 log.info("warm-up: the %s is left to its first use (%s: %s)", name, exc.__class__.__name__, exc)
         return loaded
 
+    def warm_up_in_background(self, before: Callable[[], None] | None = None) -> threading.Thread:
+        """Start the warm-up in a daemon thread and return it, for a front end (Streamlit or Gradio) that must serve
+        at once: ``before`` runs first whatever the setting (the Streamlit pages' heavy imports), then
+        :meth:`warm_up` unless ``REGINTEL_WARM_UP=false``. A question that needs a part first simply waits for it
+        (the runtime's lock)."""
+        def run() -> None:
+            if before is not None:
+                before()
+            if self.settings.warm_up:
+                log.info("warm-up: %s loaded", ", ".join(self.warm_up()) or "nothing")
+
+        thread = threading.Thread(target=run, name="regintel-warm-up", daemon=True)
+        thread.start()
+        return thread
+
     def describe_llm(self) -> dict[str, Any]:
         """Provider, model and whether it is the offline provider (what the pages label)."""
         return self.router.describe()

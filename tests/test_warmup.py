@@ -30,14 +30,18 @@ def test_the_warm_up_imports_the_graph_explorers_modules_in_a_background_thread(
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def test_the_runtime_is_warmed_up_only_when_the_setting_says_so():
-    from regintel.ui import warmup
+def test_the_background_warm_up_runs_the_front_ends_step_then_the_runtimes_only_when_the_setting_says_so(tmp_path,
+                                                                                                     monkeypatch):
+    from regintel.runtime import RegIntel
 
-    calls = []
     for enabled in (True, False):
-        runtime = SimpleNamespace(settings=SimpleNamespace(warm_up=enabled), warm_up=lambda: calls.append(1) or [])
-        warmup._warm_up(runtime)
-    assert calls == [1]
+        runtime = RegIntel(load_settings(data_dir=tmp_path / str(enabled), warm_up=enabled), graph=None)
+        calls = []
+        monkeypatch.setattr(runtime, "warm_up", lambda: calls.append("runtime") or [])
+        thread = runtime.warm_up_in_background(before=lambda: calls.append("front end"))
+        thread.join(10)
+        assert thread.name == "regintel-warm-up" and thread.daemon and not thread.is_alive()
+        assert calls == (["front end", "runtime"] if enabled else ["front end"])
 
 
 @pytest.mark.slow  # the demo corpus indexed (shipped seed) and the spaCy pipeline of the detector loaded

@@ -139,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8, help="answers streamed at once")
     args = parser.parse_args(argv)
     with RegIntel() as runtime:
-        if runtime.settings.warm_up:  # what the first question needs, loaded while the server starts
-            threading.Thread(target=runtime.warm_up, name="regintel-warm-up", daemon=True).start()
+        runtime.warm_up_in_background()  # what the first question needs, loaded while the server starts
         launch(build_app(runtime), runtime, args.host, args.port, args.concurrency)
     return 0
 

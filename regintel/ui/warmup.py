@@ -25,16 +25,8 @@ def import_heavy_modules(modules: tuple[str, ...] = HEAVY_MODULES) -> None:
             log.warning("warm-up import of %s failed: %s", name, exc)
 
 
-def _warm_up(runtime: RegIntel) -> None:
-    import_heavy_modules()
-    if runtime.settings.warm_up:
-        log.info("warm-up: %s loaded", ", ".join(runtime.warm_up()) or "nothing")
-
-
 @st.cache_resource(show_spinner=False)
 def warm_up(_runtime: RegIntel) -> threading.Thread:
-    """Start the background loading (once per process; the runtime's lock and the import lock make a page or a
-    question that needs a part first simply wait for it)."""
-    thread = threading.Thread(target=_warm_up, args=(_runtime,), name="regintel-warm-up", daemon=True)
-    thread.start()
-    return thread
+    """Start the background loading once per process (:meth:`RegIntel.warm_up_in_background`, after the heavy page
+    imports; the import lock makes a page that needs one first simply wait for it)."""
+    return _runtime.warm_up_in_background(before=import_heavy_modules)
