@@ -30,7 +30,7 @@ class ForwardRanker(LearnedRanker):
     def __init__(self, gap: float | None = None) -> None:
         super().__init__(booster=None, training={"tail_gap": gap} if gap is not None else {})
 
-    def score(self, matrix):
+    def score(self, matrix, columns=None):
         return -matrix[:, FEATURE_NAMES.index("first_stage_rank")].astype(np.float64)
 
 

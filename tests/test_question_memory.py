@@ -122,8 +122,9 @@ class MemoryRanker(LearnedRanker):
     def __init__(self, remembered: QuestionMemory) -> None:
         super().__init__(booster=None, feature_names=FEATURE_NAMES + MEMORY_FEATURE_NAMES, memory=remembered)
 
-    def score(self, matrix):
+    def score(self, matrix, columns=None):
         assert matrix.shape[1] == len(FEATURE_NAMES) + len(MEMORY_FEATURE_NAMES)
+        assert tuple(columns) == FEATURE_NAMES + MEMORY_FEATURE_NAMES  # search names the columns it hands over
         return matrix[:, len(FEATURE_NAMES) + column("memory_dense_votes")].astype(np.float64)
 
 

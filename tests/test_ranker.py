@@ -224,6 +224,31 @@ def test_a_model_for_other_features_or_no_model_is_not_used(tmp_path, caplog):
         fit([np.zeros((3, len(FEATURE_NAMES)))], [np.zeros(3)])
 
 
+def test_a_model_trained_before_a_feature_was_added_reads_its_own_columns(tmp_path, caplog):
+    """A feature added under a new name leaves the models trained without it in use (only the model meant to use it
+    is retrained): each reads its own columns of what search computes; a model naming a feature the code does not
+    compute is not used."""
+    matrices, labels = synthetic_groups(questions=20)
+    older_names = tuple(name for name in FEATURE_NAMES if name != "titles_cosine_gap")  # as if added since
+    dropped = FEATURE_NAMES.index("titles_cosine_gap")
+    older = [np.delete(matrix, dropped, axis=1) for matrix in matrices]
+    model = LearnedRanker(fit(older, labels, seed=3, rounds=20, feature_names=older_names), older_names)
+    path = tmp_path / "older.json"
+    model.save(path)
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and loaded.feature_names == older_names
+    full = matrices[0].copy()
+    full[:, dropped] = 1e6  # the new feature's column: never read by the older model
+    assert np.allclose(loaded.score(full, FEATURE_NAMES), model.booster.predict(older[0]))
+    assert np.allclose(loaded.score(full, loaded.computed_columns()), loaded.score(older[0]))
+    document = json.loads(path.read_text())
+    document["feature_names"] = list(older_names) + ["a_feature_the_code_does_not_compute"]
+    path.write_text(json.dumps(document))
+    with caplog.at_level(logging.WARNING):
+        assert LearnedRanker.load(path) is None
+    assert "a_feature_the_code_does_not_compute" in caplog.text and "retrain" in caplog.text
+
+
 @pytest.fixture()
 def tiny_index(tmp_path):
     import chromadb
@@ -242,7 +267,7 @@ class ReverseRanker(LearnedRanker):
     def __init__(self) -> None:
         super().__init__(booster=None)
 
-    def score(self, matrix):
+    def score(self, matrix, columns=None):
         return matrix[:, FEATURE_NAMES.index("first_stage_rank")].astype(np.float64)
 
 

@@ -125,10 +125,21 @@ class LearnedRanker:
         without them, which then serves exactly its own corpus version only)."""
         return frozenset(self.training.get("passages") or ())
 
-    def score(self, matrix: np.ndarray) -> np.ndarray:
+    def score(self, matrix: np.ndarray, columns: Sequence[str] | None = None) -> np.ndarray:
+        """The model's score of each row of ``matrix``, whose columns are the features named ``columns`` (default:
+        the model's own ``feature_names``). Search hands over every feature the code computes; a model trained before
+        a feature was added reads its own columns among them, so a new feature needs only the model that uses it
+        retrained, not every model of the file."""
         if len(matrix) == 0:
             return np.zeros(0, dtype=np.float64)
+        if columns is not None and tuple(columns) != self.feature_names:
+            matrix = matrix[:, [list(columns).index(name) for name in self.feature_names]]
         return np.mean([np.asarray(b.predict(matrix, num_threads=1), dtype=np.float64) for b in self.boosters], axis=0)
+
+    def computed_columns(self) -> tuple[str, ...]:
+        """The features search computes for this model: ``FEATURE_NAMES``, then ``MEMORY_FEATURE_NAMES`` for a model
+        with a question memory."""
+        return FEATURE_NAMES + MEMORY_FEATURE_NAMES if self.memory is not None else FEATURE_NAMES
 
     @property
     def boosters(self) -> list[Any]:
@@ -213,10 +224,14 @@ class LearnedRanker:
         names = tuple(document["feature_names"])
         version = int(document["features_version"])
         memory = QuestionMemory.from_json(document["question_memory"]) if "question_memory" in document else None
-        expected = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
-        if version != FEATURES_VERSION or names != expected:
-            log.warning("learned ranker at %s not used: trained on features v%s, the code computes v%s "
-                        "(retrain with `python -m regintel.bench train-ranker`)", where, version, FEATURES_VERSION)
+        computed = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
+        # a model may read fewer features than the code computes (one added since it was trained), never one the code
+        # does not compute or computes with another meaning (``FEATURES_VERSION``)
+        unknown = [name for name in names if name not in computed]
+        if version != FEATURES_VERSION or unknown or len(set(names)) != len(names):
+            log.warning("learned ranker at %s not used: trained on features v%s%s, the code computes v%s "
+                        "(retrain with `python -m regintel.bench train-ranker`)", where, version,
+                        f" with {', '.join(unknown[:3])}" if unknown else "", FEATURES_VERSION)
             return None
         texts = document["models"] if "models" in document else [document["model"]]  # before: one booster
         boosters = [lightgbm.Booster(model_str=text) for text in texts]

@@ -11,7 +11,10 @@ alone. Every feature is computed from the question and the index alone, never fr
 serves training (:mod:`regintel.bench.ranker`) and search.
 
 ``FEATURES_VERSION`` changes whenever a feature changes meaning; a stored model trained on another version is not
-used (the first stage alone ranks), so a model and the features it was trained on can never drift apart.
+used (the first stage alone ranks), so a model and the features it was trained on can never drift apart. A feature
+is added under a new name at the end of ``FEATURE_NAMES`` without changing the version: a model trained before reads
+its own columns (:meth:`regintel.retrieval.ranker.LearnedRanker.score`), so only the model meant to use the new
+feature is retrained.
 """
 
 from __future__ import annotations

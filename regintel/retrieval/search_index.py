@@ -522,7 +522,7 @@ class SearchIndex:
         matrix = self.features.matrix(question, stage, candidates)
         if ranker.memory is not None:  # a corpus model reads its labelled questions too (:mod:`question_memory`)
             matrix = np.hstack([matrix, ranker.memory.features(stage.plain_vector, question, candidates)])
-        scores = ranker.score(matrix)
+        scores = ranker.score(matrix, ranker.computed_columns())
         order = np.argsort(-scores, kind="stable")
         return [(candidates[i], float(scores[i])) for i in order[:k]]
 
