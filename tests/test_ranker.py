@@ -142,37 +142,6 @@ def test_search_titles_meet_the_question_in_its_own_language():
     assert CHUNKS[0].titles_embed_text == ""
 
 
-def test_list_items_in_every_style_and_an_untitled_articles_titles_in_its_own_language():
-    """Points written "1)" (the French VAT Directive's lists) count as list items, as "(a)" points do; an untitled
-    article in the question's language is read through its search titles (its heading says nothing), a titled one
-    and one in another language are not (``titles_cosine`` covers the latter)."""
-    from dataclasses import replace
-
-    listing = replace(CHUNKS[4], chunk_id="fr226", parent="fr226", ref="Article 226", heading="Article 226",
-                      text="Seules les mentions suivantes doivent figurer sur les factures:\n\n1) la date d'émission;"
-                           "\n\n2) un numéro séquentiel;\n\n3) le numéro d'identification TVA;",
-                      gloss="Contenu des factures: mentions obligatoires · Content of invoices: mandatory details")
-    defining = replace(CHUNKS[4], chunk_id="fr217", parent="fr217", ref="Article 217", heading="Article 217",
-                       text="On entend par facture électronique une facture qui contient les informations exigées.",
-                       gloss="Définition de la facture électronique · Definition of electronic invoice")
-    titled = replace(CHUNKS[4], gloss="Mentions obligatoires de la facture")  # "Article 226 — Mentions obligatoires"
-    chunks = {c.chunk_id: c for c in [*CHUNKS[:4], titled, listing, defining]}
-    titles = {c.chunk_id: hashed_vector(c.titles_embed_text) for c in chunks.values() if c.gloss}
-    builder = FeatureBuilder(chunks, bm25_over(list(chunks.values())), titles=lambda: titles)
-    question = "Quelles mentions obligatoires doivent figurer sur les factures ?"
-    ids = ["fr217", "fr226", "fr1", "a6~1"]
-    stage = stage_for(question, {"fr217": 0.8, "fr226": 0.7, "fr1": 0.6, "a6~1": 0.5})
-    stage.query_language = "fr"
-    rows = {cid: dict(zip(FEATURE_NAMES, map(float, row))) for cid, row in zip(ids, builder.matrix(question, stage, ids))}
-    assert rows["fr226"]["list_items"] == 3 and rows["fr226"]["list_points"] == 0  # "1)" was never counted
-    assert rows["a6~1"]["list_items"] == 0 < rows["a6~1"]["list_points"]  # inline "(a)" points: a line start only
-    assert rows["fr226"]["untitled_titles_cosine"] > rows["fr217"]["untitled_titles_cosine"]
-    assert rows["fr226"]["untitled_gloss_coverage"] > rows["fr217"]["untitled_gloss_coverage"]
-    assert rows["fr1"]["untitled_titles_cosine"] == 0.0 == rows["fr1"]["untitled_gloss_coverage"]  # titled
-    assert rows["a6~1"]["untitled_titles_cosine"] == 0.0  # another language than the question's
-    assert rows["fr226"]["titles_cosine"] == 0.0  # the other-language feature is left as it was
-
-
 def synthetic_groups(seed: int = 3, questions: int = 60):
     """Groups where relevance follows one feature (reference_match) that the first stage does not see."""
     rng = np.random.default_rng(seed)

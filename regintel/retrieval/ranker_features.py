@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
-from regintel.retrieval.calibration import title_of
 from regintel.retrieval.chunking import Chunk, article_number, is_definition
 from regintel.retrieval.corpus import authority_score
 from regintel.retrieval.fusion import ranks
@@ -50,8 +49,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     "language_match", "same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading",
     "question_terms", "definition_question",
     "gloss_coverage", "gloss_idf_coverage", "titles_cosine", "titles_cosine_gap",
-    # added in session 66 (a model trained before reads its own columns): see ``_LIST_ITEM_RE`` and ``untitled``
-    "list_items", "untitled_titles_cosine", "untitled_gloss_coverage",
 )
 
 _NUMBER_RE = re.compile(r"\d+(?:[.\-/]\d+)*[a-z]?(?:\(\w{1,4}\))*")
@@ -61,10 +58,6 @@ _PART_RE = re.compile(r"\((\d+)/(\d+)\)\s*$")
 _OBLIGATION_RE = re.compile(r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenu|sont tenus|muss|"
                             r"müssen|hat .{0,20}zu|deberá|deberán|debe|deben)\b", re.IGNORECASE)
 _LIST_POINT_RE = re.compile(r"(?:^|\s)\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s", re.MULTILINE)
-# An enumerated point at the start of a line, in every style the corpus writes: "(a)", "(iv)", "(1)" as above, and
-# "1)", "a)", "1°" and bullets, which ``_LIST_POINT_RE`` never counted: the French VAT Directive's lists ("1) la date
-# d'émission de la facture;") were no list to the ranker, not one of its passages had a point counted
-_LIST_ITEM_RE = re.compile(r"^[ \t]*(?:\(?(?:[a-z]{1,2}|[ivxl]{1,6}|\d{1,3})\)|\d{1,3}°|[-–•*])\s", re.MULTILINE)
 _DEFINITION_QUESTION_RE = re.compile(
     r"\b(?:what (?:is|are|does|do)\b.{0,80}\b(?:mean|means|meant)|what (?:is|are) (?:a|an|the)?\b|define[ds]?\b|"
     r"definition|counts? as|qu['’]est-ce qu|qu['’]entend|d[ée]finition|que significa|qué es|was (?:ist|sind|bedeutet)|"
@@ -105,8 +98,6 @@ class _PassageTerms:
     folded: str  # folded ref + heading + text, for number and reference matches
     obligations: float
     list_points: int
-    list_items: int
-    untitled: bool  # its heading names no topic ("Article 226"): its search titles say what it is about
     part_position: float
     is_part: bool
     length: int
@@ -146,8 +137,6 @@ class FeatureBuilder:
             folded=fold(f"{chunk.ref} {chunk.heading} {chunk.text}"),
             obligations=min(len(_OBLIGATION_RE.findall(chunk.text)) * 100.0 / words, 10.0),
             list_points=len(_LIST_POINT_RE.findall(chunk.text)),
-            list_items=len(_LIST_ITEM_RE.findall(chunk.text)),
-            untitled=not title_of(chunk.heading or chunk.ref or ""),
             part_position=int(part.group(1)) / int(part.group(2)) if part else 0.0,
             is_part=bool(part and int(part.group(2)) > 1),
             length=len(chunk.text),
@@ -208,11 +197,6 @@ class FeatureBuilder:
                           for cid in candidates]
         titles_cosines = self._titles_cosines(candidates, stage.query_vector, other_language)
         best_titles = float(titles_cosines.max()) if len(titles_cosines) else 0.0
-        # ... and for an untitled unit in the question's language, whose heading says nothing ("Article 226" holds the
-        # invoice's compulsory details; "Quels sont les éléments obligatoires d'une facture ?" met the definition of
-        # an electronic invoice first): no pseudo-query is made from these titles (:func:`calibration.title_of`)
-        untitled = [not other and self.passage_terms(cid).untitled for cid, other in zip(candidates, other_language)]
-        untitled_cosines = self._titles_cosines(candidates, stage.query_vector, untitled)
 
         documents: dict[str, float] = {}
         counts: dict[str, int] = {}
@@ -273,8 +257,6 @@ class FeatureBuilder:
                 len(unique), definition_question,
                 _share(own_terms, gloss), sum(w for token, w in own_idf.items() if token in gloss) / own_idf_total,
                 titles_cosines[row], best_titles - titles_cosines[row] if titles_cosines[row] else 1.0,
-                min(terms.list_items, 30), untitled_cosines[row],
-                _share(own_terms, self.gloss_terms(cid, own_language)) if untitled[row] else 0.0,
             )
         return rows
 
