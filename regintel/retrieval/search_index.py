@@ -62,6 +62,7 @@ from regintel.retrieval.vector_store import ChunkVectorStore
 from regintel.retrieval.word_translation import DEFAULT_MIN_COSINE, VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import asks_who_when_or_how
+from regintel.text.question_parts import comparison_sides, side_term
 
 log = logging.getLogger(__name__)
 FILTER_FIELDS = ("jurisdiction", "document_id", "language")
@@ -461,13 +462,12 @@ class SearchIndex:
             best = definitions_last(best, self.chunks, k)
         if mode == "hybrid":  # a requirement before its application guidance, tables of contents last
             best = by_unit_role(best, self.chunks)
-        term = asked_term(question) if mode == "hybrid" else ""
-        if term:  # a definition question: the candidates defining its term lead, else the corpus's definitions of it
-            candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
-            defining = self.defining.among(term, stage.query_language, candidates) or self.defining.anywhere(
-                term, stage.query_language, self._admits(filters, currency, question),
-                lambda chunk_ids: self._cosines(chunk_ids, stage.plain_vector, stage.query_language))
-            best = definitions_first(best, defining, stage.fused, k)
+        sides = self._sides_defined(question, stage, filters, currency, k) if mode == "hybrid" else []
+        term = asked_term(question) if mode == "hybrid" and not sides else ""
+        if sides:  # two terms set against each other ("the difference between X and Y"): both definitions lead
+            best = definitions_first(best, sides, stage.fused, k)
+        elif term:  # a definition question: the candidates defining its term lead, else the corpus's definitions of it
+            best = definitions_first(best, self._definitions_of(term, question, stage, filters, currency, k), stage.fused, k)
         sources = self._to_sources(best, stage.plain_vector, stage.dense, stage.lexical, stage.query_language)
         for source in sources:
             source.ranker_score = ranker_scores.get(source.chunk_id)
@@ -477,6 +477,32 @@ class SearchIndex:
                 source.currency_warning = note.warning(source.title)
         return SearchResult(sources, timings, {"dense": len(stage.dense), "bm25": len(stage.lexical)},
                             stage.query_language, stage.plan, tail)
+
+    def _definitions_of(self, term: str, question: str, stage: FirstStage, filters: Mapping[str, Sequence[str]] | None,
+                        currency: Mapping[str, DocumentCurrency], k: int) -> list[str]:
+        """The candidates defining ``term``, else the corpus's definitions of it (closest to the question first)."""
+        candidates = [cid for cid, _ in stage.ordered(max(self.fusion.rerank_candidates, k))]
+        return self.defining.among(term, stage.query_language, candidates) or self.defining.anywhere(
+            term, stage.query_language, self._admits(filters, currency, question),
+            lambda chunk_ids: self._cosines(chunk_ids, stage.plain_vector, stage.query_language))
+
+    def _sides_defined(self, question: str, stage: FirstStage, filters: Mapping[str, Sequence[str]] | None,
+                       currency: Mapping[str, DocumentCurrency], k: int) -> list[str]:
+        """The definitions of both sides of a comparison of two terms the corpus defines ("What is the difference
+        between a controller and a processor?": Article 4(7) and 4(8)), one each; none unless both are defined. The
+        answer sets the two definitions side by side, and they must not hang on the ranking: the demo corpus model
+        retrained in session 66 ranked the processor's duties (Article 28) above its definition, out of the context."""
+        terms = [side_term(side) for side in comparison_sides(question)]
+        if len(terms) != 2 or not all(terms):
+            return []
+        found: list[str] = []
+        for term in terms:
+            defining = self._definitions_of(term, question, stage, filters, currency, k)
+            first = next((cid for cid in defining if cid not in found), None)
+            if first is None:
+                return []
+            found.append(first)
+        return found
 
     def currency(self) -> Mapping[str, DocumentCurrency]:
         """The registry's currency notes; a registry that cannot be read leaves search as it was (a side feature)."""
