@@ -73,6 +73,12 @@ def passage_keys(content_hashes: Iterable[str]) -> frozenset[str]:
     return frozenset(h[:PASSAGE_KEY_CHARS] for h in content_hashes)
 
 
+def computed_feature_names(with_memory: bool) -> tuple[str, ...]:
+    """The features search computes for a model: ``FEATURE_NAMES``, then ``MEMORY_FEATURE_NAMES`` for a model with a
+    question memory. A stored model may read fewer of them (:meth:`LearnedRanker.score`), never others."""
+    return FEATURE_NAMES + MEMORY_FEATURE_NAMES if with_memory else FEATURE_NAMES
+
+
 @dataclass
 class LearnedRanker:
     """A trained model and what it was trained on; ``score`` takes a feature matrix in ``FEATURE_NAMES`` order."""
@@ -137,9 +143,8 @@ class LearnedRanker:
         return np.mean([np.asarray(b.predict(matrix, num_threads=1), dtype=np.float64) for b in self.boosters], axis=0)
 
     def computed_columns(self) -> tuple[str, ...]:
-        """The features search computes for this model: ``FEATURE_NAMES``, then ``MEMORY_FEATURE_NAMES`` for a model
-        with a question memory."""
-        return FEATURE_NAMES + MEMORY_FEATURE_NAMES if self.memory is not None else FEATURE_NAMES
+        """The features search computes for this model (:func:`computed_feature_names`)."""
+        return computed_feature_names(with_memory=self.memory is not None)
 
     @property
     def boosters(self) -> list[Any]:
@@ -224,7 +229,7 @@ class LearnedRanker:
         names = tuple(document["feature_names"])
         version = int(document["features_version"])
         memory = QuestionMemory.from_json(document["question_memory"]) if "question_memory" in document else None
-        computed = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
+        computed = computed_feature_names(with_memory=memory is not None)
         # a model may read fewer features than the code computes (one added since it was trained), never one the code
         # does not compute or computes with another meaning (``FEATURES_VERSION``)
         unknown = [name for name in names if name not in computed]
