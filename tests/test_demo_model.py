@@ -116,3 +116,17 @@ def test_writing_the_demo_corpus_model_replaces_the_earlier_demo_corpus_model_on
     assert document["corpus_models"] == {"obliqa": {"models": ["o"]}, "new-demo": {"models": ["new"]}}
     assert document["training"]["corpus_models"] == {"obliqa": "ObliQA passages (--obliqa-model)",
                                                      "new-demo": f"demo corpus ({COMMAND})"}
+
+
+def test_train_demo_model_refuses_an_ensemble_of_no_booster_before_training(tmp_path, monkeypatch):
+    """`train-demo-model --ensemble 0` is said to be wrong at once, not after the minutes an adapter takes to train
+    (nor turned silently into the default)."""
+    from regintel.bench import demo_model
+    from regintel.bench.__main__ import build_parser
+
+    args = build_parser().parse_args(["train-demo-model", "--data-dir", str(tmp_path), "--ensemble", "0"])
+    assert args.ensemble == 0
+    monkeypatch.setattr(demo_model, "build", lambda *a, **k: pytest.fail("trained before checking --ensemble"))
+    with pytest.raises(SystemExit, match="at least one booster"):
+        demo_model.main(args)
+    assert not any(tmp_path.iterdir()), "nothing written for a refused run"

@@ -205,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "trained on its labelled questions), out of fold; --write stores it in the model file")
     demo_model.add_argument("--data-dir", help="scratch data dir for the bench index (default data/bench/answers)")
     demo_model.add_argument("--seed", type=int, default=7)
+    demo_model.add_argument("--ensemble", type=int, default=None,
+                            help="boosters of consecutive seeds (from --seed) whose scores are averaged (default 2)")
     demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
     demo_model.add_argument("--out", help="model file to write into (default: the configured ranker model)")
     demo_model.add_argument("--json", action="store_true", help="print one JSON object last")

@@ -270,6 +270,9 @@ def main(args: Any) -> int:
     from regintel.bench.ranker import compare as compare_rankings
     from regintel.runtime import RegIntel
 
+    ensemble = ENSEMBLE if getattr(args, "ensemble", None) is None else args.ensemble
+    if ensemble < 1:  # said before the minutes of training, not after
+        raise SystemExit(f"--ensemble needs at least one booster, not {ensemble}")
     settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""))
     log = (lambda *_: None) if args.json else print
     with RegIntel(settings, graph=None) as app:
@@ -283,13 +286,13 @@ def main(args: Any) -> int:
         corpus = index.passages_version
         passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
     training = [g for g in groups if g.dataset != "demo-test"]
-    scores = out_of_fold(training, args.seed)
+    scores = out_of_fold(training, args.seed, ensemble)
     labelled = [g for g in training if id(g) in scores]
     report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
     level = confident_level_of(training, scores)
-    model = train_ranker(training, args.seed)
+    model = train_ranker(training, args.seed, ensemble)
     model.adapters = {corpus: adapter}
-    model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ENSEMBLE,
+    model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ensemble,
                       "weights": WEIGHTS, "candidates": 100, "confident_at": level,
                       "confident_at_rule": "median out-of-fold first-passage score of the check questions whose "
                                            "first passage is gold",
