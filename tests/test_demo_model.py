@@ -118,15 +118,41 @@ def test_writing_the_demo_corpus_model_replaces_the_earlier_demo_corpus_model_on
                                                      "new-demo": f"demo corpus ({COMMAND})"}
 
 
-def test_train_demo_model_refuses_an_ensemble_of_no_booster_before_training(tmp_path, monkeypatch):
-    """`train-demo-model --ensemble 0` is said to be wrong at once, not after the minutes an adapter takes to train
-    (nor turned silently into the default)."""
-    from regintel.bench import demo_model
+@pytest.mark.parametrize("command, option", [("train-demo-model", "--ensemble"), ("train-demo-model", "--adapter-seeds"),
+                                             ("train-ranker", "--ensemble")])
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_training_commands_refuse_a_count_below_one_when_parsed(command, option, value, capsys):
+    """`--ensemble 0` (or `--adapter-seeds 0`) is said to be wrong at once, by the parser, not after the minutes an
+    adapter takes to train (nor turned silently into the default)."""
     from regintel.bench.__main__ import build_parser
 
-    args = build_parser().parse_args(["train-demo-model", "--data-dir", str(tmp_path), "--ensemble", "0"])
-    assert args.ensemble == 0
-    monkeypatch.setattr(demo_model, "build", lambda *a, **k: pytest.fail("trained before checking --ensemble"))
-    with pytest.raises(SystemExit, match="at least one booster"):
-        demo_model.main(args)
-    assert not any(tmp_path.iterdir()), "nothing written for a refused run"
+    with pytest.raises(SystemExit) as raised:
+        build_parser().parse_args([command, option, value])
+    assert raised.value.code == 2
+    assert option in capsys.readouterr().err
+    assert getattr(build_parser().parse_args([command, option, "3"]), option[2:].replace("-", "_")) == 3
+
+
+def test_an_adapter_of_several_seeds_is_the_mean_of_their_maps():
+    """`--adapter-seeds 3` serves one map: the mean of the maps trained with seeds s, s+1, s+2 (the seed orders the
+    batches, so each map differs), and says which seeds it averaged."""
+    from regintel.bench.demo_model import DemoAdapterData, LabelledQuestion
+    from regintel.retrieval.query_adapter import train_query_adapter
+
+    rng = np.random.default_rng(0)
+    passages = rng.normal(size=(300, 8)).astype(np.float32)
+    passages /= np.linalg.norm(passages, axis=1, keepdims=True)
+    vectors = (passages[:200] + 0.8 * rng.normal(size=(200, 8))).astype(np.float32)  # several batches an epoch
+    questions = [LabelledQuestion(f"q{i}", None, [i], frozenset(), False, 0) for i in range(200)]
+    data = object.__new__(DemoAdapterData)  # the views alone: no index needed to train
+    data.views = {None: passages}
+
+    single = [train_query_adapter(vectors, [[i] for i in range(200)], data.views, seed=s, views=[None] * 200).matrix
+              for s in (5, 6, 7)]
+    assert not np.allclose(single[0], single[1])
+    averaged = data.train(questions, vectors, seed=5, seeds=3)
+    np.testing.assert_allclose(averaged.matrix, np.mean(single, axis=0), rtol=1e-5, atol=1e-6)
+    assert averaged.training["seeds"] == [5, 6, 7]
+    np.testing.assert_allclose(data.train(questions, vectors, seed=6, seeds=1).matrix, single[1], rtol=1e-6)
+    with pytest.raises(ValueError, match="at least one seed"):
+        data.train(questions, vectors, seed=5, seeds=0)

@@ -11,6 +11,18 @@ from pathlib import Path
 from regintel.config import get_settings
 
 
+def positive_int(text: str) -> int:
+    """An argparse type for counts that must be at least one (boosters, adapter seeds): refused when parsed, before
+    any of the minutes a training run takes."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least one is needed, not {value}")
+    return value
+
+
 def _retrieval(args: argparse.Namespace) -> int:
     from regintel.bench.retrieval import print_report, run_retrieval_bench
     from regintel.retrieval.index_io import fusion_config
@@ -205,8 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 "trained on its labelled questions), out of fold; --write stores it in the model file")
     demo_model.add_argument("--data-dir", help="scratch data dir for the bench index (default data/bench/answers)")
     demo_model.add_argument("--seed", type=int, default=7)
-    demo_model.add_argument("--ensemble", type=int, default=None,
-                            help="boosters of consecutive seeds (from --seed) whose scores are averaged (default 2)")
+    demo_model.add_argument("--ensemble", type=positive_int, default=None,
+                            help="boosters of consecutive seeds (from --seed) whose scores are averaged "
+                                 "(default: regintel.bench.demo_model.ENSEMBLE)")
+    demo_model.add_argument("--adapter-seeds", type=positive_int, default=None,
+                            help="query adapters of consecutive seeds (from --seed) whose maps are averaged into one "
+                                 "(default: regintel.bench.demo_model.ADAPTER_SEEDS)")
     demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
     demo_model.add_argument("--out", help="model file to write into (default: the configured ranker model)")
     demo_model.add_argument("--json", action="store_true", help="print one JSON object last")
@@ -241,8 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--out", help="where to save the model (default: the ranker_model setting)")
     ranker.add_argument("--folds", type=int, default=5)
     ranker.add_argument("--seed", type=int, default=7)
-    ranker.add_argument("--ensemble", type=int, default=None,
-                        help="boosters of consecutive seeds (from --seed) whose scores are averaged (default 4); 1: one")
+    ranker.add_argument("--ensemble", type=positive_int, default=None,
+                        help="boosters of consecutive seeds (from --seed) whose scores are averaged "
+                             "(default: regintel.retrieval.ranker.ENSEMBLE_SIZE); 1: one")
     ranker.add_argument("--candidates", type=int, default=100, help="first-stage candidates per question")
     ranker.add_argument("--demo-weight", type=float, default=5.0, help="weight of a demo dev question in training")
     ranker.add_argument("--train-weight", type=float, default=5.0,
