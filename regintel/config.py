@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     document_prior: float = Field(0.1, ge=0.0, le=2.0, description="Boost of passages from the documents that match the question best (their best fused score, normalised); 0 turns it off.")
     feedback_passages: int = Field(3, ge=1, le=20, description="How many top fused passages feed the dense feedback.")
     ranker_model: Path = Field(REPO_ROOT / "data" / "ranker" / "ranker.json", description="Learned second-stage ranker (LightGBM, `python -m regintel.bench train-ranker`). A missing file, or one trained on other features, leaves the fusion's order.")
+    citation_model: Path = Field(REPO_ROOT / "data" / "ranker" / "citation_choice.json", description="Learned choice of the articles an offline answer cites (LightGBM, `python -m regintel.bench train-citations`). A missing file leaves the composer's own choice.")
     rerank_candidates: int = Field(100, ge=10, le=1000, description="First-stage candidates the learned ranker re-orders.")
     word_translation_min_cosine: float = Field(
         0.93, ge=0.0, le=1.0, description="Cosine a question word needs with a word of another corpus language's texts "

@@ -156,3 +156,43 @@ def test_an_adapter_of_several_seeds_is_the_mean_of_their_maps():
     np.testing.assert_allclose(data.train(questions, vectors, seed=6, seeds=1).matrix, single[1], rtol=1e-6)
     with pytest.raises(ValueError, match="at least one seed"):
         data.train(questions, vectors, seed=5, seeds=0)
+
+
+def test_fold_model_files_each_carry_the_model_that_did_not_see_their_fold(tmp_path):
+    """`train-demo-model --fold-models DIR`: one copy of the model file per fold, whose demo corpus model is that
+    fold's ranker with that fold's adapter; the shared model and the other corpus models stay as they were, and the
+    source file is left untouched."""
+    import json
+
+    from regintel.bench.demo_model import write_fold_models
+
+    class FoldRanker:
+        def __init__(self, fold):
+            self.fold, self.adapters, self.training = fold, {}, {}
+
+        def to_document(self):
+            return {"fold": self.fold, "adapter": self.adapters["demo"], "training": self.training}
+
+    source = tmp_path / "ranker.json"
+    original = {"models": ["shared"], "corpus_models": {"obliqa": {"models": ["o"]}},
+                "training": {"corpus_models": {"obliqa": "ObliQA passages (--obliqa-model)"}}}
+    source.write_text(json.dumps(original), encoding="utf-8")
+    written = write_fold_models(tmp_path / "folds", source, "demo", {f: FoldRanker(f) for f in range(FOLDS)},
+                                {f: f"adapter-{f}" for f in range(FOLDS)}, {"seed": 7})
+    assert [p.name for p in written] == [f"fold-{f}.json" for f in range(FOLDS)]
+    for fold, path in enumerate(written):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert document["models"] == ["shared"] and document["corpus_models"]["obliqa"] == {"models": ["o"]}
+        assert document["corpus_models"]["demo"] == {"fold": fold, "adapter": f"adapter-{fold}",
+                                                     "training": {"seed": 7, "fold": fold, "trained_without_fold": fold}}
+    assert json.loads(source.read_text(encoding="utf-8")) == original
+
+
+@pytest.mark.parametrize("value", ["1", "0", "x"])
+def test_train_citations_refuses_fewer_than_two_folds_when_parsed(value, capsys):
+    from regintel.bench.__main__ import build_parser
+
+    with pytest.raises(SystemExit) as raised:
+        build_parser().parse_args(["train-citations", "--folds", value])
+    assert raised.value.code == 2 and "--folds" in capsys.readouterr().err
+    assert build_parser().parse_args(["train-citations", "--folds", "3"]).folds == 3

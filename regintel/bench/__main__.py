@@ -23,6 +23,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def at_least_two(text: str) -> int:
+    """An argparse type for fold counts: cross-fitting needs two folds or more."""
+    value = positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"at least two are needed, not {value}")
+    return value
+
+
 def _retrieval(args: argparse.Namespace) -> int:
     from regintel.bench.retrieval import print_report, run_retrieval_bench
     from regintel.retrieval.index_io import fusion_config
@@ -224,9 +232,25 @@ def build_parser() -> argparse.ArgumentParser:
                             help="query adapters of consecutive seeds (from --seed) whose maps are averaged into one "
                                  "(default: regintel.bench.demo_model.ADAPTER_SEEDS)")
     demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
+    demo_model.add_argument("--fold-models", help="also write, into this directory, one model file per fold whose demo "
+                            "corpus model did not see the fold's questions (for train-citations --fold-models)")
     demo_model.add_argument("--out", help="model file to write into (default: the configured ranker model)")
     demo_model.add_argument("--json", action="store_true", help="print one JSON object last")
     demo_model.set_defaults(func=_train_demo_model)
+
+    citations = sub.add_parser("train-citations", help="the learned choice of the articles an offline answer cites, "
+                               "trained on labelled questions outside the held-back split; --write stores it")
+    citations.add_argument("--data-dir", help="scratch data dir for the bench index (default data/bench/answers)")
+    citations.add_argument("--seed", type=int, default=7)
+    citations.add_argument("--folds", type=at_least_two, default=5, help="cross-fitting folds (thresholds are chosen "
+                           "on out-of-fold probabilities)")
+    citations.add_argument("--fold-models", help="directory of train-demo-model --fold-models files: each question is "
+                           "asked with the demo corpus model that did not see it (retrieval as on held-back questions)")
+    citations.add_argument("--limit", type=positive_int, help="first N training questions (a quick run)")
+    citations.add_argument("--write", action="store_true", help="store the model (default data/ranker/citation_choice.json)")
+    citations.add_argument("--out", help="model file to write (default: the configured citation model)")
+    citations.add_argument("--json", action="store_true", help="print one JSON object last")
+    citations.set_defaults(func=_train_citations)
 
     guardrails = sub.add_parser("guardrails", help="query-type classifier: cross-validated per-type P/R/F1 on its "
                                 "training set, per-type P/R on data/eval questions (classifier only)")
@@ -305,6 +329,12 @@ def _train_demo_model(args: argparse.Namespace) -> int:
     from regintel.bench.demo_model import main as demo_model_main
 
     return demo_model_main(args)
+
+
+def _train_citations(args: argparse.Namespace) -> int:
+    from regintel.bench.citations import main as citations_main
+
+    return citations_main(args)
 
 
 def _train_ranker(args: argparse.Namespace) -> int:

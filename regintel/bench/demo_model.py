@@ -198,6 +198,7 @@ def build(index: Any, seed: int = 7, log: Callable[..., None] = print, adapter_s
     questions, vectors = data.label(base + checks)
     by_fold = fold_adapters(data, questions, vectors, seed, adapter_seeds)
     report: dict[str, Any] = {"training_questions": len(questions), "check_questions": len(checks)}
+    report["_fold_adapters"] = by_fold  # (taken out by main: not part of the printed report)
     rows = [[i for i, q in enumerate(questions) if q.fold == fold] for fold in range(FOLDS)]
     out_of_fold = [compare(data, [questions[i] for i in r], vectors[r], by_fold[fold]) for fold, r in enumerate(rows)]
     report["out_of_fold"] = {key: _pooled([o[key] for o in out_of_fold]) for key in out_of_fold[0]}
@@ -240,13 +241,35 @@ def train_ranker(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE) -> 
                                       size=ensemble, weights=[WEIGHTS[g.dataset] for g in groups]))
 
 
-def out_of_fold(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE) -> dict[int, np.ndarray]:
-    """id(group) -> its scores by the ranker trained on the other folds (pseudo-queries in every fold)."""
+def out_of_fold(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE,
+                models: dict[int, Any] | None = None) -> dict[int, np.ndarray]:
+    """id(group) -> its scores by the ranker trained on the other folds (pseudo-queries in every fold); ``models``,
+    when given, receives fold -> that ranker."""
     scores = {}
     for fold in range(FOLDS):
         model = train_ranker([g for g in groups if g.fold != fold], seed, ensemble)
         scores.update({id(g): model.score(g.features) for g in groups if g.fold == fold})
+        if models is not None:
+            models[fold] = model
     return scores
+
+
+def write_fold_models(directory: Path, model_file: Path, corpus: str, models: dict[int, Any],
+                      adapters: dict[int, QueryAdapter], training: dict[str, Any]) -> list[Path]:
+    """One model file per fold (``fold-<f>.json``, a copy of ``model_file`` whose demo corpus model is that fold's
+    ranker and adapter, neither of which saw the fold's questions): the world in which a later learner
+    (``python -m regintel.bench train-citations --fold-models``) sees the fold's questions as a held-back
+    question is seen, instead of ranked by a model trained on them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fold, model in sorted(models.items()):
+        path = directory / f"fold-{fold}.json"
+        write_text_atomically(path, Path(model_file).read_text(encoding="utf-8"))
+        model.adapters = {corpus: adapters[fold]}
+        model.training = {**training, "fold": fold, "trained_without_fold": fold}
+        write_corpus_model(path, corpus, model)
+        written.append(path)
+    return written
 
 
 def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> float:
@@ -295,8 +318,10 @@ def main(args: Any) -> int:
         groups = collect(index, items, adapter, cross_fitted)
         corpus = index.passages_version
         passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
+    fold_adapters_of = report.pop("_fold_adapters")
     training = [g for g in groups if g.dataset != "demo-test"]
-    scores = out_of_fold(training, args.seed, ensemble)
+    fold_models: dict[int, Any] = {}
+    scores = out_of_fold(training, args.seed, ensemble, fold_models)
     labelled = [g for g in training if id(g) in scores]
     report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
     level = confident_level_of(training, scores)
@@ -312,6 +337,10 @@ def main(args: Any) -> int:
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare_rankings(test, [model.score(g.features) for g in test])
     report["confident_at"] = level
+    if getattr(args, "fold_models", None):
+        source = Path(args.out) if args.out else bench_settings(None).ranker_model
+        report["fold_models"] = [str(p) for p in write_fold_models(Path(args.fold_models), source, corpus, fold_models,
+                                                                   fold_adapters_of, model.training)]
     if args.write:
         path = Path(args.out) if args.out else bench_settings(None).ranker_model
         write_corpus_model(path, corpus, model)

