@@ -188,11 +188,31 @@ def test_fold_model_files_each_carry_the_model_that_did_not_see_their_fold(tmp_p
     assert json.loads(source.read_text(encoding="utf-8")) == original
 
 
+@pytest.mark.parametrize("command, option", [("train-citations", "--folds"), ("train-ranker", "--folds"),
+                                             ("guardrails", "--folds")])
 @pytest.mark.parametrize("value", ["1", "0", "x"])
-def test_train_citations_refuses_fewer_than_two_folds_when_parsed(value, capsys):
+def test_cross_fitting_commands_refuse_fewer_than_two_folds_when_parsed(command, option, value, capsys):
     from regintel.bench.__main__ import build_parser
 
     with pytest.raises(SystemExit) as raised:
-        build_parser().parse_args(["train-citations", "--folds", value])
-    assert raised.value.code == 2 and "--folds" in capsys.readouterr().err
-    assert build_parser().parse_args(["train-citations", "--folds", "3"]).folds == 3
+        build_parser().parse_args([command, option, value])
+    assert raised.value.code == 2 and option in capsys.readouterr().err
+    assert build_parser().parse_args([command, option, "3"]).folds == 3
+
+
+@pytest.mark.parametrize("command, option", [("load", "--sessions"), ("load", "--turns"), ("load", "--tenants"),
+                                             ("load", "--processes"), ("conversation", "--turns"),
+                                             ("train-ranker", "--candidates"), ("answers", "--limit"),
+                                             ("retrieval", "--k"), ("chat", "--limit"), ("train-citations", "--limit")])
+def test_bench_counts_below_one_are_refused_when_parsed(command, option, capsys):
+    required = {"retrieval": ["--passages", "p.jsonl", "--questions", "q.json"], "chat": ["--questions", "q.json"]}
+    """`load --sessions 0` or `answers --limit -1` is said to be wrong by the parser, not met as an empty run or a
+    crash minutes later."""
+    from regintel.bench.__main__ import build_parser
+
+    for value in ("0", "-1"):
+        with pytest.raises(SystemExit) as raised:
+            build_parser().parse_args([command, *required.get(command, []), option, value])
+        assert raised.value.code == 2 and option in capsys.readouterr().err
+    parsed = build_parser().parse_args([command, *required.get(command, []), option, "2"])
+    assert getattr(parsed, option[2:].replace("-", "_")) == 2

@@ -12,8 +12,8 @@ from regintel.config import get_settings
 
 
 def positive_int(text: str) -> int:
-    """An argparse type for counts that must be at least one (boosters, adapter seeds): refused when parsed, before
-    any of the minutes a training run takes."""
+    """An argparse type for counts that must be at least one (boosters, adapter seeds, sessions, turns, candidates,
+    limits): refused when parsed, before any of the minutes a bench or training run takes."""
     try:
         value = int(text)
     except ValueError:
@@ -132,12 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     retrieval.add_argument("--passages", required=True)
     retrieval.add_argument("--questions", required=True)
     retrieval.add_argument("--mode", choices=["bm25", "dense", "hybrid"], default="hybrid")
-    retrieval.add_argument("--k", type=int, default=10)
-    retrieval.add_argument("--limit", type=int)
+    retrieval.add_argument("--k", type=positive_int, default=10)
+    retrieval.add_argument("--limit", type=positive_int)
     retrieval.add_argument("--fusion", choices=["rrf", "score"])
     retrieval.add_argument("--dense-weight", type=float)
     retrieval.add_argument("--bm25-weight", type=float)
-    retrieval.add_argument("--rrf-k", type=int)
+    retrieval.add_argument("--rrf-k", type=positive_int)
     retrieval.add_argument("--ranker", help="re-rank with this learned ranker model (in-sample on the files it was "
                            "trained on: quality figures of a trained ranker come from train-ranker's out-of-fold run)")
     retrieval.add_argument("--json", action="store_true", help="print one JSON object last")
@@ -146,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     llm = sub.add_parser("llm", help="time to first chunk / total per turn; verbatim rate of offline answers")
     llm.add_argument("--passages", help="ObliQA-schema passages (default: the demo corpus index)")
     llm.add_argument("--questions", help="ObliQA-schema questions")
-    llm.add_argument("--limit", type=int, default=200)
-    llm.add_argument("--k", type=int, default=5)
+    llm.add_argument("--limit", type=positive_int, default=200)
+    llm.add_argument("--k", type=positive_int, default=5)
     llm.add_argument("--json", action="store_true")
     llm.set_defaults(func=_llm)
 
@@ -162,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     parse.set_defaults(func=_parse)
 
     graph = sub.add_parser("graph", help="resolve-or-create throughput, key lookups, change detection cost")
-    graph.add_argument("--concepts", type=int, default=10_000)
-    graph.add_argument("--resolve", type=int, default=2000, help="resolve_or_create calls to time")
+    graph.add_argument("--concepts", type=positive_int, default=10_000)
+    graph.add_argument("--resolve", type=positive_int, default=2000, help="resolve_or_create calls to time")
     graph.add_argument("--neo4j-url", help="also benchmark this Neo4j (default: REGINTEL_TEST_NEO4J_URL)")
     graph.add_argument("--json", action="store_true")
     graph.set_defaults(func=_graph)
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="whole chat turns: latency, response modes, citation precision/recall, verification")
     chat.add_argument("--questions", required=True, help="ObliQA-schema questions (gold_pids)")
     chat.add_argument("--passages", help="ObliQA-schema passages (default: passages.jsonl beside the questions)")
-    chat.add_argument("--limit", type=int, default=200)
+    chat.add_argument("--limit", type=positive_int, default=200)
     chat.add_argument("--cache-probe", type=int, default=20, help="questions asked again to time cache hits")
     chat.add_argument("--graph", action="store_true", help="capture concepts into the embedded graph too")
     chat.add_argument("--json", action="store_true")
@@ -188,10 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
     extraction.set_defaults(func=_extraction)
 
     load = sub.add_parser("load", help="concurrent conversations (threads, processes, Gradio API), latency, locks, loss audit")
-    load.add_argument("--sessions", type=int, default=20, help="conversations running at once")
-    load.add_argument("--turns", type=int, default=5, help="turns per conversation")
-    load.add_argument("--tenants", type=int, default=4, help="tenants the sessions are spread over")
-    load.add_argument("--processes", type=int, default=4, help="processes of the 'processes' mode")
+    load.add_argument("--sessions", type=positive_int, default=20, help="conversations running at once")
+    load.add_argument("--turns", type=positive_int, default=5, help="turns per conversation")
+    load.add_argument("--tenants", type=positive_int, default=4, help="tenants the sessions are spread over")
+    load.add_argument("--processes", type=positive_int, default=4, help="processes of the 'processes' mode")
     load.add_argument("--modes", default="threads,processes,gradio", help="comma-separated: threads, processes, gradio")
     load.add_argument("--postgres-url", default=os.environ.get("REGINTEL_TEST_POSTGRES_URL", ""),
                       help="also run against this PostgreSQL server, in a database created for the run "
@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     answers.add_argument("--split", choices=["test", "dev", "all"], default="test",
                          help="test: the held-back split (default); dev: the split that may be tuned on")
     answers.add_argument("--kind", choices=["answerable", "offcorpus", "forbidden"])
-    answers.add_argument("--limit", type=int)
+    answers.add_argument("--limit", type=positive_int)
     answers.add_argument("--data-dir", help="scratch data directory (default: <REGINTEL_DATA_DIR>/bench/answers)")
     answers.add_argument("--quotes", help="gold quotes per item id (JSONL; default data/eval/quotes/gold_quotes.jsonl): "
                          "scores whether answers quote the text that answers the question")
@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     guardrails.add_argument("--split", choices=["dev", "test", "all"], default="dev",
                             help="data/eval split to score (default dev; test is the held-back split)")
     guardrails.add_argument("--train", help="training file (default data/guardrails/train.jsonl)")
-    guardrails.add_argument("--folds", type=int, default=5)
+    guardrails.add_argument("--folds", type=at_least_two, default=5)
     guardrails.add_argument("--l2", type=float, help="L2 strength to compare (default: the production value)")
     guardrails.add_argument("--show-errors", action="store_true", help="list the cross-validation errors (training questions)")
     guardrails.add_argument("--json", action="store_true", help="print one JSON object last")
@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     conversation = sub.add_parser("conversation", help="a scripted 10-turn topic-switching conversation: fresh "
                                   "passages reaching the model per turn, empty answers")
     conversation.add_argument("--data-dir", help="scratch data directory (default: the answers bench's)")
-    conversation.add_argument("--turns", type=int, default=10)
+    conversation.add_argument("--turns", type=positive_int, default=10)
     conversation.add_argument("--json", action="store_true", help="print one JSON object last")
     conversation.set_defaults(func=_conversation)
 
@@ -279,12 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "obliqa_mp_dev.jsonl and crossrefs.jsonl")
     ranker.add_argument("--data-dir", help="scratch data directory of the demo corpus (default: the answers bench's)")
     ranker.add_argument("--out", help="where to save the model (default: the ranker_model setting)")
-    ranker.add_argument("--folds", type=int, default=5)
+    ranker.add_argument("--folds", type=at_least_two, default=5)
     ranker.add_argument("--seed", type=int, default=7)
     ranker.add_argument("--ensemble", type=positive_int, default=None,
                         help="boosters of consecutive seeds (from --seed) whose scores are averaged "
                              "(default: regintel.retrieval.ranker.ENSEMBLE_SIZE); 1: one")
-    ranker.add_argument("--candidates", type=int, default=100, help="first-stage candidates per question")
+    ranker.add_argument("--candidates", type=positive_int, default=100, help="first-stage candidates per question")
     ranker.add_argument("--demo-weight", type=float, default=5.0, help="weight of a demo dev question in training")
     ranker.add_argument("--train-weight", type=float, default=5.0,
                         help="weight of a training question of data/ranker/questions in training")
@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--check-weight", type=float, default=0.0,
                         help="weight of a check question of data/eval/checks (not held back) in training; 0 (the "
                              "committed model's): none, they stay out-of-sample checks")
-    ranker.add_argument("--limit", type=int, help="ObliQA questions per file (a quick run)")
+    ranker.add_argument("--limit", type=positive_int, help="ObliQA questions per file (a quick run)")
     ranker.add_argument("--obliqa-model", action="store_true",
                         help="also train a model for the ObliQA passages alone, with a query adapter learned from "
                              "its questions, saved in the model file as their corpus model")
