@@ -57,6 +57,17 @@ def test_a_choice_cites_at_most_the_maximum_and_nothing_without_a_quote():
     assert choose_articles([candidate("x", False)], [0.99], 0.1, 0.1) == []
 
 
+def test_an_overview_keeps_every_article_it_lists():
+    """"What rights does the data subject have?" quotes the opening of each article headed "Right ..." (more than
+    three): a choice never cuts them."""
+    from regintel.llm.citation_choice import METHODS
+
+    overview = [candidate(f"a{n}", True, method=METHODS.index("overview")) for n in range(5)]
+    assert choose_articles(overview, [0.0] * 5, keep_at=0.5, add_at=0.5) == [f"a{n}" for n in range(5)]
+    selection = Selection(["unit"], "overview")
+    assert CitationChooser(TableBooster({}), 0.5, 0.5).choose(None, None, selection) is selection
+
+
 # -- the features -------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def breach_sources():

@@ -38,6 +38,9 @@ FORMAT_VERSION = 1
 CANDIDATE_ARTICLES = 6  # retrieval's first articles of the turn that a choice may cite
 MAX_CITED_ARTICLES = 3  # an answer quotes at most this many articles after the choice
 METHODS = ("lexical", "embedding", "opening", "overview", "none")
+# selections whose articles are the answer itself: an overview quotes the opening of each article the question lists
+# ("What rights does the data subject have?": Articles 15 to 22), which a choice of three would cut
+KEPT_METHODS = ("overview",)
 SHAPES = ("definition", "list", "deadline", "general")
 FEATURES = (
     "rank", "similarity", "similarity_gap", "similarity_ratio",
@@ -193,8 +196,11 @@ def choose_articles(candidates: Sequence[Candidate], probabilities: Sequence[flo
                     add_at: float) -> list[str]:
     """The articles to cite: the quoted ones scoring at least ``keep_at`` and the unquoted readable ones scoring at
     least ``add_at``, best first, ``MAX_CITED_ARTICLES`` at most; when none qualifies, the best quoted one (an
-    answer the composer found is never emptied). Nothing when the composer quoted nothing."""
+    answer the composer found is never emptied). Nothing when the composer quoted nothing; the composer's articles
+    as they are for a selection of :data:`KEPT_METHODS`."""
     scored = list(zip(probabilities, candidates))
+    if any(c.features["method"] == METHODS.index(method) for c in candidates[:1] for method in KEPT_METHODS):
+        return [c.article for c in candidates if c.features["quoted"]]
     quoted = sorted(((p, c) for p, c in scored if c.features["quoted"]), key=lambda pc: -pc[0])
     if not quoted:
         return []
@@ -223,7 +229,7 @@ class CitationChooser:
     def choose(self, composer: Any, plan: Any, selection: Any) -> Any:
         """``selection`` with the units of the articles chosen: the composer's units of the kept articles, in its
         order, then each added article's sentences closest in meaning to the question or the part nearest it."""
-        if not selection.units:
+        if not selection.units or selection.method in KEPT_METHODS:
             return selection
         try:
             candidates = article_candidates(composer, plan, selection)
