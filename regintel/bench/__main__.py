@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     citations.add_argument("--fold-models", help="directory of train-demo-model --fold-models files: each question is "
                            "asked with the demo corpus model that did not see it (retrieval as on held-back questions)")
     citations.add_argument("--limit", type=positive_int, help="first N training questions (a quick run)")
-    citations.add_argument("--write", action="store_true", help="store the model (default data/ranker/citation_choice.json)")
+    citations.add_argument("--write", action="store_true", help="store the model (in --out)")
     citations.add_argument("--out", help="model file to write (default: the configured citation model)")
     citations.add_argument("--json", action="store_true", help="print one JSON object last")
     citations.set_defaults(func=_train_citations)

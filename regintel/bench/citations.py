@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from regintel.bench.answers import EVAL_DIR, EvalItem, bench_settings, load_items, source_matches
-from regintel.llm.citation_choice import (FEATURES, MODEL_PATH, Candidate, CitationChooser, article_candidates,
-                                          choose_articles)
+from regintel.llm.citation_choice import FEATURES, Candidate, CitationChooser, article_candidates, choose_articles
 
 HELD_OUT_CHECKS = ("unseen_mix.jsonl", "crosslingual_short.jsonl")
 ROUNDS = 200
@@ -228,7 +227,7 @@ def main(args: Any) -> int:
     chooser = CitationChooser(booster, keep_at, add_at, training)
     result = {"keep_at": keep_at, "add_at": add_at, **training, "written": None}
     if args.write:
-        out = Path(args.out) if args.out else MODEL_PATH
+        out = Path(args.out) if args.out else bench_settings(None).citation_model
         chooser.save(out)
         result["written"] = str(out)
     print(f"cross-fitted on {len(questions)} questions: composer {composer['hits']} hits, precision "

@@ -188,9 +188,11 @@ def fold_adapters(data: DemoAdapterData, questions: Sequence[LabelledQuestion], 
 
 
 def build(index: Any, seed: int = 7, log: Callable[..., None] = print, adapter_seeds: int = ADAPTER_SEEDS
-          ) -> tuple[QueryAdapter, dict[str, Any], dict[str, QueryAdapter], dict[str, list[Any]]]:
-    """(the adapter trained on every training question, the report of the dense run alone, query -> the adapter
-    of the other folds for each training question, the training items by dataset)."""
+          ) -> tuple[QueryAdapter, dict[str, Any], dict[int, QueryAdapter], dict[str, QueryAdapter],
+                     dict[str, list[Any]]]:
+    """(the adapter trained on every training question, the report of the dense run alone, fold -> the adapter
+    trained on the other folds, query -> that adapter for each training question, the training items by
+    dataset)."""
     data = DemoAdapterData(index)
     embed = lambda texts: index.embedder.embed(texts, kind="query")  # noqa: E731
     base, checks, held_back, unseen = question_sets(embed)
@@ -198,7 +200,6 @@ def build(index: Any, seed: int = 7, log: Callable[..., None] = print, adapter_s
     questions, vectors = data.label(base + checks)
     by_fold = fold_adapters(data, questions, vectors, seed, adapter_seeds)
     report: dict[str, Any] = {"training_questions": len(questions), "check_questions": len(checks)}
-    report["_fold_adapters"] = by_fold  # (taken out by main: not part of the printed report)
     rows = [[i for i, q in enumerate(questions) if q.fold == fold] for fold in range(FOLDS)]
     out_of_fold = [compare(data, [questions[i] for i in r], vectors[r], by_fold[fold]) for fold, r in enumerate(rows)]
     report["out_of_fold"] = {key: _pooled([o[key] for o in out_of_fold]) for key in out_of_fold[0]}
@@ -211,7 +212,7 @@ def build(index: Any, seed: int = 7, log: Callable[..., None] = print, adapter_s
     dev = [i for i in base if i.split == "dev"]
     items = {"demo-dev": dev, "demo-train": [i for i in base if i.split != "dev"], "demo-check": checks,
              "demo-test": held_back}
-    return adapter, report, cross_fitted, items
+    return adapter, report, by_fold, cross_fitted, items
 
 
 def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cross_fitted: dict[str, QueryAdapter],
@@ -313,12 +314,11 @@ def main(args: Any) -> int:
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
         index = app.index
-        adapter, report, cross_fitted, items = build(index, args.seed, log, adapter_seeds)
+        adapter, report, by_fold, cross_fitted, items = build(index, args.seed, log, adapter_seeds)
         log("ranker features (each question searched with the adapter that did not see it) ...")
         groups = collect(index, items, adapter, cross_fitted)
         corpus = index.passages_version
         passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
-    fold_adapters_of = report.pop("_fold_adapters")
     training = [g for g in groups if g.dataset != "demo-test"]
     fold_models: dict[int, Any] = {}
     scores = out_of_fold(training, args.seed, ensemble, fold_models)
@@ -340,7 +340,7 @@ def main(args: Any) -> int:
     if getattr(args, "fold_models", None):
         source = Path(args.out) if args.out else bench_settings(None).ranker_model
         report["fold_models"] = [str(p) for p in write_fold_models(Path(args.fold_models), source, corpus, fold_models,
-                                                                   fold_adapters_of, model.training)]
+                                                                   by_fold, model.training)]
     if args.write:
         path = Path(args.out) if args.out else bench_settings(None).ranker_model
         write_corpus_model(path, corpus, model)

@@ -29,11 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from regintel.config import REPO_ROOT
-
 log = logging.getLogger(__name__)
 
-MODEL_PATH = REPO_ROOT / "data" / "ranker" / "citation_choice.json"
 FORMAT_VERSION = 1
 CANDIDATE_ARTICLES = 6  # retrieval's first articles of the turn that a choice may cite
 MAX_CITED_ARTICLES = 3  # an answer quotes at most this many articles after the choice
@@ -106,18 +103,22 @@ def article_candidates(composer: Any, plan: Any, selection: Any) -> list[Candida
 
     question_cosines = {a: best_cosine(plan.question, a) for a in chosen}
     part_cosines = {a: max([best_cosine(p.text, a) for p in parts], default=question_cosines[a]) for a in chosen}
-    coverages, heading_coverages = {}, {}
+    weights_in = {language: composer._ask_weights(whole, plan, language)
+                  for language in {first_passage[a].language for a in chosen}}
+    coverages, heading_coverages, best_sentences = {}, {}, {}
     for article in chosen:
         passage = first_passage[article]
-        weights = composer._ask_weights(whole, plan, passage.language)
+        weights = weights_in[passage.language]
         terms = set().union(*(p.terms for p in passages_of[article]))
         coverages[article] = composer.scorer.coverage(terms, weights) if weights else 0.0
         heading_coverages[article] = composer.scorer.coverage(passage.heading_terms, weights) if weights else 0.0
-    best_sentences = {a: _best_sentence_score(composer, whole, plan, passages_of[a]) for a in chosen}
+        best_sentences[article] = _best_sentence_score(composer, weights, passages_of[article])
     top_sentence = max(best_sentences.values()) or 1.0
     heading_cosines = _heading_cosines(composer, plan.question, [first_passage[a] for a in chosen])
     method = selection.method if selection.method in METHODS else "none"
     shape = plan.asks[0].shape if plan.asks and plan.asks[0].shape in SHAPES else "general"
+    two_things = float(composer._asks_two_things(plan))
+    best_question_cosine, best_part_cosine = max(question_cosines.values()), max(part_cosines.values())
     candidates = []
     for position, article in enumerate(chosen, start=1):
         passage = first_passage[article]
@@ -134,16 +135,16 @@ def article_candidates(composer: Any, plan: Any, selection: Any) -> list[Candida
             "method": METHODS.index(method),
             "asks": len(plan.asks),
             "comparison": float(plan.comparison),
-            "two_things": float(composer._asks_two_things(plan)),
+            "two_things": two_things,
             "shape": SHAPES.index(shape),
             "definitions_article": float(article in definitional or _is_definition_passage(passage)),
             "first_act": float(passage.source.document_id in related),
             "question_language": float(passage.language == plan.language),
             "question_cosine": question_cosines[article],
-            "question_cosine_gap": max(question_cosines.values()) - question_cosines[article],
+            "question_cosine_gap": best_question_cosine - question_cosines[article],
             "question_cosine_rank": _rank_among(list(question_cosines.values()), question_cosines[article]),
             "part_cosine": part_cosines[article],
-            "part_cosine_gap": max(part_cosines.values()) - part_cosines[article],
+            "part_cosine_gap": best_part_cosine - part_cosines[article],
             "part_cosine_rank": _rank_among(list(part_cosines.values()), part_cosines[article]),
             "word_coverage": coverages[article],
             "heading_coverage": heading_coverages[article],
@@ -163,12 +164,9 @@ def article_candidates(composer: Any, plan: Any, selection: Any) -> list[Candida
     return candidates
 
 
-def _best_sentence_score(composer: Any, ask: Any, plan: Any, passages: Sequence[Any]) -> float:
+def _best_sentence_score(composer: Any, weights: dict[str, float], passages: Sequence[Any]) -> float:
     """The composer's word score (BM25 x coverage x retrieval prior) of the article's best quotable sentence for the
-    whole question, in the article's language."""
-    if not passages:
-        return 0.0
-    weights = composer._ask_weights(ask, plan, passages[0].language)
+    whole question's ``weights`` in the article's language."""
     if not weights:
         return 0.0
     return max((composer.scorer.score(s, weights, p.title_terms).score for p in passages for s in p.segments
@@ -178,18 +176,8 @@ def _best_sentence_score(composer: Any, ask: Any, plan: Any, passages: Sequence[
 def _heading_cosines(composer: Any, question: str, passages: Sequence[Any]) -> list[float]:
     """Cosine of the question with each article's heading ("Article 33 — Notification of a personal data breach to
     the supervisory authority"), 0 without an embedding."""
-    headings = [p.source.heading or p.source.title or p.source.ref for p in passages]
-    if composer._embedder is None or not headings:
-        return [0.0] * len(passages)
-    import numpy as np
-
-    try:
-        query = composer._embedded([question], "query")[0]
-        vectors = composer._embedded(headings, "passage")
-    except Exception:  # noqa: BLE001 - no embedding: the feature is 0 for every candidate
-        return [0.0] * len(passages)
-    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-    return [float(v) for v in (vectors @ query) / np.where(norms == 0, 1.0, norms)]
+    cosines = composer.cosines(question, [p.source.heading or p.source.title or p.source.ref for p in passages])
+    return [0.0] * len(passages) if cosines is None else [float(c) for c in cosines]
 
 
 def choose_articles(candidates: Sequence[Candidate], probabilities: Sequence[float], keep_at: float,
@@ -199,7 +187,7 @@ def choose_articles(candidates: Sequence[Candidate], probabilities: Sequence[flo
     answer the composer found is never emptied). Nothing when the composer quoted nothing; the composer's articles
     as they are for a selection of :data:`KEPT_METHODS`."""
     scored = list(zip(probabilities, candidates))
-    if any(c.features["method"] == METHODS.index(method) for c in candidates[:1] for method in KEPT_METHODS):
+    if candidates and METHODS[int(candidates[0].features["method"])] in KEPT_METHODS:
         return [c.article for c in candidates if c.features["quoted"]]
     quoted = sorted(((p, c) for p, c in scored if c.features["quoted"]), key=lambda pc: -pc[0])
     if not quoted:
@@ -257,7 +245,7 @@ class CitationChooser:
         write_text_atomically(Path(path), json.dumps(self.to_document(), indent=1) + "\n")
 
     @classmethod
-    def load(cls, path: Path = MODEL_PATH) -> "CitationChooser | None":
+    def load(cls, path: Path) -> "CitationChooser | None":
         """The model in ``path``; None (the composer's choice stands) when it is missing, unreadable or made for
         other features."""
         path = Path(path)

@@ -2261,19 +2261,26 @@ class Composer:
         embedding."""
         read = [(segment, embedded) for passage in passages for segment, embedded in read_by_meaning(passage)
                 if only is None or only(segment)][:MAX_EMBEDDED_SENTENCES]
-        if not read or self._embedder is None:
+        if not read:
             return None
-        candidates = [segment for segment, _ in read]
+        cosines = self.cosines(text, [embedded for _, embedded in read])
+        return None if cosines is None else ([segment for segment, _ in read], cosines)
+
+    def cosines(self, text: str, texts: Sequence[str]) -> Any | None:
+        """The cosines of ``text`` (embedded as a query) with each of ``texts`` (embedded as passages); None without
+        texts or without an embedding."""
+        if not texts or self._embedder is None:
+            return None
         try:
             import numpy as np
 
             query = self._embedded([text], "query")[0]
-            vectors = self._embedded([embedded for _, embedded in read], "passage")
+            vectors = self._embedded(texts, "passage")
         except Exception as exc:  # noqa: BLE001 - no embedding: the answer says it was not found
             log.warning("offline answer: embedding unavailable (%s)", exc.__class__.__name__)
             return None
         norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
-        return candidates, (vectors @ query) / np.where(norms == 0, 1.0, norms)
+        return (vectors @ query) / np.where(norms == 0, 1.0, norms)
 
     def _embedded(self, texts: Sequence[str], kind: str) -> Any:
         """The vectors of ``texts``, each embedded once per composer: a several-part question reads each part against
