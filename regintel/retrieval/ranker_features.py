@@ -19,6 +19,7 @@ feature is retrained.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass, field
@@ -29,7 +30,12 @@ import numpy as np
 from regintel.retrieval.chunking import Chunk, article_number, is_definition
 from regintel.retrieval.corpus import authority_score
 from regintel.retrieval.fusion import ranks
+from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
+from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
+from regintel.retrieval.latent_terms import features as latent_features
 from regintel.text.analysis import fold, tokenize
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from regintel.retrieval.bm25_index import BM25Index
@@ -49,7 +55,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "language_match", "same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading",
     "question_terms", "definition_question",
     "gloss_coverage", "gloss_idf_coverage", "titles_cosine", "titles_cosine_gap",
-)
+) + LATENT_FEATURE_NAMES
 
 _NUMBER_RE = re.compile(r"\d+(?:[.\-/]\d+)*[a-z]?(?:\(\w{1,4}\))*")
 _REFERENCE_RE = re.compile(r"\b(?:article|art\.?|rule|section|paragraph|chapter|annex|artikel|artículo)\s+"
@@ -109,7 +115,8 @@ class FeatureBuilder:
 
     def __init__(self, chunks: Mapping[str, Chunk], bm25: "BM25Index",
                  references: Mapping[str, frozenset[str]] | None = None, vectors: "VectorLookup | None" = None,
-                 titles: Callable[[], Mapping[str, np.ndarray]] | None = None) -> None:
+                 titles: Callable[[], Mapping[str, np.ndarray]] | None = None,
+                 latent: LatentTerms | None = None, latent_encoder: LatentEncoder | None = None) -> None:
         self.chunks = chunks
         self.bm25 = bm25
         self.references = references or {}
@@ -118,6 +125,10 @@ class FeatureBuilder:
         self._terms: dict[str, _PassageTerms] = {}
         self._gloss_terms: dict[tuple[str, str], frozenset[str]] = {}
         self._cited_by: dict[str, set[str]] | None = None
+        # passages' latent terms (:mod:`latent_terms`; None: the three latent columns are missing values)
+        self.latent = latent
+        self.latent_encoder = latent_encoder if latent is not None else None
+        self._question_latent: dict[str, object] = {}  # question -> its latent terms (a compound turn asks again)
 
     # -- per passage ---------------------------------------------------------------------------------------------
     def passage_terms(self, chunk_id: str) -> _PassageTerms:
@@ -257,8 +268,29 @@ class FeatureBuilder:
                 len(unique), definition_question,
                 _share(own_terms, gloss), sum(w for token, w in own_idf.items() if token in gloss) / own_idf_total,
                 titles_cosines[row], best_titles - titles_cosines[row] if titles_cosines[row] else 1.0,
+                *((np.nan,) * len(LATENT_FEATURE_NAMES)),
             )
+        rows[:, -len(LATENT_FEATURE_NAMES):] = self._latent_columns(question, candidates)
         return rows
+
+    def _latent_columns(self, question: str, candidates: Sequence[str]) -> np.ndarray:
+        """The latent-term columns (missing values without passages' latent terms, or when encoding fails: a side
+        feature never breaks a search)."""
+        missing = np.full((len(candidates), len(LATENT_FEATURE_NAMES)), np.nan, dtype=np.float32)
+        if self.latent is None or self.latent_encoder is None:
+            return missing
+        try:
+            query = self._question_latent.get(question)
+            if query is None:
+                query = self.latent_encoder.encode([question])
+                if len(self._question_latent) >= 256:
+                    self._question_latent.pop(next(iter(self._question_latent)))
+                self._question_latent[question] = query
+            mass = float(query.multiply(query).sum())
+            return latent_features(self.latent.dots(candidates, query), mass)
+        except Exception as exc:  # noqa: BLE001 - the ranker reads missing values instead
+            log.warning("latent terms of the question not computed (%s: %s)", exc.__class__.__name__, exc)
+            return missing
 
     def _titles_cosines(self, candidates: Sequence[str], vector: np.ndarray | None, wanted: Sequence[bool]) -> np.ndarray:
         """The question's cosine with the titles vector of each ``wanted`` candidate (0 for the others and for a

