@@ -155,16 +155,14 @@ def test_an_index_without_them_takes_them_from_the_seed_when_it_holds_every_pass
     from regintel.retrieval.corpus import read_document_text, scan_corpus
     from regintel.retrieval.index_io import IndexPaths, read_latent_terms, seeded_latent_terms
 
-    settings = load_settings(data_dir=tmp_path / "data", latent_terms="always")
+    settings = load_settings(data_dir=tmp_path / "data")
     IndexPaths(settings).root.mkdir(parents=True)
     doc = next(d for d in scan_corpus(settings.corpus_dir).documents if d.id == "eu-gdpr")
     chunks = chunk_document(doc, read_document_text(doc.path), settings.chunk_max_chars, settings.chunk_min_chars,
                             settings.chunk_overlap_chars)
-    terms = seeded_latent_terms(settings, chunks, None)
+    terms = seeded_latent_terms(settings, chunks)
     assert terms is not None and terms.names == [c.chunk_id for c in chunks]
     assert read_latent_terms(IndexPaths(settings).latent_terms, chunks) is not None  # kept for the next start
     changed = [replace(chunks[0], text=chunks[0].text + " (amended)")] + chunks[1:]
-    assert seeded_latent_terms(settings, changed, None) is None
+    assert seeded_latent_terms(settings, changed) is None
     assert "not all in the seed" in caplog.text
-    never = settings.model_copy(update={"latent_terms": "never"})
-    assert seeded_latent_terms(never, chunks, None) is None

