@@ -142,7 +142,8 @@ def test_ingestion_writes_them_search_reads_them_and_a_damaged_file_only_costs_t
     assert np.isnan(damaged.features.matrix(question, stage, candidates)[:, -len(FEATURE_NAMES):]).all()
 
     never = ingest_corpus(settings.model_copy(update={"latent_terms": "never"}), embedder=embedder)
-    assert never.latent_terms == "not needed" and not path.exists()
+    assert never.latent_terms == "not needed" and not path.exists() and "latent" not in never.summary()
+    assert f"latent terms: {report.chunks} passages" in report.summary()
 
 
 def test_an_index_without_them_takes_them_from_the_seed_when_it_holds_every_passage(tmp_path, caplog):

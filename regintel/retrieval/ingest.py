@@ -41,6 +41,7 @@ from regintel.retrieval.word_translation import corpus_vocabularies
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (phase, done, total)
+NOT_NEEDED = "not needed"  # the corpus's ranker does not read latent terms: none computed, nothing said
 
 
 @dataclass
@@ -75,7 +76,7 @@ class IngestReport:
             f"{self.upserted} new or changed, {self.unchanged} unchanged, {self.deleted} removed, "
             f"{self.embedded} embeddings computed ({self.embed_seconds:.1f} s), "
             f"{self.sentences_embedded} of sentences, seed cache: {self.seed_cache}"
-            + (f", latent terms: {self.latent_terms}" if self.latent_terms else ""),
+            + (f", latent terms: {self.latent_terms}" if self.latent_terms not in ("", NOT_NEEDED) else ""),
             f"rules graph: {self.graph}",
         ]
         if self.calibration:
@@ -305,7 +306,7 @@ def write_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[C
     try:
         if not latent_terms_wanted(settings, version, chunks):
             paths.latent_terms.unlink(missing_ok=True)
-            return "not needed"
+            return NOT_NEEDED
         seed = LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)
         previous = LatentTerms.load(paths.latent_terms)
         step = (lambda done, total: progress("latent terms", done, total)) if progress else None
