@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numpy as np
 import pytest
 
@@ -167,3 +168,70 @@ def test_an_index_without_them_takes_them_from_the_seed_when_it_holds_every_pass
     changed = [replace(chunks[0], text=chunks[0].text + " (amended)")] + chunks[1:]
     assert seeded_latent_terms(settings, changed) is None
     assert "not all in the seed" in caplog.text
+
+
+class CountingSparseModel:
+    """A stand-in for the embedder's sparse head: one feature per text length, counting what it encodes, failing
+    after ``fail_after`` texts (an interrupted run)."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.encoded: list[str] = []
+        self.fail_after = fail_after
+
+    def sparse_terms(self, texts, top_k):
+        from scipy import sparse
+
+        if self.fail_after is not None and len(self.encoded) + len(texts) > self.fail_after:
+            raise KeyboardInterrupt
+        self.encoded += list(texts)
+        rows = [[float(len(t) % 7 + 1) if j == len(t) % 5 else 0.0 for j in range(5)] for t in texts]
+        return sparse.csr_matrix(np.array(rows, dtype=np.float32))
+
+
+def bench_passages(count: int):
+    from regintel.retrieval.chunking import Chunk
+
+    return [Chunk(chunk_id=f"p{i}", document_id="d", title="Rulebook", ref=f"{i}.1", heading="", section_path="",
+                  text=f"Rule {i}: a person must keep records for {i} years.", jurisdiction="", language="en",
+                  authority_level=1, source_url="", position=i, parent=f"d:{i}") for i in range(count)]
+
+
+def test_the_bench_index_encodes_latent_terms_once_and_an_interrupted_run_resumes(tmp_path):
+    """`open_bench_index(latent=True)` (train-ranker's ObliQA index): ObliQA's 13,732 passages take an hour, so the
+    file is saved block by block; a second run encodes only what is missing, a third (or a changed passage) little."""
+    from regintel.bench.retrieval import bench_latent_terms
+
+    passages, path = bench_passages(7), tmp_path / "latent_terms.npz"
+    interrupted = CountingSparseModel(fail_after=5)
+    with pytest.raises(KeyboardInterrupt):
+        bench_latent_terms(passages, path, interrupted, block=3)
+    assert len(interrupted.encoded) == 3 and LatentTerms.load(path).names == ["p0", "p1", "p2"]
+
+    resumed = CountingSparseModel()
+    terms = bench_latent_terms(passages, path, resumed, block=3)
+    assert len(resumed.encoded) == 4 and terms.names == [p.chunk_id for p in passages]
+    assert LatentTerms.load(path).names == terms.names
+
+    again = CountingSparseModel()
+    assert (bench_latent_terms(passages, path, again, block=3).matrix != terms.matrix).nnz == 0
+    assert again.encoded == []
+    passages[4] = dataclasses.replace(passages[4], text=passages[4].text + " Amended.")
+    changed = CountingSparseModel()
+    bench_latent_terms(passages, path, changed, block=3)
+    assert changed.encoded == [passage_text("", passages[4].text)]
+
+
+def test_the_retrieval_bench_reads_latent_terms_when_its_ranker_does(tmp_path):
+    from regintel.bench.retrieval import ranker_reads_latent
+    from regintel.config import load_settings
+    from regintel.retrieval.ranker import LearnedRanker
+
+    auto = load_settings(data_dir=tmp_path, latent_terms="auto")
+    plain = LearnedRanker([], ["first_stage_score"], 0, {})
+    reading = LearnedRanker([], ["first_stage_score", *FEATURE_NAMES], 0, {})
+    assert not ranker_reads_latent(auto, None) and not ranker_reads_latent(auto, plain)
+    assert ranker_reads_latent(auto, reading)
+    plain.corpus_models["v1"] = reading  # a corpus model reading them is enough
+    assert ranker_reads_latent(auto, plain)
+    assert not ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="never"), reading)
+    assert ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="always"), None)

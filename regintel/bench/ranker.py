@@ -133,11 +133,13 @@ def collect_obliqa(index: Any, questions_path: Path, dataset: str, candidates: i
 
 
 def open_obliqa(settings: Settings, obliqa_dir: Path) -> Any:
-    """The ObliQA passages' search index (vectors cached between runs) with ObliQA-XRef as its citation graph."""
+    """The ObliQA passages' search index (vectors cached between runs) with ObliQA-XRef as its citation graph, and
+    their latent terms unless the setting says ``never`` (a model trained here reads them; the first run encodes
+    them, about an hour)."""
     from regintel.bench.obliqa import obliqa_references
     from regintel.bench.retrieval import open_bench_index
 
-    index = open_bench_index(settings, obliqa_dir / "passages.jsonl").index
+    index = open_bench_index(settings, obliqa_dir / "passages.jsonl", latent=settings.latent_terms != "never").index
     index.references = obliqa_references(obliqa_dir / "crossrefs.jsonl")
     return index
 
@@ -287,15 +289,18 @@ def collect_demo(data_dir: Path | None, candidates: int, log: Callable[..., None
     dataset name: demo-dev, demo-test, demo-train), its pseudo-queries of ``pseudo_kinds`` (dataset
     "demo-pseudo") and, ``with_checks``, the check questions (:func:`check_questions`, dataset "demo-check")."""
     from regintel.bench.answers import bench_settings, default_files, load_items
+    from regintel.config import load_settings
     from regintel.runtime import RegIntel
 
-    settings = bench_settings(data_dir, ranker_model=Path(""))
+    # latent terms as for ObliQA (a model trained here reads them), unless the setting says never
+    latent = "never" if load_settings().latent_terms == "never" else "always"
+    settings = bench_settings(data_dir, ranker_model=Path(""), latent_terms=latent)
     items = [i for i in load_items(default_files()) if i.kind == "answerable" and i.split in ("dev", "test")]
     items += [i for i in load_items(sorted(TRAIN_QUESTIONS_DIR.glob("*.jsonl"))) if i.kind == "answerable"
               and i.split == "train"]
     groups = []
     with RegIntel(settings, graph=None) as app:
-        if app.index_or_none() is None:
+        if app.index_or_none() is None or (latent == "always" and app.index.latent is None):
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
         index = app.index

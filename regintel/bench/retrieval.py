@@ -1,7 +1,9 @@
 """Retrieval benchmark over files in the ObliQA schema: Recall@k, MAP@k, indexing throughput, query latency.
 
 The passages are indexed into the benchmark's own store under ``<data_dir>/bench/`` (Chroma + BM25, keyed by the
-passages file's hash); vectors come from the shared embedding cache, so a second run embeds nothing.
+passages file's hash); vectors come from the shared embedding cache, so a second run embeds nothing. A ranker that
+reads latent terms (:mod:`regintel.retrieval.latent_terms`) gets them from ``latent_terms.npz`` in the same folder,
+encoded on the first run that needs them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from regintel.bench.metrics import mean_metrics, percentile
 from regintel.bench.obliqa import load_passages, load_questions, obliqa_references
 from regintel.config import Settings
 from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval import latent_terms
 from regintel.retrieval.index_io import make_embedder
 from regintel.retrieval.ingest import VectorSync, sync_vectors
+from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.ranker import LearnedRanker
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore, make_chroma_client
@@ -42,9 +46,10 @@ class BenchIndex:
 
 
 def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConfig | None = None,
-                     dense: bool = True) -> BenchIndex:
+                     dense: bool = True, latent: bool = False) -> BenchIndex:
     """Index an ObliQA-schema passages file in ``<data_dir>/bench/<file key>`` (vectors persist between runs, so
-    only new passages are embedded) and return the hybrid SearchIndex over it."""
+    only new passages are embedded) and return the hybrid SearchIndex over it; ``latent``: with the passages'
+    latent terms (:func:`bench_latent_terms`)."""
     passages = load_passages(passages_path)
     store_dir = settings.data_dir / "bench" / _file_key(passages_path)
     embedder = make_embedder(settings)
@@ -59,8 +64,37 @@ def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConf
     bm25 = BM25Index()
     bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
     bm25_seconds = time.perf_counter() - bm25_started
-    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig())
+    terms = bench_latent_terms(passages, store_dir / latent_terms.FILE_NAME, embedder) if latent else None
+    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig(), latent=terms)
     return BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started)
+
+
+def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -> LatentTerms:
+    """The passages' latent terms, read from ``path`` and encoded where missing (about 0.2 s a passage: an hour for
+    ObliQA's 13,732 on 2 cores), the file saved after each ``block`` passages so an interrupted first run resumes."""
+    previous = LatentTerms.load(path)  # rows of an earlier (perhaps interrupted) run, used by text key
+    terms, _ = latent_terms.of_chunks(passages, [previous], None)
+    if terms is not None:
+        return terms
+    encoder = LatentEncoder(embedder)
+    bar = tqdm(total=len(passages), desc="latent terms", unit="passage", mininterval=5)
+    for end in range(min(block, len(passages)), len(passages) + block, block):
+        head = passages[: min(end, len(passages))]
+        terms, encoded = latent_terms.of_chunks(head, [previous, terms], encoder)
+        if encoded:
+            terms.save(path)
+        bar.update(len(head) - bar.n)
+    bar.close()
+    return terms
+
+
+def ranker_reads_latent(settings: Settings, model: LearnedRanker | None) -> bool:
+    """Whether the bench index needs latent terms: the setting (``always`` / ``never``), else (``auto``) whether a
+    model in the ranker file reads them."""
+    if settings.latent_terms != "auto":
+        return settings.latent_terms == "always"
+    return model is not None and any(latent_terms.reads_latent_terms(m.feature_names)
+                                     for m in (model, *model.corpus_models.values()))
 
 
 def raw_model_throughput(embedder, texts: list[str], sample: int = 128) -> float:
@@ -86,13 +120,17 @@ def run_retrieval_bench(
     ranker: Path | None = None,
 ) -> dict:
     questions = load_questions(questions_path)[: limit or None]
-    log(f"indexing the passages of {passages_path} ...")
-    built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25")
-    passages, index, embedder, sync = built.passages, built.index, built.index.embedder, built.sync
+    model = None
     if ranker is not None:
-        index.ranker = LearnedRanker.load(ranker)
-        if index.ranker is None:
+        model = LearnedRanker.load(ranker)
+        if model is None:
             raise SystemExit(f"the ranker model {ranker} cannot be used (see the warning above)")
+    log(f"indexing the passages of {passages_path} ...")
+    built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25",
+                             latent=model is not None and ranker_reads_latent(settings, model))
+    passages, index, embedder, sync = built.passages, built.index, built.index.embedder, built.sync
+    if model is not None:
+        index.ranker = model
         index.references = obliqa_references(Path(passages_path).with_name("crossrefs.jsonl"))
     bm25_seconds, index_seconds = built.bm25_seconds, built.index_seconds
     log(f"embedding {len(questions)} questions (cached after the first run) ...")
