@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow  # the bench command in a subprocess, embedding with the real model
@@ -42,3 +43,30 @@ def test_second_hybrid_run_embeds_nothing_and_limit_applies(tmp_path):
     assert second["passages_embedded_this_run"] == 0
     assert second["recall@10"] == first["recall@10"] and second["map@10"] == first["map@10"]
     assert second["fusion"]["method"] in {"rrf", "score"}
+
+
+def test_a_bench_index_with_latent_terms_feeds_them_to_the_ranker_features(tmp_path, monkeypatch):
+    """train-ranker's ObliQA index (`open_bench_index(latent=True)`): every passage has latent terms, stored beside
+    the bench index and read back by the next run, and the ranker's latent columns are filled for the candidates."""
+    from regintel.bench.retrieval import open_bench_index
+    from regintel.config import load_settings
+    from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_COLUMNS
+    from regintel.retrieval.ranker_features import FEATURE_NAMES
+
+    settings = load_settings(data_dir=tmp_path)
+    built = open_bench_index(settings, FIXTURE / "passages.jsonl", latent=True)
+    index = built.index
+    assert sorted(index.latent.names) == sorted(p.chunk_id for p in built.passages)
+    assert (built.store_dir / "latent_terms.npz").exists()
+    question = json.loads((FIXTURE / "questions.jsonl").read_text().splitlines()[0])["question"]
+    stage = index.first_stage(question, k=10)
+    ids = [cid for cid, _ in stage.ordered(20)]
+    columns = index.features.matrix(question, stage, ids)[:, [FEATURE_NAMES.index(n) for n in LATENT_COLUMNS]]
+    assert not np.isnan(columns).any() and columns[:, 1].max() == pytest.approx(1.0)
+
+    def no_encoding(*_args, **_kwargs):
+        raise AssertionError("the stored latent terms should have been read")
+
+    monkeypatch.setattr("regintel.retrieval.latent_terms.LatentEncoder.encode", no_encoding)
+    again = open_bench_index(settings, FIXTURE / "passages.jsonl", latent=True)
+    assert (again.index.latent.matrix != index.latent.matrix).nnz == 0

@@ -231,7 +231,7 @@ def test_the_retrieval_bench_reads_latent_terms_when_its_ranker_does(tmp_path):
     reading = LearnedRanker([], ["first_stage_score", *FEATURE_NAMES], 0, {})
     assert not ranker_reads_latent(auto, None) and not ranker_reads_latent(auto, plain)
     assert ranker_reads_latent(auto, reading)
-    plain.corpus_models["v1"] = reading  # a corpus model reading them is enough
-    assert ranker_reads_latent(auto, plain)
+    plain.corpus_models["v1"] = reading  # the corpus model serving these passages decides, not the shared one
+    assert ranker_reads_latent(auto, plain.for_corpus("v1")) and not ranker_reads_latent(auto, plain.for_corpus("v2"))
     assert not ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="never"), reading)
     assert ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="always"), None)

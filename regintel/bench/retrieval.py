@@ -43,6 +43,12 @@ class BenchIndex:
     sync: VectorSync
     bm25_seconds: float
     index_seconds: float
+    store_dir: Path
+
+    def with_latent_terms(self) -> None:
+        """Give the index its passages' latent terms (:func:`bench_latent_terms`), before its first search."""
+        self.index.latent = bench_latent_terms(self.passages, self.store_dir / latent_terms.FILE_NAME,
+                                               self.index.embedder)
 
 
 def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConfig | None = None,
@@ -64,9 +70,11 @@ def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConf
     bm25 = BM25Index()
     bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
     bm25_seconds = time.perf_counter() - bm25_started
-    terms = bench_latent_terms(passages, store_dir / latent_terms.FILE_NAME, embedder) if latent else None
-    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig(), latent=terms)
-    return BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started)
+    index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig())
+    built = BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started, store_dir)
+    if latent:
+        built.with_latent_terms()
+    return built
 
 
 def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -> LatentTerms:
@@ -89,12 +97,11 @@ def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -
 
 
 def ranker_reads_latent(settings: Settings, model: LearnedRanker | None) -> bool:
-    """Whether the bench index needs latent terms: the setting (``always`` / ``never``), else (``auto``) whether a
-    model in the ranker file reads them."""
+    """Whether the bench index needs latent terms: the setting (``always`` / ``never``), else (``auto``) whether the
+    model that ranks its passages reads them."""
     if settings.latent_terms != "auto":
         return settings.latent_terms == "always"
-    return model is not None and any(latent_terms.reads_latent_terms(m.feature_names)
-                                     for m in (model, *model.corpus_models.values()))
+    return model is not None and latent_terms.reads_latent_terms(model.feature_names)
 
 
 def raw_model_throughput(embedder, texts: list[str], sample: int = 128) -> float:
@@ -126,12 +133,14 @@ def run_retrieval_bench(
         if model is None:
             raise SystemExit(f"the ranker model {ranker} cannot be used (see the warning above)")
     log(f"indexing the passages of {passages_path} ...")
-    built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25",
-                             latent=model is not None and ranker_reads_latent(settings, model))
+    built = open_bench_index(settings, passages_path, fusion, dense=mode != "bm25")
     passages, index, embedder, sync = built.passages, built.index, built.index.embedder, built.sync
     if model is not None:
         index.ranker = model
         index.references = obliqa_references(Path(passages_path).with_name("crossrefs.jsonl"))
+        if ranker_reads_latent(settings, model.for_corpus(index.passages_version, index.passage_keys)):
+            log("latent terms of the passages (encoded on the first run that needs them) ...")
+            built.with_latent_terms()
     bm25_seconds, index_seconds = built.bm25_seconds, built.index_seconds
     log(f"embedding {len(questions)} questions (cached after the first run) ...")
     q_started = time.perf_counter()
