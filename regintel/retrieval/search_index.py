@@ -440,6 +440,8 @@ class SearchIndex:
     ) -> SearchResult:
         """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25". A hybrid search with a learned
         ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order."""
+        if mode == "hybrid" and self.latent is not None and self.ranker is not None:
+            self._prefetch_latent(question)
         stage = self.first_stage(question, k, filters, mode)
         currency = self.currency()
         if currency and not names_version_or_date(question):
@@ -541,6 +543,16 @@ class SearchIndex:
         if hidden:
             stage.fused = {cid: score for cid, score in stage.fused.items()
                            if self.chunks[cid].document_id not in hidden}
+
+    def _prefetch_latent(self, question: str) -> None:
+        """The question's latent terms start encoding beside the first stage. Its dense vector is embedded first
+        (the first stage then reads it from the cache) so that the two do not queue for the one model."""
+        try:
+            if self.embedder.cache is not None:
+                self.embedder.embed([question], kind="query")
+            self.features.prefetch_latent(question)
+        except Exception as exc:  # noqa: BLE001 - the features encode it themselves (or read it as missing)
+            log.warning("latent terms of the question not prefetched (%s: %s)", exc.__class__.__name__, exc)
 
     def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
         """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
