@@ -135,7 +135,7 @@ def collect_obliqa(index: Any, questions_path: Path, dataset: str, candidates: i
 def open_obliqa(settings: Settings, obliqa_dir: Path) -> Any:
     """The ObliQA passages' search index (vectors cached between runs) with ObliQA-XRef as its citation graph, and
     their latent terms unless the setting says ``never`` (a model trained here reads them; the first run encodes
-    them, about an hour)."""
+    them: two to three hours on 2 cores, resumable)."""
     from regintel.bench.obliqa import obliqa_references
     from regintel.bench.retrieval import open_bench_index
 

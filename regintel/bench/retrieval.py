@@ -78,8 +78,8 @@ def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConf
 
 
 def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -> LatentTerms:
-    """The passages' latent terms, read from ``path`` and encoded where missing (about 0.2 s a passage: an hour for
-    ObliQA's 13,732 on 2 cores), the file saved after each ``block`` passages so an interrupted first run resumes."""
+    """The passages' latent terms, read from ``path`` and encoded where missing (0.5-1 s a passage on one core:
+    ObliQA's 13,732 take hours), the file saved after each ``block`` passages so an interrupted first run resumes."""
     previous = LatentTerms.load(path)  # rows of an earlier (perhaps interrupted) run, used by text key
     terms, _ = latent_terms.of_chunks(passages, [previous], None)
     if terms is not None:
