@@ -8,7 +8,8 @@ unlike the dense cosine it is not one pooled direction: a passage scores by the 
 token by token. Read as three ranker features (``FEATURE_NAMES``), it puts a gold article first for 2.5-3 points
 more of the demo corpus's training questions, out of fold, and a gold article in the first 3-10 for 1.3-2 points more
 of the held-back ones (three seeds); the held-back first article and answers did not move beyond a retrain's spread,
-so the committed models do not read it yet (docs/benchmarks.md, session 72).
+so the committed models do not read it yet (docs/benchmarks.md, session 72); the ObliQA corpus model trained with it
+was no better out of fold (session 73).
 
 Encoding is slow: a long passage costs about 0.4 s on 2 cores (four times its dense embedding; a question ~20 ms).
 So passages are encoded at ingestion, and only for a corpus whose ranker reads these features (``wanted``); the
