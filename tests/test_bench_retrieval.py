@@ -46,7 +46,7 @@ def test_second_hybrid_run_embeds_nothing_and_limit_applies(tmp_path):
 
 
 def test_a_bench_index_with_latent_terms_feeds_them_to_the_ranker_features(tmp_path, monkeypatch):
-    """train-ranker's ObliQA index (`open_bench_index(latent=True)`): every passage has latent terms, stored beside
+    """train-ranker's ObliQA index (`open_bench_index(...).with_latent_terms()`): every passage has latent terms, stored beside
     the bench index and read back by the next run, and the ranker's latent columns are filled for the candidates."""
     from regintel.bench.retrieval import open_bench_index
     from regintel.config import load_settings
@@ -54,7 +54,8 @@ def test_a_bench_index_with_latent_terms_feeds_them_to_the_ranker_features(tmp_p
     from regintel.retrieval.ranker_features import FEATURE_NAMES
 
     settings = load_settings(data_dir=tmp_path)
-    built = open_bench_index(settings, FIXTURE / "passages.jsonl", latent=True)
+    built = open_bench_index(settings, FIXTURE / "passages.jsonl")
+    built.with_latent_terms()
     index = built.index
     assert sorted(index.latent.names) == sorted(p.chunk_id for p in built.passages)
     assert (built.store_dir / "latent_terms.npz").exists()
@@ -68,5 +69,6 @@ def test_a_bench_index_with_latent_terms_feeds_them_to_the_ranker_features(tmp_p
         raise AssertionError("the stored latent terms should have been read")
 
     monkeypatch.setattr("regintel.retrieval.latent_terms.LatentEncoder.encode", no_encoding)
-    again = open_bench_index(settings, FIXTURE / "passages.jsonl", latent=True)
+    again = open_bench_index(settings, FIXTURE / "passages.jsonl")
+    again.with_latent_terms()
     assert (again.index.latent.matrix != index.latent.matrix).nnz == 0

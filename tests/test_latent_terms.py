@@ -197,7 +197,7 @@ def bench_passages(count: int):
 
 
 def test_the_bench_index_encodes_latent_terms_once_and_an_interrupted_run_resumes(tmp_path):
-    """`open_bench_index(latent=True)` (train-ranker's ObliQA index): ObliQA's 13,732 passages take an hour, so the
+    """`BenchIndex.with_latent_terms` (train-ranker's ObliQA index): ObliQA's 13,732 passages take an hour, so the
     file is saved block by block; a second run encodes only what is missing, a third (or a changed passage) little."""
     from regintel.bench.retrieval import bench_latent_terms
 
@@ -222,17 +222,20 @@ def test_the_bench_index_encodes_latent_terms_once_and_an_interrupted_run_resume
 
 
 def test_the_retrieval_bench_reads_latent_terms_when_its_ranker_does(tmp_path):
-    from regintel.bench.retrieval import ranker_reads_latent
+    from regintel.retrieval.index_io import latent_terms_wanted
     from regintel.config import load_settings
     from regintel.retrieval.ranker import LearnedRanker
 
     auto = load_settings(data_dir=tmp_path, latent_terms="auto")
     plain = LearnedRanker([], ["first_stage_score"], 0, {})
     reading = LearnedRanker([], ["first_stage_score", *FEATURE_NAMES], 0, {})
+    def ranker_reads_latent(settings, model, version="v0"):  # the retrieval bench's question for its passages
+        return latent_terms_wanted(settings, version, [], model)
+
     assert not ranker_reads_latent(auto, None) and not ranker_reads_latent(auto, plain)
     assert ranker_reads_latent(auto, reading)
     plain.corpus_models["v1"] = reading  # the corpus model serving these passages decides, not the shared one
-    assert ranker_reads_latent(auto, plain.for_corpus("v1")) and not ranker_reads_latent(auto, plain.for_corpus("v2"))
+    assert ranker_reads_latent(auto, plain, "v1") and not ranker_reads_latent(auto, plain, "v2")
     assert not ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="never"), reading)
     assert ranker_reads_latent(load_settings(data_dir=tmp_path, latent_terms="always"), None)
 

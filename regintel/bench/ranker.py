@@ -139,7 +139,10 @@ def open_obliqa(settings: Settings, obliqa_dir: Path) -> Any:
     from regintel.bench.obliqa import obliqa_references
     from regintel.bench.retrieval import open_bench_index
 
-    index = open_bench_index(settings, obliqa_dir / "passages.jsonl", latent=settings.latent_terms != "never").index
+    built = open_bench_index(settings, obliqa_dir / "passages.jsonl")
+    if settings.latent_terms != "never":
+        built.with_latent_terms()
+    index = built.index
     index.references = obliqa_references(obliqa_dir / "crossrefs.jsonl")
     return index
 

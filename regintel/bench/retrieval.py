@@ -23,7 +23,7 @@ from regintel.bench.obliqa import load_passages, load_questions, obliqa_referenc
 from regintel.config import Settings
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval import latent_terms
-from regintel.retrieval.index_io import make_embedder
+from regintel.retrieval.index_io import latent_terms_wanted, make_embedder
 from regintel.retrieval.ingest import VectorSync, sync_vectors
 from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.ranker import LearnedRanker
@@ -52,10 +52,10 @@ class BenchIndex:
 
 
 def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConfig | None = None,
-                     dense: bool = True, latent: bool = False) -> BenchIndex:
+                     dense: bool = True) -> BenchIndex:
     """Index an ObliQA-schema passages file in ``<data_dir>/bench/<file key>`` (vectors persist between runs, so
-    only new passages are embedded) and return the hybrid SearchIndex over it; ``latent``: with the passages'
-    latent terms (:func:`bench_latent_terms`)."""
+    only new passages are embedded) and return the hybrid SearchIndex over it (latent terms:
+    :meth:`BenchIndex.with_latent_terms`)."""
     passages = load_passages(passages_path)
     store_dir = settings.data_dir / "bench" / _file_key(passages_path)
     embedder = make_embedder(settings)
@@ -71,10 +71,7 @@ def open_bench_index(settings: Settings, passages_path: Path, fusion: FusionConf
     bm25.build([p.chunk_id for p in passages], [p.index_text for p in passages], ["en"] * len(passages))
     bm25_seconds = time.perf_counter() - bm25_started
     index = SearchIndex(passages, bm25, store, embedder, fusion or FusionConfig())
-    built = BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started, store_dir)
-    if latent:
-        built.with_latent_terms()
-    return built
+    return BenchIndex(passages, index, sync, bm25_seconds, time.perf_counter() - started, store_dir)
 
 
 def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -> LatentTerms:
@@ -94,14 +91,6 @@ def bench_latent_terms(passages: list, path: Path, embedder, block: int = 500) -
         bar.update(len(head) - bar.n)
     bar.close()
     return terms
-
-
-def ranker_reads_latent(settings: Settings, model: LearnedRanker | None) -> bool:
-    """Whether the bench index needs latent terms: the setting (``always`` / ``never``), else (``auto``) whether the
-    model that ranks its passages reads them."""
-    if settings.latent_terms != "auto":
-        return settings.latent_terms == "always"
-    return model is not None and latent_terms.reads_latent_terms(model.feature_names)
 
 
 def raw_model_throughput(embedder, texts: list[str], sample: int = 128) -> float:
@@ -138,7 +127,7 @@ def run_retrieval_bench(
     if model is not None:
         index.ranker = model
         index.references = obliqa_references(Path(passages_path).with_name("crossrefs.jsonl"))
-        if ranker_reads_latent(settings, model.for_corpus(index.passages_version, index.passage_keys)):
+        if latent_terms_wanted(settings, index.passages_version, passages, model):
             log("latent terms of the passages (encoded on the first run that needs them) ...")
             built.with_latent_terms()
     bm25_seconds, index_seconds = built.bm25_seconds, built.index_seconds
