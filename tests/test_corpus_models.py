@@ -103,7 +103,7 @@ def test_corpus_models_travel_in_the_model_file_and_a_damaged_one_is_dropped(tmp
 
 @pytest.mark.slow  # trains boosters (10-17 s): in the full CI run, not the fast lane
 def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_path):  # noqa: F811
-    from regintel.bench.ranker import obliqa_model
+    from regintel.bench.ranker import MEMORY_CANDIDATES, obliqa_model
 
     chunks, store = tiny_index
     questions = [("When must the controller notify a personal data breach?", ["a33"]),
@@ -131,9 +131,42 @@ def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_pat
     assert model.memory.answers[-1] == ("a33", "a4~def-12")
     assert model.feature_names == FEATURE_NAMES + MEMORY_FEATURE_NAMES
     assert model.training["question_memory"] == len(questions) + 1
+    assert model.training["memory_candidates"] == MEMORY_CANDIDATES == model.memory_candidates
     plain, _ = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
                             log=lambda *_: None, with_memory=False)
     assert plain.memory is None and plain.feature_names == FEATURE_NAMES
+
+
+def test_training_reads_memory_candidates_as_search_does_and_never_from_the_excluded_questions(tiny_index, tmp_path):  # noqa: F811
+    """A training question's candidates are the first stage's plus the passages its nearest memorised questions
+    answer, read without the excluded ones (its own fold, and the ranked fold while another is trained), with the
+    features search computes for them and their labels."""
+    from regintel.bench.ranker import collect_obliqa, memory_view, obliqa_memory
+
+    chunks, store = tiny_index
+    questions = [("When must the controller notify a personal data breach?", ["a33"]),
+                 ("When must a controller notify a personal data breach?", ["a6~2"]),
+                 ("What is a personal data breach?", ["a4~def-12"])]
+    files = [write_obliqa_questions(tmp_path / "obliqa_dev.jsonl", questions),
+             write_obliqa_questions(tmp_path / "obliqa_mp_dev.jsonl", [])]
+    index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(rerank_candidates=1))
+    groups = collect_obliqa(index, files[0], "obliqa", 1, None, lambda *_: None)
+    assert [g.candidates for g in groups][0] == ["a33"]
+    memory = obliqa_memory(index, files, None)
+    view = memory_view(index, memory, nearest=1)
+    itself = np.array([True, False, False])
+    lent = view(groups[0], 0, itself)  # its nearest other question, by vector and by words, lends Article 6(2)
+    assert lent.candidates[0] == "a33" and "a6~2" in lent.candidates[1:]
+    assert list(lent.labels) == [1.0 if cid == "a33" else 0.0 for cid in lent.candidates]
+    assert lent.features.shape == (len(lent.candidates), len(FEATURE_NAMES) + len(MEMORY_FEATURE_NAMES))
+    assert np.allclose(lent.features[:, :len(FEATURE_NAMES)],
+                       index.features.matrix(groups[0].question, groups[0].stage, lent.candidates), equal_nan=True)
+    nothing = view(groups[0], 0, np.array([True, True, True]))
+    assert nothing.candidates == ["a33"]
+    assert "a6~2" not in view(groups[0], 0, np.array([True, True, False])).candidates
+    assert groups[0].stage.fused.keys() == index.first_stage(groups[0].question).fused.keys()  # untouched
+    plain = memory_view(index, memory, nearest=0)(groups[0], 0, itself)
+    assert plain.candidates == ["a33"] and plain.features.shape[1] == len(FEATURE_NAMES) + len(MEMORY_FEATURE_NAMES)
 
 
 def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(tiny_index, tmp_path):  # noqa: F811

@@ -139,3 +139,75 @@ def test_search_hands_the_memory_features_to_a_corpus_model_that_has_a_memory(ti
     shared.corpus_models = {corpus_version(chunks): MemoryRanker(remembered)}
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
     assert index.search(question, k=4).sources[0].chunk_id == "a6~2"
+
+
+def test_the_nearest_questions_lend_their_passages_closest_first_once_each_and_never_an_excluded_ones():
+    question = "When must the controller notify a personal data breach to the supervisory authority?"
+    remembered = memory()
+    nearest = remembered.neighbour_answers(hashed_vector(question), question, 1)
+    assert nearest == ["a33"]  # the same question by vector and by words: its passage, once
+    wider = remembered.neighbour_answers(hashed_vector(question), question, 4)
+    assert wider[0] == "a33" and sorted(wider) == ["a33", "a4~def-12", "a6~1", "a6~2"]
+    excluded = np.array([True, False, False, False])
+    assert "a33" not in remembered.neighbour_answers(hashed_vector(question), question, 4, excluded)
+    assert remembered.neighbour_answers(hashed_vector(question), question, 0) == []
+    assert remembered.neighbour_answers(hashed_vector(question), question, 2, np.ones(4, dtype=bool)) == []
+
+
+def memory_candidates_index(chunks, store, remembered: QuestionMemory, nearest: int) -> SearchIndex:
+    """Re-ranks the first stage's single best passage (plus what the memory lends) with the memory's vote."""
+    corpus = MemoryRanker(remembered)
+    corpus.training = {"memory_candidates": nearest}
+    shared = ReverseRanker()
+    shared.corpus_models = {corpus_version(chunks): corpus}
+    return SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(rerank_candidates=1),
+                       ranker=shared)
+
+
+def test_a_passage_the_first_stage_left_out_joins_the_ranking_when_the_memory_lends_it(tiny_index):  # noqa: F811
+    chunks, store = tiny_index
+    question = "When must the controller notify a personal data breach?"
+    # the memory says (for the test's sake) that this question was answered by Article 6(2), a passage the
+    # re-ranking's one first-stage candidate (Article 33) leaves out; and by passages the index does not hold
+    remembered = QuestionMemory([question], np.stack([hashed_vector(question)]), [("a6~2", "gone", "fr1")])
+    without = memory_candidates_index(chunks, store, remembered, nearest=0).search(question, k=1)
+    assert [s.chunk_id for s in without.sources] == ["a33"]
+    joined = memory_candidates_index(chunks, store, remembered, nearest=1).search(question, k=1)
+    assert [s.chunk_id for s in joined.sources] == ["a6~2"]
+    # it keeps the first stage's own score (one it found beyond the re-ranked candidates), under the best's
+    assert 0 <= joined.sources[0].fused_score < without.sources[0].fused_score
+    assert joined.sources[0].similarity > 0  # its similarity is still the question's cosine with it
+
+
+def test_a_filtered_search_never_ranks_a_lent_passage_outside_its_filter(tmp_path):
+    import chromadb
+
+    from regintel.retrieval.vector_store import ChunkVectorStore
+    from tests.test_ranker import CHUNKS, chunk
+
+    chunks = [c for c in CHUNKS if c.language == "en"] + [
+        chunk("dora19", "Article 19", "Article 19 — Reporting of major ICT-related incidents",
+              "Financial entities shall report major ICT-related incidents to the competent authority.",
+              document="dora", parent="dora19")]
+    client = chromadb.PersistentClient(path=str(tmp_path / "chroma"), settings=chromadb.Settings(anonymized_telemetry=False))
+    store = ChunkVectorStore(client, "memory_filter_test")
+    store.upsert([c.chunk_id for c in chunks], np.stack([hashed_vector(c.embed_text) for c in chunks]),
+                 [c.metadata() for c in chunks], [c.text for c in chunks])
+    question = "When must the controller notify a personal data breach?"
+    remembered = QuestionMemory([question], np.stack([hashed_vector(question)]), [("dora19",)])
+    index = memory_candidates_index(chunks, store, remembered, nearest=1)
+    assert [s.chunk_id for s in index.search(question, k=1).sources] == ["dora19"]
+    filtered = index.search(question, k=1, filters={"document_id": ["gdpr"]})
+    assert [s.document_id for s in filtered.sources] == ["gdpr"]
+
+
+def test_memory_candidates_are_read_from_the_model_file_and_default_to_none(tmp_path):
+    corpus, _ = memory_model()
+    assert corpus.memory_candidates == 0  # trained before session 74: the first stage's candidates only
+    corpus.training["memory_candidates"] = 20
+    path = tmp_path / "ranker.json"
+    matrices, labels = synthetic_groups(questions=10)
+    LearnedRanker(fit(matrices, labels, rounds=5), corpus_models={"corpus-a": corpus}).save(path)
+    assert LearnedRanker.load(path).for_corpus("corpus-a").memory_candidates == 20
+    assert LearnedRanker(corpus.boosters, corpus.feature_names, training={"memory_candidates": 20}).memory_candidates \
+        == 0  # no memory, nothing to lend

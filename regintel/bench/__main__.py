@@ -23,6 +23,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type for counts where none is a choice (0 turns the thing off)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"zero or more is needed, not {value}")
+    return value
+
+
 def at_least_two(text: str) -> int:
     """An argparse type for fold counts: cross-fitting needs two folds or more."""
     value = positive_int(text)
@@ -306,6 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--no-question-memory", action="store_true",
                         help="the ObliQA corpus model without its labelled questions as a memory (the model before "
                              "session 33)")
+    ranker.add_argument("--memory-candidates", type=non_negative_int, default=None,
+                        help="the passages of this many memorised questions nearest to a question (per measure) join "
+                             "the ObliQA corpus model's candidates (default 20; 0: the first stage's candidates only, "
+                             "the model before session 74)")
     ranker.add_argument("--ablate", action="store_true", help="retrain without each feature group (slow)")
     ranker.add_argument("--dry-run", action="store_true", help="measure, do not save the model")
     ranker.add_argument("--json", action="store_true", help="print one JSON object last")

@@ -31,7 +31,8 @@ their corpus model (:meth:`LearnedRanker.for_corpus`): ObliQA is searched with a
 questions (:mod:`regintel.retrieval.query_adapter`; one per fold, trained on the other folds' questions, computes the
 out-of-fold features; one trained on every question is saved with the corpus model), and the corpus model is trained
 on ObliQA's adapted features only, and, unless ``--no-question-memory``, on features from its labelled questions as a
-memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold).
+memory (:mod:`regintel.retrieval.question_memory`; out of fold, a question reads the memory without its own fold),
+whose nearest questions' passages also join its candidates (``--memory-candidates``).
 The shared model is trained as without the option (plain ObliQA features, the demo corpus), so the demo corpus ranks
 exactly as before. ``--obliqa-model-only`` trains the corpus model alone and puts it into the existing model file;
 ``--keep-corpus-models`` trains the shared model and keeps the existing file's corpus models (the ObliQA one is
@@ -48,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -66,6 +67,9 @@ TRAIN_QUESTIONS_DIR = REPO_ROOT / "data" / "ranker" / "questions"
 CHECK_QUESTIONS_DIR = REPO_ROOT / "data" / "eval" / "checks"
 NEAR_COPY_COSINE = 0.93  # a training question this close to a held-back one with a shared gold article is dropped
 DEMO_RECALL_KS = (1, 3, 5, 10)
+# nearest memorised questions (per measure) whose passages join the ObliQA corpus model's candidates: 0, 10, 20 measured
+# out of fold with three seeds in session 74 (Recall@10 0.8394, 0.8419, 0.8436 for one booster)
+MEMORY_CANDIDATES = 20
 PSEUDO_KINDS = ("terms", "titles")  # first sentences are near-quotes: they would teach copying, not asking
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "first stage": ("first_stage_score", "first_stage_rank", "first_stage_relative"),
@@ -95,6 +99,8 @@ class Group:
     gold: Any  # a set of pids (ObliQA) or the eval item's gold refs (demo)
     sources: list[dict[str, str]] | None = None  # demo: {document_id, ref} of each candidate
     fold: int = -1  # train-demo-model: the question's fold by gold article (-1: a pseudo-query, trained on in every fold)
+    question: str = ""  # ObliQA: the question, and its first stage, from which memory candidates are added
+    stage: Any = None
 
 
 def fold_of(key: str, folds: int, seed: int) -> int:
@@ -126,7 +132,8 @@ def collect_obliqa(index: Any, questions_path: Path, dataset: str, candidates: i
             elapsed = (time.perf_counter() - started) * 1000
             matrix = index.features.matrix(question.question, stage, ids)
             labels = np.array([1.0 if cid in question.gold_pids else 0.0 for cid in ids])
-            groups.append(Group(dataset, key, ids, matrix, labels, elapsed, set(question.gold_pids)))
+            groups.append(Group(dataset, key, ids, matrix, labels, elapsed, set(question.gold_pids),
+                                question=question.question, stage=stage))
     finally:
         index.adapter = None
     return groups
@@ -186,32 +193,54 @@ def with_memory_features(group: Group, memory: QuestionMemory, row: int, exclude
                                                       excluded)])
 
 
-def out_of_fold_with_memory(groups: Sequence[Group], memory: QuestionMemory, folds: int, seed: int,
-                            ensemble: int) -> list[np.ndarray]:
-    """As :func:`out_of_fold`, with memory features that never read the ranked fold: a test question reads the
-    memory without its fold, a training question without its own fold and the test fold (nested, so no label of
-    the ranked fold reaches the model through another question's features)."""
+def memory_view(index: Any, memory: QuestionMemory, nearest: int) -> Callable[[Group, int, np.ndarray], Group]:
+    """How a question's group reads the memory without the ``excluded`` memory rows: its memory features, and with
+    ``nearest`` > 0 the passages of the nearest memorised questions joined to its candidates, features computed as
+    search computes them (:func:`regintel.retrieval.search_index.memory_candidates`)."""
+    from regintel.retrieval.search_index import memory_candidates
+
+    def view(group: Group, row: int, excluded: np.ndarray) -> Group:
+        if nearest <= 0:
+            return replace(group, features=with_memory_features(group, memory, row, excluded))
+        stage = replace(group.stage, fused=dict(group.stage.fused))  # the joined passages of this reading only
+        candidates = group.candidates + memory_candidates(memory, stage, group.question, group.candidates, nearest,
+                                                          lambda cid: cid in index.chunks, excluded)
+        matrix = np.hstack([index.features.matrix(group.question, stage, candidates),
+                            memory.features(memory.vectors[row], memory.questions[row], candidates, excluded)])
+        labels = np.array([1.0 if cid in group.gold else 0.0 for cid in candidates])
+        return replace(group, candidates=candidates, features=matrix, labels=labels)
+    return view
+
+
+def out_of_fold_with_memory(groups: Sequence[Group], view: Callable[[Group, int, np.ndarray], Group], folds: int,
+                            seed: int, ensemble: int) -> tuple[list[Group], list[np.ndarray]]:
+    """As :func:`out_of_fold`, with a memory that never reads the ranked fold (``view``: :func:`memory_view`): a
+    test question reads the memory without its fold, a training question without its own fold and the test fold
+    (nested, so no label of the ranked fold reaches the model through another question's features or
+    candidates). Returns each question's group as its fold's model ranked it, and its scores."""
     assigned = np.array([fold_of(g.key, folds, seed) for g in groups])
     names = FEATURE_NAMES + MEMORY_FEATURE_NAMES
+    ranked: list[Group] = list(groups)
     scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
     for fold in range(folds):
-        train = [i for i in range(len(groups)) if assigned[i] != fold]
-        matrices = [with_memory_features(groups[i], memory, i, (assigned == assigned[i]) | (assigned == fold))
-                    for i in train]
-        model = LearnedRanker(fit_ensemble(matrices, [groups[i].labels for i in train], seed=seed, size=ensemble,
-                                           feature_names=names), names)
+        train = [view(groups[i], i, (assigned == assigned[i]) | (assigned == fold))
+                 for i in range(len(groups)) if assigned[i] != fold]
+        model = LearnedRanker(fit_ensemble([g.features for g in train], [g.labels for g in train], seed=seed,
+                                           size=ensemble, feature_names=names), names)
         for i in np.flatnonzero(assigned == fold):
-            scores[i] = model.score(with_memory_features(groups[i], memory, i, assigned == fold))
-    return scores
+            ranked[i] = view(groups[i], i, assigned == fold)
+            scores[i] = model.score(ranked[i].features)
+    return ranked, scores
 
 
 def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: int, ensemble: int, candidates: int,
                  limit: int | None, log: Callable[..., None], with_memory: bool = True,
-                 ) -> tuple[LearnedRanker, dict[str, Any]]:
+                 memory_candidates: int = MEMORY_CANDIDATES) -> tuple[LearnedRanker, dict[str, Any]]:
     """The ObliQA passages' corpus model (see the module doc) and its out-of-fold report: each question's features
     are computed with the adapter of its fold, each fold ranked by a model trained on the other folds; then the
     model and its adapter are trained on every question, and its tail gap chosen on ObliQA-MP's out-of-fold scores.
-    ``with_memory``: the model reads its labelled questions as a memory (:mod:`question_memory`)."""
+    ``with_memory``: the model reads its labelled questions as a memory (:mod:`question_memory`), and the passages
+    of the ``memory_candidates`` nearest of them (per measure) join its candidates."""
     fold_adapters, full_adapter = obliqa_adapters(index, question_files, folds, seed, limit, log)
 
     def adapter_of(key: str) -> QueryAdapter | None:
@@ -220,28 +249,26 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
     groups = collect_obliqa(index, question_files[0], "obliqa", candidates, limit, log, adapter_of)
     groups += collect_obliqa(index, question_files[1], "obliqa-mp", candidates, limit, log, adapter_of)
     memory = obliqa_memory(index, question_files, limit) if with_memory else None
+    nearest = memory_candidates if memory is not None else 0
     if memory is not None:
-        oof = out_of_fold_with_memory(groups, memory, folds, seed, ensemble)
+        # each question as its fold's model ranked it: read without its own fold, as the saved model is trained
+        groups, oof = out_of_fold_with_memory(groups, memory_view(index, memory, nearest), folds, seed, ensemble)
     else:
         oof = out_of_fold(groups, folds, seed, ensemble=ensemble)
     multi = [(g, s) for g, s in zip(groups, oof) if g.dataset == "obliqa-mp"]
     tail_gap, tail_table = choose_tail_gap(tail_rankings(multi))
     report = {"out_of_fold": compare(groups, oof), "tail_filter": {"gap": tail_gap, "by_gap": tail_table,
                                                                    "fixed_k": fixed_k_table(multi)}}
-    names = FEATURE_NAMES
-    matrices = [g.features for g in groups]
-    if memory is not None:  # each question reads the memory without its own fold, as out of fold
-        names = FEATURE_NAMES + MEMORY_FEATURE_NAMES
-        assigned = np.array([fold_of(g.key, folds, seed) for g in groups])
-        matrices = [with_memory_features(g, memory, i, assigned == f) for i, (g, f) in enumerate(zip(groups, assigned))]
-    boosters = fit_ensemble(matrices, [g.labels for g in groups], seed=seed, size=ensemble, feature_names=names)
+    names = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
+    boosters = fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed, size=ensemble,
+                            feature_names=names)
     version = index.passages_version
     model = LearnedRanker(boosters, names, FEATURES_VERSION, {
         "command": "python -m regintel.bench train-ranker --obliqa-model", "seed": seed, "ensemble": ensemble,
         "folds": folds, "candidates": candidates, "corpus": "ObliQA passages",
         "questions": {d: sum(g.dataset == d for g in groups) for d in sorted({g.dataset for g in groups})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training,
-        "question_memory": len(memory) if memory is not None else 0},
+        "question_memory": len(memory) if memory is not None else 0, "memory_candidates": nearest},
         {version: full_adapter}, memory=memory)
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
     return model, report
@@ -499,7 +526,8 @@ def add_obliqa_model(model: LearnedRanker, obliqa: Any, question_files: Sequence
     version = obliqa.passages_version
     model.corpus_models[version], report = obliqa_model(
         obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
-        with_memory=not getattr(args, "no_question_memory", False))
+        with_memory=not getattr(args, "no_question_memory", False),
+        memory_candidates=MEMORY_CANDIDATES if getattr(args, "memory_candidates", None) is None else args.memory_candidates)
     model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
     return report
 

