@@ -186,7 +186,8 @@ def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(ti
                                     [("Breach and its definition", ["a33", "a4~def-12"])])]
     matrices, labels = synthetic_groups(questions=10)
     path = tmp_path / "ranker.json"
-    LearnedRanker(fit(matrices, labels, rounds=5), training={"tail_gap": 1.5}).save(path)
+    LearnedRanker(fit(matrices, labels, rounds=5), training={"tail_gap": 1.5,
+                                                             "corpus_models": {"demo": "demo corpus"}}).save(path)
     shared_models = json.loads(path.read_text())["models"]
     index = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig())
     args = SimpleNamespace(out=str(path), folds=2, seed=7, candidates=4, limit=None, dry_run=False, json=False,
@@ -194,6 +195,8 @@ def test_retraining_the_obliqa_model_alone_keeps_the_shared_model_of_the_file(ti
     assert retrain_obliqa_model(args, None, index, files, ensemble=1) == 0
     saved = json.loads(path.read_text())
     assert saved["models"] == shared_models
+    assert saved["training"]["corpus_models"] == {"demo": "demo corpus",
+                                                  corpus_version(chunks): "ObliQA passages (--obliqa-model)"}
     loaded = LearnedRanker.load(path)
     corpus = loaded.for_corpus(corpus_version(chunks))
     assert corpus is not loaded and corpus.memory is not None and len(corpus.memory) == len(questions) + 1

@@ -528,7 +528,9 @@ def add_obliqa_model(model: LearnedRanker, obliqa: Any, question_files: Sequence
         obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
         with_memory=not getattr(args, "no_question_memory", False),
         memory_candidates=MEMORY_CANDIDATES if getattr(args, "memory_candidates", None) is None else args.memory_candidates)
-    model.training["corpus_models"] = {version: "ObliQA passages (--obliqa-model)"}
+    # the file's other corpus models (the demo corpus's) keep their entries
+    model.training["corpus_models"] = {**(model.training.get("corpus_models") or {}),
+                                       version: "ObliQA passages (--obliqa-model)"}
     return report
 
 
