@@ -216,3 +216,16 @@ def test_bench_counts_below_one_are_refused_when_parsed(command, option, capsys)
         assert raised.value.code == 2 and option in capsys.readouterr().err
     parsed = build_parser().parse_args([command, *required.get(command, []), option, "2"])
     assert getattr(parsed, option[2:].replace("-", "_")) == 2
+
+
+def test_memory_candidates_may_be_none_but_never_negative_or_a_word(capsys):
+    """`train-ranker --memory-candidates 0` trains the ObliQA corpus model on the first stage's candidates only; a
+    negative count or a word is refused by the parser; left out, the trainer's default applies."""
+    from regintel.bench.__main__ import build_parser
+
+    for value in ("-1", "x"):
+        with pytest.raises(SystemExit) as raised:
+            build_parser().parse_args(["train-ranker", "--memory-candidates", value])
+        assert raised.value.code == 2 and "--memory-candidates" in capsys.readouterr().err
+    assert build_parser().parse_args(["train-ranker", "--memory-candidates", "0"]).memory_candidates == 0
+    assert build_parser().parse_args(["train-ranker"]).memory_candidates is None

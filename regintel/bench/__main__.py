@@ -11,13 +11,17 @@ from pathlib import Path
 from regintel.config import get_settings
 
 
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+
+
 def positive_int(text: str) -> int:
     """An argparse type for counts that must be at least one (boosters, adapter seeds, sessions, turns, candidates,
     limits): refused when parsed, before any of the minutes a bench or training run takes."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"at least one is needed, not {value}")
     return value
@@ -25,10 +29,7 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     """An argparse type for counts where none is a choice (0 turns the thing off)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number is needed, not {text!r}") from None
+    value = _whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"zero or more is needed, not {value}")
     return value
