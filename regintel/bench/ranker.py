@@ -67,8 +67,8 @@ TRAIN_QUESTIONS_DIR = REPO_ROOT / "data" / "ranker" / "questions"
 CHECK_QUESTIONS_DIR = REPO_ROOT / "data" / "eval" / "checks"
 NEAR_COPY_COSINE = 0.93  # a training question this close to a held-back one with a shared gold article is dropped
 DEMO_RECALL_KS = (1, 3, 5, 10)
-# nearest memorised questions (per measure) whose passages join the ObliQA corpus model's candidates: 0, 10, 20 measured
-# out of fold with three seeds in session 74 (Recall@10 0.8394, 0.8419, 0.8436 for one booster)
+# nearest memorised questions (per measure) whose passages join the ObliQA corpus model's candidates: 0, 10, 20, 40
+# measured out of fold with three seeds in session 74 (Recall@10 0.8394, 0.8419, 0.8436, 0.8421 for one booster)
 MEMORY_CANDIDATES = 20
 PSEUDO_KINDS = ("terms", "titles")  # first sentences are near-quotes: they would teach copying, not asking
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -202,11 +202,13 @@ def memory_view(index: Any, memory: QuestionMemory, nearest: int) -> Callable[[G
     def view(group: Group, row: int, excluded: np.ndarray) -> Group:
         if nearest <= 0:
             return replace(group, features=with_memory_features(group, memory, row, excluded))
+        vector, question = memory.vectors[row], memory.questions[row]
+        similarities = memory.similarities(vector, question)
+        lent = memory.neighbour_answers(vector, question, nearest, excluded, similarities)
         stage = replace(group.stage, fused=dict(group.stage.fused))  # the joined passages of this reading only
-        candidates = group.candidates + memory_candidates(memory, stage, group.question, group.candidates, nearest,
-                                                          lambda cid: cid in index.chunks, excluded)
+        candidates = group.candidates + memory_candidates(lent, stage, group.candidates, lambda cid: cid in index.chunks)
         matrix = np.hstack([index.features.matrix(group.question, stage, candidates),
-                            memory.features(memory.vectors[row], memory.questions[row], candidates, excluded)])
+                            memory.features(vector, question, candidates, excluded, similarities)])
         labels = np.array([1.0 if cid in group.gold else 0.0 for cid in candidates])
         return replace(group, candidates=candidates, features=matrix, labels=labels)
     return view

