@@ -12,7 +12,7 @@ import pytest
 from regintel.retrieval.chunking import corpus_version
 from regintel.retrieval.query_adapter import QueryAdapter
 from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES
-from regintel.retrieval.ranker import LearnedRanker, fit
+from regintel.retrieval.ranker import LearnedRanker, fit, relative_feature_names
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from tests.test_query_adapter import write_obliqa_questions
@@ -129,12 +129,22 @@ def test_training_builds_the_obliqa_corpus_model_out_of_fold(tiny_index, tmp_pat
     # its labelled questions are its memory, one row per question of both files, answered by their gold passages
     assert model.memory is not None and len(model.memory) == len(questions) + 1
     assert model.memory.answers[-1] == ("a33", "a4~def-12")
-    assert model.feature_names == FEATURE_NAMES + MEMORY_FEATURE_NAMES
+    computed = FEATURE_NAMES + MEMORY_FEATURE_NAMES
+    assert model.feature_names == computed + relative_feature_names(computed)  # each also read against the others
     assert model.training["question_memory"] == len(questions) + 1
     assert model.training["memory_candidates"] == MEMORY_CANDIDATES == model.memory_candidates
+    assert model.training["relative_features"] is True
+    # search serves it: the relative columns are derived from the computed ones over the question's candidates
+    shared = ReverseRanker()
+    shared.corpus_models = {corpus_version(chunks): model}
+    served = SearchIndex(chunks, bm25_over(chunks), store, HashingEmbedder(), FusionConfig(), ranker=shared)
+    assert served.corpus_ranker is model and served.search(questions[0][0], k=3).sources
     plain, _ = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
                             log=lambda *_: None, with_memory=False)
-    assert plain.memory is None and plain.feature_names == FEATURE_NAMES
+    assert plain.memory is None and plain.feature_names == FEATURE_NAMES + relative_feature_names(FEATURE_NAMES)
+    before, _ = obliqa_model(index, [path, multi], folds=2, seed=7, ensemble=1, candidates=4, limit=None,
+                             log=lambda *_: None, relative=False)  # --no-relative-features: session 74's model
+    assert before.feature_names == computed and before.training["relative_features"] is False
 
 
 def test_training_reads_memory_candidates_as_search_does_and_never_from_the_excluded_questions(tiny_index, tmp_path):  # noqa: F811

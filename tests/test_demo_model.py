@@ -229,3 +229,12 @@ def test_memory_candidates_may_be_none_but_never_negative_or_a_word(capsys):
         assert raised.value.code == 2 and "--memory-candidates" in capsys.readouterr().err
     assert build_parser().parse_args(["train-ranker", "--memory-candidates", "0"]).memory_candidates == 0
     assert build_parser().parse_args(["train-ranker"]).memory_candidates is None
+
+
+def test_the_obliqa_corpus_model_reads_features_against_the_other_candidates_unless_told_not_to():
+    """`train-ranker` trains the ObliQA corpus model with each feature also read against the question's other
+    candidates; `--no-relative-features` trains session 74's model."""
+    from regintel.bench.__main__ import build_parser
+
+    assert build_parser().parse_args(["train-ranker"]).no_relative_features is False
+    assert build_parser().parse_args(["train-ranker", "--no-relative-features"]).no_relative_features is True

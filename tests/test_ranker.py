@@ -13,7 +13,8 @@ import pytest
 from regintel.graph.crossrefs import chunk_references
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.ranker import LearnedRanker, fit, fit_ensemble
+from regintel.retrieval.ranker import (LearnedRanker, fit, fit_ensemble, relative_feature_names,
+                                      with_relative_features)
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION, FeatureBuilder, FirstStage
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
 from regintel.retrieval.vector_store import ChunkVectorStore
@@ -247,6 +248,60 @@ def test_a_model_trained_before_a_feature_was_added_reads_its_own_columns(tmp_pa
     with caplog.at_level(logging.WARNING):
         assert LearnedRanker.load(path) is None
     assert "a_feature_the_code_does_not_compute" in caplog.text and "retrain" in caplog.text
+
+
+def test_a_feature_read_against_the_other_candidates_is_its_value_less_the_best():
+    matrix = np.array([[1.0, 5.0], [3.0, 5.0], [2.0, -1.0]])
+    assert np.array_equal(with_relative_features(matrix),
+                          np.array([[1.0, 5.0, -2.0, 0.0], [3.0, 5.0, 0.0, 0.0], [2.0, -1.0, -1.0, -6.0]]))
+    assert with_relative_features(np.zeros((0, 2))).shape == (0, 4)
+    assert relative_feature_names(("bm25_score",)) == ("bm25_score_below_best",)
+
+
+def level_groups(seed: int, questions: int):
+    """Groups whose relevant passage has the highest BM25 of its question, on a scale that changes with every
+    question (a raw score of 30 leads one question and trails another)."""
+    rng = np.random.default_rng(seed)
+    column = FEATURE_NAMES.index("bm25_score")
+    matrices, labels = [], []
+    for _ in range(questions):
+        matrix = rng.random((20, len(FEATURE_NAMES)))
+        level = rng.uniform(1.0, 100.0)
+        matrix[:, column] = level * rng.uniform(0.2, 0.9, 20)
+        relevant = rng.integers(0, 20)
+        matrix[relevant, column] = level
+        label = np.zeros(20)
+        label[relevant] = 1.0
+        matrices.append(matrix)
+        labels.append(label)
+    return matrices, labels
+
+
+def test_a_model_reading_features_against_the_other_candidates_scores_search_rows_as_in_training(tmp_path, caplog):
+    """Search hands over the computed columns; a model trained on features read against the question's candidates
+    (``*_below_best``) derives them itself, so it scores a question's rows exactly as in training, and learns what
+    only the relative reading shows. A relative feature of a column the code does not compute is refused."""
+    names = FEATURE_NAMES + relative_feature_names(FEATURE_NAMES)
+    matrices, labels = level_groups(seed=5, questions=60)
+    model = LearnedRanker(fit([with_relative_features(m) for m in matrices], labels, seed=3, rounds=40,
+                              feature_names=names), names)
+    path = tmp_path / "relative.json"
+    model.save(path)
+    loaded = LearnedRanker.load(path)
+    assert loaded is not None and loaded.feature_names == names
+    held_out, held_labels = level_groups(seed=77, questions=10)
+    for matrix, label in zip(held_out, held_labels):
+        served = loaded.score(matrix, FEATURE_NAMES)
+        assert np.allclose(served, model.score(with_relative_features(matrix)))
+        assert int(np.argmax(served)) == int(np.argmax(label))
+    raw = LearnedRanker(fit(matrices, labels, seed=3, rounds=40))  # the raw values alone: 3 of the 10 found
+    assert sum(int(np.argmax(raw.score(m))) == int(np.argmax(y)) for m, y in zip(held_out, held_labels)) < 8
+    document = json.loads(path.read_text())
+    document["feature_names"][-1] = "not_computed_below_best"
+    path.write_text(json.dumps(document))
+    with caplog.at_level(logging.WARNING):
+        assert LearnedRanker.load(path) is None
+    assert "not_computed_below_best" in caplog.text
 
 
 @pytest.fixture()

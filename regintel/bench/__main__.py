@@ -318,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     ranker.add_argument("--no-question-memory", action="store_true",
                         help="the ObliQA corpus model without its labelled questions as a memory (the model before "
                              "session 33)")
+    ranker.add_argument("--no-relative-features", action="store_true",
+                        help="the ObliQA corpus model without each feature read against the question's other "
+                             "candidates (the model before session 75)")
     ranker.add_argument("--memory-candidates", type=non_negative_int, default=None,
                         help="the passages of this many memorised questions nearest to a question (per measure) join "
                              "the ObliQA corpus model's candidates (default 20; 0: the first stage's candidates only, "

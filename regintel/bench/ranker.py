@@ -59,7 +59,8 @@ from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES, QuestionMemory
-from regintel.retrieval.ranker import ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble
+from regintel.retrieval.ranker import (ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble,
+                                      relative_feature_names, with_relative_features)
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
@@ -193,13 +194,19 @@ def with_memory_features(group: Group, memory: QuestionMemory, row: int, exclude
                                                       excluded)])
 
 
-def memory_view(index: Any, memory: QuestionMemory, nearest: int) -> Callable[[Group, int, np.ndarray], Group]:
+def memory_view(index: Any, memory: QuestionMemory, nearest: int,
+                relative: bool = False) -> Callable[[Group, int, np.ndarray], Group]:
     """How a question's group reads the memory without the ``excluded`` memory rows: its memory features, and with
     ``nearest`` > 0 the passages of the nearest memorised questions joined to its candidates, features computed as
-    search computes them (:func:`regintel.retrieval.search_index.memory_candidates`)."""
+    search computes them (:func:`regintel.retrieval.search_index.memory_candidates`); ``relative``: each feature also
+    read against the group's other candidates (:func:`with_relative_features`), after the rest."""
     from regintel.retrieval.search_index import memory_candidates
 
     def view(group: Group, row: int, excluded: np.ndarray) -> Group:
+        read = _read(group, row, excluded)
+        return replace(read, features=with_relative_features(read.features)) if relative else read
+
+    def _read(group: Group, row: int, excluded: np.ndarray) -> Group:
         if nearest <= 0:
             return replace(group, features=with_memory_features(group, memory, row, excluded))
         vector, question = memory.vectors[row], memory.questions[row]
@@ -215,13 +222,13 @@ def memory_view(index: Any, memory: QuestionMemory, nearest: int) -> Callable[[G
 
 
 def out_of_fold_with_memory(groups: Sequence[Group], view: Callable[[Group, int, np.ndarray], Group], folds: int,
-                            seed: int, ensemble: int) -> tuple[list[Group], list[np.ndarray]]:
+                            seed: int, ensemble: int, names: Sequence[str] = FEATURE_NAMES + MEMORY_FEATURE_NAMES
+                            ) -> tuple[list[Group], list[np.ndarray]]:
     """As :func:`out_of_fold`, with a memory that never reads the ranked fold (``view``: :func:`memory_view`): a
     test question reads the memory without its fold, a training question without its own fold and the test fold
     (nested, so no label of the ranked fold reaches the model through another question's features or
     candidates). Returns each question's group as its fold's model ranked it, and its scores."""
     assigned = np.array([fold_of(g.key, folds, seed) for g in groups])
-    names = FEATURE_NAMES + MEMORY_FEATURE_NAMES
     ranked: list[Group] = list(groups)
     scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
     for fold in range(folds):
@@ -237,12 +244,14 @@ def out_of_fold_with_memory(groups: Sequence[Group], view: Callable[[Group, int,
 
 def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: int, ensemble: int, candidates: int,
                  limit: int | None, log: Callable[..., None], with_memory: bool = True,
-                 memory_candidates: int = MEMORY_CANDIDATES) -> tuple[LearnedRanker, dict[str, Any]]:
+                 memory_candidates: int = MEMORY_CANDIDATES,
+                 relative: bool = True) -> tuple[LearnedRanker, dict[str, Any]]:
     """The ObliQA passages' corpus model (see the module doc) and its out-of-fold report: each question's features
     are computed with the adapter of its fold, each fold ranked by a model trained on the other folds; then the
     model and its adapter are trained on every question, and its tail gap chosen on ObliQA-MP's out-of-fold scores.
     ``with_memory``: the model reads its labelled questions as a memory (:mod:`question_memory`), and the passages
-    of the ``memory_candidates`` nearest of them (per measure) join its candidates."""
+    of the ``memory_candidates`` nearest of them (per measure) join its candidates. ``relative``: the model also
+    reads each feature against the question's other candidates (:func:`with_relative_features`)."""
     fold_adapters, full_adapter = obliqa_adapters(index, question_files, folds, seed, limit, log)
 
     def adapter_of(key: str) -> QueryAdapter | None:
@@ -252,16 +261,21 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
     groups += collect_obliqa(index, question_files[1], "obliqa-mp", candidates, limit, log, adapter_of)
     memory = obliqa_memory(index, question_files, limit) if with_memory else None
     nearest = memory_candidates if memory is not None else 0
+    names = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
+    if relative:
+        names = names + relative_feature_names(names)
     if memory is not None:
         # each question as its fold's model ranked it: read without its own fold, as the saved model is trained
-        groups, oof = out_of_fold_with_memory(groups, memory_view(index, memory, nearest), folds, seed, ensemble)
+        groups, oof = out_of_fold_with_memory(groups, memory_view(index, memory, nearest, relative), folds, seed,
+                                              ensemble, names)
     else:
-        oof = out_of_fold(groups, folds, seed, ensemble=ensemble)
+        if relative:
+            groups = [replace(g, features=with_relative_features(g.features)) for g in groups]
+        oof = out_of_fold(groups, folds, seed, ensemble=ensemble, names=names)
     multi = [(g, s) for g, s in zip(groups, oof) if g.dataset == "obliqa-mp"]
     tail_gap, tail_table = choose_tail_gap(tail_rankings(multi))
     report = {"out_of_fold": compare(groups, oof), "tail_filter": {"gap": tail_gap, "by_gap": tail_table,
                                                                    "fixed_k": fixed_k_table(multi)}}
-    names = FEATURE_NAMES + MEMORY_FEATURE_NAMES if memory is not None else FEATURE_NAMES
     boosters = fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed, size=ensemble,
                             feature_names=names)
     version = index.passages_version
@@ -270,7 +284,8 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
         "folds": folds, "candidates": candidates, "corpus": "ObliQA passages",
         "questions": {d: sum(g.dataset == d for g in groups) for d in sorted({g.dataset for g in groups})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training,
-        "question_memory": len(memory) if memory is not None else 0, "memory_candidates": nearest},
+        "question_memory": len(memory) if memory is not None else 0, "memory_candidates": nearest,
+        "relative_features": relative},
         {version: full_adapter}, memory=memory)
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
     return model, report
@@ -412,15 +427,19 @@ def dataset_metrics(groups: Sequence[Group], orders: Sequence[list[int]]) -> dic
 
 
 def out_of_fold(groups: Sequence[Group], folds: int, seed: int, drop: Sequence[str] = (),
-                weights: dict[str, float] | None = None, ensemble: int = 1) -> list[np.ndarray]:
-    """Each group's ranker scores from a model that never saw its fold (``drop``: features zeroed out)."""
-    keep = np.array([name not in drop for name in FEATURE_NAMES])
+                weights: dict[str, float] | None = None, ensemble: int = 1,
+                names: Sequence[str] = FEATURE_NAMES) -> list[np.ndarray]:
+    """Each group's ranker scores from a model that never saw its fold (``drop``: features zeroed out; ``names``: the
+    groups' feature columns)."""
+    names = tuple(names)
+    keep = np.array([name not in drop for name in names])
     assigned = [fold_of(g.key, folds, seed) for g in groups]
     scores: list[np.ndarray] = [np.zeros(0)] * len(groups)
     for fold in range(folds):
         train = [g for g, f in zip(groups, assigned) if f != fold and not g.dataset.endswith("test")]
         model = LearnedRanker(fit_ensemble([g.features * keep for g in train], [g.labels for g in train], seed=seed,
-                                           size=ensemble, weights=[(weights or {}).get(g.dataset, 1.0) for g in train]))
+                                           size=ensemble, weights=[(weights or {}).get(g.dataset, 1.0) for g in train],
+                                           feature_names=names), names)
         for position, (group, f) in enumerate(zip(groups, assigned)):
             if f == fold:
                 scores[position] = model.score(group.features * keep)
@@ -529,7 +548,8 @@ def add_obliqa_model(model: LearnedRanker, obliqa: Any, question_files: Sequence
     model.corpus_models[version], report = obliqa_model(
         obliqa, question_files, args.folds, args.seed, ensemble, args.candidates, args.limit, print,
         with_memory=not getattr(args, "no_question_memory", False),
-        memory_candidates=MEMORY_CANDIDATES if getattr(args, "memory_candidates", None) is None else args.memory_candidates)
+        memory_candidates=MEMORY_CANDIDATES if getattr(args, "memory_candidates", None) is None else args.memory_candidates,
+        relative=not getattr(args, "no_relative_features", False))
     # the file's other corpus models (the demo corpus's) keep their entries
     model.training["corpus_models"] = {**(model.training.get("corpus_models") or {}),
                                        version: "ObliQA passages (--obliqa-model)"}

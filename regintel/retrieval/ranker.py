@@ -23,7 +23,10 @@ so it cannot lean on features only one corpus's adapter makes reliable (docs/ben
 a corpus model can. A damaged corpus model is dropped with a warning, and the shared model (trained on that corpus's
 plain features) serves it. A corpus model may also carry its labelled questions as a memory
 (:mod:`regintel.retrieval.question_memory`): the passages answering the questions closest to a new one are features
-after the others.
+after the others. A model may also read each feature **against the question's other candidates**
+(:func:`with_relative_features`, names ending in ``RELATIVE_SUFFIX``): the value less the best value among the
+candidates, so that "as close as the closest passage" reads the same for a question all of whose passages score low
+as for one whose passages all score high (session 75, ObliQA corpus model: MAP@10 +0.005 out of fold).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ ENSEMBLE_SIZE = 4  # boosters of consecutive seeds whose scores are averaged (1:
 # on, are the same passages (:attr:`Chunk.content_hash`); session 61's chunking fix kept 0.94 both ways
 NEAR_CORPUS_SHARE = 0.9
 PASSAGE_KEY_CHARS = 16  # of a passage's content hash, as a corpus model lists the passages it was trained on
+RELATIVE_SUFFIX = "_below_best"  # a feature read against the question's candidates (:func:`with_relative_features`)
 
 
 def passage_keys(content_hashes: Iterable[str]) -> frozenset[str]:
@@ -77,6 +81,27 @@ def computed_feature_names(with_memory: bool) -> tuple[str, ...]:
     """The features search computes for a model: ``FEATURE_NAMES``, then ``MEMORY_FEATURE_NAMES`` for a model with a
     question memory. A stored model may read fewer of them (:meth:`LearnedRanker.score`), never others."""
     return FEATURE_NAMES + MEMORY_FEATURE_NAMES if with_memory else FEATURE_NAMES
+
+
+def relative_feature_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The names of ``names`` read against the question's other candidates (:func:`with_relative_features`)."""
+    return tuple(f"{name}{RELATIVE_SUFFIX}" for name in names)
+
+
+def with_relative_features(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` (one question's candidates, one row each) followed by each of its columns less that column's largest
+    value among the candidates (0 for the best candidate, negative below it): what a feature says of a passage
+    relative to the question's other passages, which a tree over the raw value cannot read (a BM25 of 12 leads one
+    question and trails another)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if len(matrix) == 0:
+        return np.hstack([matrix, matrix])
+    return np.hstack([matrix, matrix - matrix.max(axis=0, keepdims=True)])
+
+
+def base_feature_name(name: str) -> str:
+    """The computed feature a model's feature reads: itself, or the one it is read relative to."""
+    return name[: -len(RELATIVE_SUFFIX)] if name.endswith(RELATIVE_SUFFIX) else name
 
 
 @dataclass
@@ -132,15 +157,26 @@ class LearnedRanker:
         return frozenset(self.training.get("passages") or ())
 
     def score(self, matrix: np.ndarray, columns: Sequence[str] | None = None) -> np.ndarray:
-        """The model's score of each row of ``matrix``, whose columns are the features named ``columns`` (default:
-        the model's own ``feature_names``). Search hands over every feature the code computes; a model trained before
-        a feature was added reads its own columns among them, so a new feature needs only the model that uses it
+        """The model's score of each row of ``matrix`` (one question's candidates, all of them: a feature read
+        relative to the others needs them all), whose columns are the features named ``columns`` (default: the
+        model's own ``feature_names``). Search hands over every feature the code computes; a model trained before a
+        feature was added reads its own columns among them, so a new feature needs only the model that uses it
         retrained, not every model of the file."""
         if len(matrix) == 0:
             return np.zeros(0, dtype=np.float64)
         if columns is not None and tuple(columns) != self.feature_names:
-            matrix = matrix[:, [list(columns).index(name) for name in self.feature_names]]
+            matrix = self._own_columns(np.asarray(matrix, dtype=np.float64), list(columns))
         return np.mean([np.asarray(b.predict(matrix, num_threads=1), dtype=np.float64) for b in self.boosters], axis=0)
+
+    def _own_columns(self, matrix: np.ndarray, columns: list[str]) -> np.ndarray:
+        """The model's features from a matrix of the computed ``columns``: each one's column, or for a feature read
+        relative to the candidates (:data:`RELATIVE_SUFFIX`) its base column less that column's largest value."""
+        position = {name: i for i, name in enumerate(columns)}
+        own = np.empty((len(matrix), len(self.feature_names)), dtype=np.float64)
+        for j, name in enumerate(self.feature_names):
+            column = matrix[:, position[base_feature_name(name)]]
+            own[:, j] = column if name in position else column - column.max()
+        return own
 
     def computed_columns(self) -> tuple[str, ...]:
         """The features search computes for this model (:func:`computed_feature_names`)."""
@@ -239,7 +275,7 @@ class LearnedRanker:
         computed = computed_feature_names(with_memory=memory is not None)
         # a model may read fewer features than the code computes (one added since it was trained), never one the code
         # does not compute or computes with another meaning (``FEATURES_VERSION``)
-        unknown = [name for name in names if name not in computed]
+        unknown = [name for name in names if base_feature_name(name) not in computed]
         if version != FEATURES_VERSION or unknown or len(set(names)) != len(names):
             log.warning("learned ranker at %s not used: trained on features v%s%s, the code computes v%s "
                         "(retrain with `python -m regintel.bench train-ranker`)", where, version,
