@@ -165,18 +165,19 @@ class LearnedRanker:
         if len(matrix) == 0:
             return np.zeros(0, dtype=np.float64)
         if columns is not None and tuple(columns) != self.feature_names:
-            matrix = self._own_columns(np.asarray(matrix, dtype=np.float64), list(columns))
+            matrix = self._own_columns(matrix, columns)
         return np.mean([np.asarray(b.predict(matrix, num_threads=1), dtype=np.float64) for b in self.boosters], axis=0)
 
-    def _own_columns(self, matrix: np.ndarray, columns: list[str]) -> np.ndarray:
-        """The model's features from a matrix of the computed ``columns``: each one's column, or for a feature read
-        relative to the candidates (:data:`RELATIVE_SUFFIX`) its base column less that column's largest value."""
-        position = {name: i for i, name in enumerate(columns)}
-        own = np.empty((len(matrix), len(self.feature_names)), dtype=np.float64)
-        for j, name in enumerate(self.feature_names):
-            column = matrix[:, position[base_feature_name(name)]]
-            own[:, j] = column if name in position else column - column.max()
-        return own
+    def _own_columns(self, matrix: np.ndarray, columns: Sequence[str]) -> np.ndarray:
+        """The model's features from a matrix of the computed ``columns``; for a model reading features relative to
+        the candidates (:data:`RELATIVE_SUFFIX`), those are derived first, as training derives them
+        (:func:`with_relative_features`)."""
+        names = list(columns)
+        if any(name.endswith(RELATIVE_SUFFIX) for name in self.feature_names):
+            matrix = with_relative_features(matrix)
+            names += relative_feature_names(columns)
+        position = {name: i for i, name in enumerate(names)}
+        return matrix[:, [position[name] for name in self.feature_names]]
 
     def computed_columns(self) -> tuple[str, ...]:
         """The features search computes for this model (:func:`computed_feature_names`)."""
