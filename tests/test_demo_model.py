@@ -231,10 +231,42 @@ def test_memory_candidates_may_be_none_but_never_negative_or_a_word(capsys):
     assert build_parser().parse_args(["train-ranker"]).memory_candidates is None
 
 
-def test_the_obliqa_corpus_model_reads_features_against_the_other_candidates_unless_told_not_to():
-    """`train-ranker` trains the ObliQA corpus model with each feature also read against the question's other
-    candidates; `--no-relative-features` trains session 74's model."""
+def test_corpus_models_read_features_against_the_other_candidates_unless_told_not_to():
+    """`train-ranker` (the ObliQA corpus model) and `train-demo-model` train with each feature also read against the
+    question's other candidates; `--no-relative-features` trains the models before (sessions 74 and 75)."""
     from regintel.bench.__main__ import build_parser
 
-    assert build_parser().parse_args(["train-ranker"]).no_relative_features is False
-    assert build_parser().parse_args(["train-ranker", "--no-relative-features"]).no_relative_features is True
+    for command in ("train-ranker", "train-demo-model"):
+        assert build_parser().parse_args([command]).no_relative_features is False
+        assert build_parser().parse_args([command, "--no-relative-features"]).no_relative_features is True
+
+
+def test_the_demo_corpus_ranker_reads_its_own_columns_and_their_readings_as_search_serves_them():
+    """The demo corpus ranker is trained on the computed features less the latent terms, each also read against the
+    question's other candidates; served search's full rows (latent columns missing), it scores them as in training."""
+    from regintel.bench.demo_model import MODEL_COLUMNS, model_names, model_view, train_ranker
+    from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT
+    from regintel.retrieval.ranker_features import FEATURE_NAMES
+
+    assert not set(LATENT) & set(MODEL_COLUMNS) and len(MODEL_COLUMNS) == len(FEATURE_NAMES) - len(LATENT)
+    assert model_names(()) == MODEL_COLUMNS and len(model_names()) == 3 * len(MODEL_COLUMNS)
+    rng = np.random.default_rng(3)
+    column = FEATURE_NAMES.index("bm25_score")
+
+    def group(fold: int) -> Group:
+        features = rng.random((12, len(FEATURE_NAMES)))
+        features[:, [FEATURE_NAMES.index(n) for n in LATENT]] = np.nan  # search leaves them missing
+        features[:, column] *= rng.uniform(1, 50)  # each question's own scale
+        labels = np.zeros(12)
+        labels[int(np.argmax(features[:, column]))] = 1.0
+        return Group("demo-check", f"q{fold}", [str(i) for i in range(12)], features, labels, 0.0, None, fold=fold)
+
+    groups = [group(i % FOLDS) for i in range(80)]
+    viewed = model_view(groups)
+    assert viewed[0].features.shape == (12, len(model_names())) and not np.isnan(viewed[0].features).any()
+    assert np.array_equal(viewed[0].features[:, : len(MODEL_COLUMNS)],
+                          groups[0].features[:, [FEATURE_NAMES.index(n) for n in MODEL_COLUMNS]])
+    model = train_ranker(viewed, seed=7, ensemble=1, names=model_names())
+    assert model.feature_names == model_names()
+    for raw, seen in zip(groups[:5], viewed[:5]):
+        assert np.allclose(model.score(raw.features, FEATURE_NAMES), model.score(seen.features))

@@ -250,12 +250,19 @@ def test_a_model_trained_before_a_feature_was_added_reads_its_own_columns(tmp_pa
     assert "a_feature_the_code_does_not_compute" in caplog.text and "retrain" in caplog.text
 
 
-def test_a_feature_read_against_the_other_candidates_is_its_value_less_the_best():
+def test_a_feature_read_against_the_other_candidates_is_its_value_less_the_best_and_its_z_score():
     matrix = np.array([[1.0, 5.0], [3.0, 5.0], [2.0, -1.0]])
-    assert np.array_equal(with_relative_features(matrix),
-                          np.array([[1.0, 5.0, -2.0, 0.0], [3.0, 5.0, 0.0, 0.0], [2.0, -1.0, -1.0, -6.0]]))
-    assert with_relative_features(np.zeros((0, 2))).shape == (0, 4)
-    assert relative_feature_names(("bm25_score",)) == ("bm25_score_below_best",)
+    below_best = np.array([[-2.0, 0.0], [0.0, 0.0], [-1.0, -6.0]])
+    z = np.array([[-np.sqrt(1.5), np.sqrt(0.5)], [np.sqrt(1.5), np.sqrt(0.5)], [0.0, -np.sqrt(2.0)]])
+    assert np.allclose(with_relative_features(matrix), np.hstack([matrix, below_best, z]))
+    assert np.array_equal(with_relative_features(matrix, ["_below_best"]), np.hstack([matrix, below_best]))
+    flat = with_relative_features(np.array([[4.0], [4.0]]), ["_zscore"])  # equal in every candidate: z-score 0
+    assert np.array_equal(flat, np.array([[4.0, 0.0], [4.0, 0.0]]))
+    assert with_relative_features(np.zeros((0, 2))).shape == (0, 6)
+    assert relative_feature_names(("bm25_score", "log_length")) == (
+        "bm25_score_below_best", "log_length_below_best", "bm25_score_zscore", "log_length_zscore")
+    with pytest.raises(ValueError, match="unknown relative reading"):
+        with_relative_features(matrix, ["_rank"])
 
 
 def level_groups(seed: int, questions: int):
@@ -296,6 +303,13 @@ def test_a_model_reading_features_against_the_other_candidates_scores_search_row
         assert int(np.argmax(served)) == int(np.argmax(label))
     raw = LearnedRanker(fit(matrices, labels, seed=3, rounds=40))  # the raw values alone: 3 of the 10 found
     assert sum(int(np.argmax(raw.score(m))) == int(np.argmax(y)) for m, y in zip(held_out, held_labels)) < 8
+    # a model reading one of the readings (session 75's files: ``*_below_best`` only) is served that one alone
+    older = FEATURE_NAMES + relative_feature_names(FEATURE_NAMES, ["_below_best"])
+    one_reading = LearnedRanker(fit([with_relative_features(m, ["_below_best"]) for m in matrices], labels, seed=3,
+                                    rounds=40, feature_names=older), older)
+    for matrix in held_out:
+        assert np.allclose(one_reading.score(matrix, FEATURE_NAMES),
+                           one_reading.score(with_relative_features(matrix, ["_below_best"])))
     document = json.loads(path.read_text())
     document["feature_names"][-1] = "not_computed_below_best"
     path.write_text(json.dumps(document))

@@ -243,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_model.add_argument("--adapter-seeds", type=positive_int, default=None,
                             help="query adapters of consecutive seeds (from --seed) whose maps are averaged into one "
                                  "(default: regintel.bench.demo_model.ADAPTER_SEEDS)")
+    demo_model.add_argument("--no-relative-features", action="store_true",
+                            help="the ranker reads each feature's own value only, not also against the question's "
+                                 "other candidates (the model before session 76)")
     demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
     demo_model.add_argument("--fold-models", help="also write, into this directory, one model file per fold whose demo "
                             "corpus model did not see the fold's questions (for train-citations --fold-models)")

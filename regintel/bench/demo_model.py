@@ -25,6 +25,10 @@ held-back questions' with the adapter trained on all), the ranker is measured ou
 confident level (:attr:`LearnedRanker.confident_at`, the first-passage score anchoring an answer) is the median
 out-of-fold first-passage score of the check questions whose first passage is gold. The held-back split is ranked by
 the final model (trained on every training question) and reported in aggregate only.
+
+The ranker reads ``MODEL_COLUMNS`` (the computed features less the latent terms, which session 72 measured on this
+corpus and did not keep) and, unless told otherwise, each of them read against the question's other candidates
+(:func:`regintel.retrieval.ranker.with_relative_features`; session 76).
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from regintel.atomic_files import write_text_atomically
+from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
+from regintel.retrieval.ranker import RELATIVE_READINGS, relative_feature_names, with_relative_features
+from regintel.retrieval.ranker_features import FEATURE_NAMES
 
 RECALL_KS = (1, 3, 5, 20)
 COMMAND = "python -m regintel.bench train-demo-model"
@@ -46,6 +53,7 @@ WEIGHTS = {"demo-dev": 5.0, "demo-train": 5.0, "demo-check": 5.0, "demo-pseudo":
 FOLDS = 4  # of the training questions, by gold article: a question's features come from the other folds' adapter
 ENSEMBLE = 2  # boosters (of consecutive seeds) averaged; measured with 2 (docs/benchmarks.md, session 58)
 ADAPTER_SEEDS = 1  # query adapters (of consecutive seeds) whose maps are averaged into one (docs/benchmarks.md)
+MODEL_COLUMNS = tuple(name for name in FEATURE_NAMES if name not in LATENT_FEATURE_NAMES)  # the ranker's own columns
 
 
 @dataclass
@@ -235,20 +243,38 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
     return groups
 
 
-def train_ranker(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE) -> Any:
+def model_names(readings: Sequence[str] = RELATIVE_READINGS) -> tuple[str, ...]:
+    """The ranker's features: ``MODEL_COLUMNS``, then each of them in each of ``readings`` (none: the columns alone)."""
+    return MODEL_COLUMNS + relative_feature_names(MODEL_COLUMNS, readings)
+
+
+def model_view(groups: Sequence[Any], readings: Sequence[str] = RELATIVE_READINGS) -> list[Any]:
+    """``groups`` (features in the computed ``FEATURE_NAMES`` order) with the features :func:`model_names` names, as
+    the served model derives them from search's columns (:meth:`LearnedRanker.score`)."""
+    from dataclasses import replace
+
+    kept = [FEATURE_NAMES.index(name) for name in MODEL_COLUMNS]
+    return [replace(g, features=with_relative_features(np.asarray(g.features)[:, kept], readings)) for g in groups]
+
+
+def train_ranker(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE,
+                 names: Sequence[str] = FEATURE_NAMES) -> Any:
+    """A ranker over ``groups`` whose feature columns are ``names`` (:func:`model_view` makes them)."""
     from regintel.retrieval.ranker import LearnedRanker, fit_ensemble
 
+    names = tuple(names)
     return LearnedRanker(fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed,
-                                      size=ensemble, weights=[WEIGHTS[g.dataset] for g in groups]))
+                                      size=ensemble, weights=[WEIGHTS[g.dataset] for g in groups],
+                                      feature_names=names), names)
 
 
 def out_of_fold(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE,
-                models: dict[int, Any] | None = None) -> dict[int, np.ndarray]:
+                models: dict[int, Any] | None = None, names: Sequence[str] = FEATURE_NAMES) -> dict[int, np.ndarray]:
     """id(group) -> its scores by the ranker trained on the other folds (pseudo-queries in every fold); ``models``,
     when given, receives fold -> that ranker."""
     scores = {}
     for fold in range(FOLDS):
-        model = train_ranker([g for g in groups if g.fold != fold], seed, ensemble)
+        model = train_ranker([g for g in groups if g.fold != fold], seed, ensemble, names)
         scores.update({id(g): model.score(g.features) for g in groups if g.fold == fold})
         if models is not None:
             models[fold] = model
@@ -307,30 +333,32 @@ def main(args: Any) -> int:
 
     ensemble = ENSEMBLE if getattr(args, "ensemble", None) is None else args.ensemble
     adapter_seeds = ADAPTER_SEEDS if getattr(args, "adapter_seeds", None) is None else args.adapter_seeds
-    # the latent terms are computed whatever model the file holds: the model trained here reads them
+    readings = () if getattr(args, "no_relative_features", False) else RELATIVE_READINGS
+    names = model_names(readings)
+    # the latent terms are not among the model's columns (MODEL_COLUMNS): no need to compute them
     settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""),
-                              latent_terms="always")
+                              latent_terms="never")
     log = (lambda *_: None) if args.json else print
     with RegIntel(settings, graph=None) as app:
-        if app.index_or_none() is None or app.index.latent is None:
+        if app.index_or_none() is None:
             log(f"indexing the demo corpus into {settings.data_dir} ...")
             app.ingest(seed_graph=False)
         index = app.index
         adapter, report, by_fold, cross_fitted, items = build(index, args.seed, log, adapter_seeds)
         log("ranker features (each question searched with the adapter that did not see it) ...")
-        groups = collect(index, items, adapter, cross_fitted)
+        groups = model_view(collect(index, items, adapter, cross_fitted), readings)
         corpus = index.passages_version
         passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
     training = [g for g in groups if g.dataset != "demo-test"]
     fold_models: dict[int, Any] = {}
-    scores = out_of_fold(training, args.seed, ensemble, fold_models)
+    scores = out_of_fold(training, args.seed, ensemble, fold_models, names)
     labelled = [g for g in training if id(g) in scores]
     report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
     level = confident_level_of(training, scores)
-    model = train_ranker(training, args.seed, ensemble)
+    model = train_ranker(training, args.seed, ensemble, names)
     model.adapters = {corpus: adapter}
     model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ensemble,
-                      "adapter_seeds": adapter_seeds,
+                      "adapter_seeds": adapter_seeds, "relative_readings": list(readings),
                       "weights": WEIGHTS, "candidates": 100, "confident_at": level,
                       "confident_at_rule": "median out-of-fold first-passage score of the check questions whose "
                                            "first passage is gold",

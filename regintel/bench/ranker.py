@@ -59,8 +59,8 @@ from regintel.bench.metrics import mean_metrics, percentile
 from regintel.config import REPO_ROOT, Settings
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
 from regintel.retrieval.question_memory import MEMORY_FEATURE_NAMES, QuestionMemory
-from regintel.retrieval.ranker import (ENSEMBLE_SIZE, LearnedRanker, choose_tail_gap, fit_ensemble,
-                                      relative_feature_names, with_relative_features)
+from regintel.retrieval.ranker import (ENSEMBLE_SIZE, RELATIVE_READINGS, LearnedRanker, choose_tail_gap,
+                                      fit_ensemble, relative_feature_names, with_relative_features)
 from regintel.retrieval.ranker_features import FEATURE_NAMES, FEATURES_VERSION
 
 OBLIQA_DIR = REPO_ROOT.parent / "shared" / "benchmarks" / "obliqa"
@@ -285,7 +285,7 @@ def obliqa_model(index: Any, question_files: Sequence[Path], folds: int, seed: i
         "questions": {d: sum(g.dataset == d for g in groups) for d in sorted({g.dataset for g in groups})},
         "out_of_fold": report["out_of_fold"], "tail_gap": tail_gap, "query_adapter": full_adapter.training,
         "question_memory": len(memory) if memory is not None else 0, "memory_candidates": nearest,
-        "relative_features": relative},
+        "relative_features": relative, "relative_readings": list(RELATIVE_READINGS) if relative else []},
         {version: full_adapter}, memory=memory)
     report["importance"] = dict(sorted(model.importance().items(), key=lambda item: -item[1]))
     return model, report

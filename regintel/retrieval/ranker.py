@@ -24,9 +24,10 @@ a corpus model can. A damaged corpus model is dropped with a warning, and the sh
 plain features) serves it. A corpus model may also carry its labelled questions as a memory
 (:mod:`regintel.retrieval.question_memory`): the passages answering the questions closest to a new one are features
 after the others. A model may also read each feature **against the question's other candidates**
-(:func:`with_relative_features`, names ending in ``RELATIVE_SUFFIX``): the value less the best value among the
-candidates, so that "as close as the closest passage" reads the same for a question all of whose passages score low
-as for one whose passages all score high (session 75, ObliQA corpus model: MAP@10 +0.005 out of fold).
+(:func:`with_relative_features`, names ending in one of ``RELATIVE_READINGS``): the value less the best value among
+the candidates, so that "as close as the closest passage" reads the same for a question all of whose passages score
+low as for one whose passages all score high (session 75, ObliQA corpus model: MAP@10 +0.005 out of fold), and its
+z-score among the candidates (how far above the question's typical candidate; session 76).
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ ENSEMBLE_SIZE = 4  # boosters of consecutive seeds whose scores are averaged (1:
 # on, are the same passages (:attr:`Chunk.content_hash`); session 61's chunking fix kept 0.94 both ways
 NEAR_CORPUS_SHARE = 0.9
 PASSAGE_KEY_CHARS = 16  # of a passage's content hash, as a corpus model lists the passages it was trained on
-RELATIVE_SUFFIX = "_below_best"  # a feature read against the question's candidates (:func:`with_relative_features`)
+RELATIVE_SUFFIX = "_below_best"  # a feature less its best value among the question's candidates
+ZSCORE_SUFFIX = "_zscore"  # a feature's z-score among the question's candidates
+# the readings of a feature against the question's candidates (:func:`with_relative_features`), in column order
+RELATIVE_READINGS = (RELATIVE_SUFFIX, ZSCORE_SUFFIX)
 
 
 def passage_keys(content_hashes: Iterable[str]) -> frozenset[str]:
@@ -83,25 +87,40 @@ def computed_feature_names(with_memory: bool) -> tuple[str, ...]:
     return FEATURE_NAMES + MEMORY_FEATURE_NAMES if with_memory else FEATURE_NAMES
 
 
-def relative_feature_names(names: Sequence[str]) -> tuple[str, ...]:
-    """The names of ``names`` read against the question's other candidates (:func:`with_relative_features`)."""
-    return tuple(f"{name}{RELATIVE_SUFFIX}" for name in names)
+def relative_feature_names(names: Sequence[str], readings: Sequence[str] = RELATIVE_READINGS) -> tuple[str, ...]:
+    """The names of ``names`` read against the question's other candidates (:func:`with_relative_features`), one
+    block of them per reading."""
+    return tuple(f"{name}{reading}" for reading in readings for name in names)
 
 
-def with_relative_features(matrix: np.ndarray) -> np.ndarray:
-    """``matrix`` (one question's candidates, one row each) followed by each of its columns less that column's largest
-    value among the candidates (0 for the best candidate, negative below it): what a feature says of a passage
-    relative to the question's other passages, which a tree over the raw value cannot read (a BM25 of 12 leads one
-    question and trails another)."""
+def _reading(matrix: np.ndarray, reading: str) -> np.ndarray:
+    if reading == RELATIVE_SUFFIX:
+        return matrix - matrix.max(axis=0, keepdims=True)
+    if reading == ZSCORE_SUFFIX:
+        spread = matrix.std(axis=0, keepdims=True)
+        centred = matrix - matrix.mean(axis=0, keepdims=True)
+        return np.divide(centred, spread, out=np.zeros_like(centred), where=spread > 1e-12)  # a flat column: 0
+    raise ValueError(f"unknown relative reading {reading!r}")
+
+
+def with_relative_features(matrix: np.ndarray, readings: Sequence[str] = RELATIVE_READINGS) -> np.ndarray:
+    """``matrix`` (one question's candidates, one row each) followed by each reading of its columns against the
+    candidates: ``RELATIVE_SUFFIX``, each column less its largest value among them (0 for the best candidate,
+    negative below it); ``ZSCORE_SUFFIX``, its z-score among them (0 for a column equal in every candidate). What a
+    feature says of a passage relative to the question's other passages, which a tree over the raw value cannot read
+    (a BM25 of 12 leads one question and trails another)."""
     matrix = np.asarray(matrix, dtype=np.float64)
     if len(matrix) == 0:
-        return np.hstack([matrix, matrix])
-    return np.hstack([matrix, matrix - matrix.max(axis=0, keepdims=True)])
+        return np.hstack([matrix] * (1 + len(readings)))
+    return np.hstack([matrix] + [_reading(matrix, reading) for reading in readings])
 
 
 def base_feature_name(name: str) -> str:
     """The computed feature a model's feature reads: itself, or the one it is read relative to."""
-    return name[: -len(RELATIVE_SUFFIX)] if name.endswith(RELATIVE_SUFFIX) else name
+    for reading in RELATIVE_READINGS:
+        if name.endswith(reading):
+            return name[: -len(reading)]
+    return name
 
 
 @dataclass
@@ -170,12 +189,13 @@ class LearnedRanker:
 
     def _own_columns(self, matrix: np.ndarray, columns: Sequence[str]) -> np.ndarray:
         """The model's features from a matrix of the computed ``columns``; for a model reading features relative to
-        the candidates (:data:`RELATIVE_SUFFIX`), those are derived first, as training derives them
-        (:func:`with_relative_features`)."""
+        the candidates (:data:`RELATIVE_READINGS`), those are derived first, as training derives them
+        (:func:`with_relative_features`): the readings it uses only."""
         names = list(columns)
-        if any(name.endswith(RELATIVE_SUFFIX) for name in self.feature_names):
-            matrix = with_relative_features(matrix)
-            names += relative_feature_names(columns)
+        readings = [r for r in RELATIVE_READINGS if any(name.endswith(r) for name in self.feature_names)]
+        if readings:
+            matrix = with_relative_features(matrix, readings)
+            names += relative_feature_names(columns, readings)
         position = {name: i for i, name in enumerate(names)}
         return matrix[:, [position[name] for name in self.feature_names]]
 
