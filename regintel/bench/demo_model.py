@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -44,7 +44,8 @@ import numpy as np
 from regintel.atomic_files import write_text_atomically
 from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT_FEATURE_NAMES
 from regintel.retrieval.query_adapter import QueryAdapter, train_query_adapter
-from regintel.retrieval.ranker import RELATIVE_READINGS, relative_feature_names, with_relative_features
+from regintel.retrieval.ranker import (RELATIVE_READINGS, LearnedRanker, fit_ensemble, relative_feature_names,
+                                      with_relative_features)
 from regintel.retrieval.ranker_features import FEATURE_NAMES
 
 RECALL_KS = (1, 3, 5, 20)
@@ -251,8 +252,6 @@ def model_names(readings: Sequence[str] = RELATIVE_READINGS) -> tuple[str, ...]:
 def model_view(groups: Sequence[Any], readings: Sequence[str] = RELATIVE_READINGS) -> list[Any]:
     """``groups`` (features in the computed ``FEATURE_NAMES`` order) with the features :func:`model_names` names, as
     the served model derives them from search's columns (:meth:`LearnedRanker.score`)."""
-    from dataclasses import replace
-
     kept = [FEATURE_NAMES.index(name) for name in MODEL_COLUMNS]
     return [replace(g, features=with_relative_features(np.asarray(g.features)[:, kept], readings)) for g in groups]
 
@@ -260,8 +259,6 @@ def model_view(groups: Sequence[Any], readings: Sequence[str] = RELATIVE_READING
 def train_ranker(groups: Sequence[Any], seed: int, ensemble: int = ENSEMBLE,
                  names: Sequence[str] = FEATURE_NAMES) -> Any:
     """A ranker over ``groups`` whose feature columns are ``names`` (:func:`model_view` makes them)."""
-    from regintel.retrieval.ranker import LearnedRanker, fit_ensemble
-
     names = tuple(names)
     return LearnedRanker(fit_ensemble([g.features for g in groups], [g.labels for g in groups], seed=seed,
                                       size=ensemble, weights=[WEIGHTS[g.dataset] for g in groups],
