@@ -115,12 +115,15 @@ def with_relative_features(matrix: np.ndarray, readings: Sequence[str] = RELATIV
     return np.hstack([matrix] + [_reading(matrix, reading) for reading in readings])
 
 
+def reading_of(name: str) -> str | None:
+    """The reading against the candidates (one of ``RELATIVE_READINGS``) a model's feature is, None for a computed one."""
+    return next((reading for reading in RELATIVE_READINGS if name.endswith(reading)), None)
+
+
 def base_feature_name(name: str) -> str:
     """The computed feature a model's feature reads: itself, or the one it is read relative to."""
-    for reading in RELATIVE_READINGS:
-        if name.endswith(reading):
-            return name[: -len(reading)]
-    return name
+    reading = reading_of(name)
+    return name[: -len(reading)] if reading else name
 
 
 @dataclass
@@ -192,12 +195,17 @@ class LearnedRanker:
         the candidates (:data:`RELATIVE_READINGS`), those are derived first, as training derives them
         (:func:`with_relative_features`): the readings it uses only."""
         names = list(columns)
-        readings = [r for r in RELATIVE_READINGS if any(name.endswith(r) for name in self.feature_names)]
-        if readings:
-            matrix = with_relative_features(matrix, readings)
-            names += relative_feature_names(columns, readings)
+        if self.relative_readings:
+            matrix = with_relative_features(matrix, self.relative_readings)
+            names += relative_feature_names(columns, self.relative_readings)
         position = {name: i for i, name in enumerate(names)}
         return matrix[:, [position[name] for name in self.feature_names]]
+
+    @cached_property  # read on every search: found once per model, not per search
+    def relative_readings(self) -> tuple[str, ...]:
+        """The readings against the candidates (:data:`RELATIVE_READINGS`, in their order) the model's features use."""
+        used = {reading_of(name) for name in self.feature_names}
+        return tuple(reading for reading in RELATIVE_READINGS if reading in used)
 
     def computed_columns(self) -> tuple[str, ...]:
         """The features search computes for this model (:func:`computed_feature_names`)."""
