@@ -9,6 +9,7 @@ import pytest
 from regintel.retrieval.latent_terms import (FEATURE_NAMES, LatentEncoder, LatentTerms, features, for_passages,
                                              passage_text, text_key)
 from regintel.retrieval.ranker_features import FEATURE_NAMES as ALL_FEATURES
+from regintel.retrieval.ranker_features import LATENT_COLUMNS
 
 BREACH = ("Notification of a personal data breach to the supervisory authority",
           "In the case of a personal data breach, the controller shall without undue delay and, where feasible, not "
@@ -24,8 +25,10 @@ def encoder() -> LatentEncoder:
     return LatentEncoder()
 
 
-def test_latent_columns_close_the_feature_list():
-    assert ALL_FEATURES[-len(FEATURE_NAMES):] == FEATURE_NAMES
+def test_latent_columns_are_one_block_of_the_feature_list():
+    """The feature builder writes the three latent columns as one slice (features added later come after it)."""
+    start = ALL_FEATURES.index(FEATURE_NAMES[0])
+    assert ALL_FEATURES[start:start + len(FEATURE_NAMES)] == FEATURE_NAMES
 
 
 def test_features_scale_by_question_and_best_and_leave_missing_passages_missing():
@@ -130,7 +133,7 @@ def test_ingestion_writes_them_search_reads_them_and_a_damaged_file_only_costs_t
     question = "Quel est le lieu de la livraison de biens vendus à distance ?"
     stage = index.first_stage(question, k=10)
     candidates = [cid for cid, _ in stage.ordered(20)]
-    columns = index.features.matrix(question, stage, candidates)[:, -len(FEATURE_NAMES):]
+    columns = index.features.matrix(question, stage, candidates)[:, LATENT_COLUMNS]
     assert np.isfinite(columns).all() and columns[:, 1].max() == pytest.approx(1.0)
 
     assert ingest_corpus(always, embedder=embedder).latent_terms == f"{report.chunks} passages (0 encoded)"
@@ -140,7 +143,7 @@ def test_ingestion_writes_them_search_reads_them_and_a_damaged_file_only_costs_t
     damaged = open_search_index(always, embedder=embedder)
     assert damaged.latent is None
     assert damaged.search(question, k=3).sources  # the search stands; the ranker reads missing values
-    assert np.isnan(damaged.features.matrix(question, stage, candidates)[:, -len(FEATURE_NAMES):]).all()
+    assert np.isnan(damaged.features.matrix(question, stage, candidates)[:, LATENT_COLUMNS]).all()
 
     never = ingest_corpus(settings.model_copy(update={"latent_terms": "never"}), embedder=embedder)
     assert never.latent_terms == "not needed" and not path.exists() and "latent" not in never.summary()

@@ -58,6 +58,19 @@ def test_a_passage_answering_several_close_questions_gathers_their_votes():
     assert rows[0, votes] > rows[1, votes]  # a6~1 answers two memorised questions, a6~2 one
 
 
+def test_how_many_memorised_questions_a_passage_answers_whatever_the_question():
+    """A prior over passages: a6~1 answers two memorised questions, a33 one, an unknown passage none; the
+    questions of the excluded rows are not counted (training reads a memory without its own fold)."""
+    question = "Anything at all about invoices?"
+    count = column("memory_answered_count")
+    rows = memory().features(hashed_vector(question), question, ["a6~1", "a33", "unknown"])
+    assert list(rows[:, count]) == pytest.approx([np.log1p(2), np.log1p(1), 0.0])
+    excluded = np.array([False, True, False, False])  # the question a6~1 answers alone
+    rows = memory().features(hashed_vector(question), question, ["a6~1", "a33"], excluded)
+    assert list(rows[:, count]) == pytest.approx([np.log1p(1), np.log1p(1)])
+    assert memory().features(hashed_vector(question), question, ["a6~1"], np.ones(4, dtype=bool))[0, count] == 0
+
+
 def test_excluded_questions_are_not_read():
     """Training reads a question's memory without its own fold: nothing of an excluded question may show."""
     question = MEMORISED[0][0]

