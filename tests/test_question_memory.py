@@ -224,3 +224,25 @@ def test_memory_candidates_are_read_from_the_model_file_and_default_to_none(tmp_
     assert LearnedRanker.load(path).for_corpus("corpus-a").memory_candidates == 20
     assert LearnedRanker(corpus.boosters, corpus.feature_names, training={"memory_candidates": 20}).memory_candidates \
         == 0  # no memory, nothing to lend
+
+
+def test_every_model_of_the_committed_file_loads_and_the_obliqa_one_reads_its_new_columns():
+    """A model trained on a feature the code does not compute is dropped at load (the shared model then serves its
+    corpus): the committed file must ship none such. The ObliQA corpus model (the one with a memory) reads the order
+    gaps and the answered count it was trained on, and scores a matrix of the computed columns."""
+    from regintel.config import REPO_ROOT
+    from regintel.retrieval.ranker import computed_feature_names
+
+    path = REPO_ROOT / "data" / "ranker" / "ranker.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    model = LearnedRanker.load(path)
+    assert model is not None and set(model.corpus_models) == set(stored["corpus_models"])
+    remembering = [m for m in model.corpus_models.values() if m.memory is not None]
+    assert len(remembering) == 1
+    obliqa = remembering[0]
+    for name in ("order_gap_first", "order_gap_leading", "memory_answered_count"):
+        assert name in obliqa.feature_names and f"{name}_zscore" in obliqa.feature_names
+    computed = computed_feature_names(with_memory=True)
+    matrix = np.random.default_rng(7).random((12, len(computed)))
+    scores = obliqa.score(matrix, computed)
+    assert scores.shape == (12,) and np.isfinite(scores).all()
