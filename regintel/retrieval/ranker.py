@@ -116,7 +116,8 @@ def with_relative_features(matrix: np.ndarray, readings: Sequence[str] = RELATIV
 
 
 def reading_of(name: str) -> str | None:
-    """The reading against the candidates (one of ``RELATIVE_READINGS``) a model's feature is, None for a computed one."""
+    """The reading against the candidates (one of ``RELATIVE_READINGS``) a model's feature is; None for a computed
+    feature."""
     return next((reading for reading in RELATIVE_READINGS if name.endswith(reading)), None)
 
 

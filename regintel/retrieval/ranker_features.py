@@ -301,8 +301,8 @@ class FeatureBuilder:
     def order_gap(self, chunk_id: str, others: Sequence[str]) -> float:
         """How many passages apart, in their document's order, the passage is from the nearest of ``others`` in the
         same document (itself left out), at most ``ORDER_GAP_CAP`` (also when none is in its document). On ObliQA a
-        question's second gold passage is often a near neighbour of the first: out of fold, the two gaps moved the ObliQA
-        corpus model's Recall@10 by 0.004-0.009, and by 0.01 with the question memory's answered count
+        question's second gold passage is often a near neighbour of the first: out of fold, the two gaps moved the
+        ObliQA corpus model's Recall@10 by 0.004-0.009, and by 0.01 with the question memory's answered count
         (docs/benchmarks.md, issue 19 session 77)."""
         chunk = self.chunks[chunk_id]
         gaps = [abs(chunk.position - self.chunks[other].position) for other in others
