@@ -103,3 +103,30 @@ def test_the_instrument_list_loads_and_rejects_an_entry_without_names(tmp_path):
     bad.write_text('{"id": "x"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match="instruments.jsonl:1"):
         InstrumentCatalog.load(bad)
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Does a foreign company have to register for Swiss VAT?", ["swiss-vat"]),
+    ("When should a data exporter use the IDTA rather than the UK Addendum?", ["uk-transfer-tools"]),
+    ("What is the HST rate in Ontario?", ["gst"]),
+    ("Do we collect sales tax in Texas after Wayfair?", ["us-sales-tax"]),
+    ("Ab wann gilt die XRechnung-Pflicht nach dem UStG?", ["de-ustg"]),
+    ("Quand faut-il passer par une plateforme de dématérialisation partenaire ?", ["fr-tax-code"]),
+    ("¿Qué plazo da Verifactu para registrar las facturas?", ["es-vat-reporting"]),
+])
+def test_national_tax_and_transfer_regimes_outside_the_demo_corpus_are_not_held(demo, question, expected):
+    """Non-EU VAT / GST / sales-tax regimes, member states' own tax codes and e-invoicing systems, and the UK's
+    transfer tools: named, none held, so the question is answered as one about an act the corpus lacks."""
+    coverage = demo.coverage(question)
+    assert keys(coverage.named) == expected
+    assert coverage.uncovered
+
+
+@pytest.mark.parametrize("question", [
+    "How does Belgian VAT treat credit notes?",
+    "¿Qué debe incluir el sistema interno de información (SII) para los trabajadores según las ESRS?",
+    "Where is a service supplied to a customer established in Switzerland?",
+])
+def test_questions_on_held_acts_are_not_mistaken_for_national_regimes(demo, question):
+    """Belgium's VAT guidance is held; 'SII' also abbreviates an internal reporting channel, so it names no act."""
+    assert not demo.coverage(question).uncovered
