@@ -118,7 +118,7 @@ def test_metrics_on_hand_built_rows() -> None:
     assert m["offcorpus_by_category"]["far"]["abstained"] == 1.0
     # retrieval: 4 answerable rows have a ranking (the failed one has none)
     assert m["n_retrieval"] == 4
-    assert m["recall_at_k"] == {"1": 0.25, "3": 0.5, "8": 0.5, "20": 0.5}
+    assert m["recall_at_k"] == {"1": 0.25, "3": 0.5, "5": 0.5, "8": 0.5, "10": 0.5, "20": 0.5}
     assert m["latency_ms"] == {"p50": 10.0, "p95": 400.0, "n": 11}
     assert m["errors"] == 1
     opinion = m["per_type"]["OPINION"]
@@ -205,7 +205,7 @@ def test_answers_and_conversation_benches_end_to_end(tmp_path: Path, capsys: pyt
     for key in ("answered_with_gold", "abstained_on_answerable", "offcorpus_abstained", "forbidden_refused",
                 "crosslingual_answered"):
         assert result[key] is not None, key
-    assert set(result["recall_at_k"]) == {"1", "3", "8", "20"} and result["n_retrieval"] == 3
+    assert set(result["recall_at_k"]) == {"1", "3", "5", "8", "10", "20"} and result["n_retrieval"] == 3
     assert all(0.0 <= v <= 1.0 for v in result["recall_at_k"].values())
     assert set(result["per_type"]) == {"PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS", "OUT_OF_DOMAIN"}
     assert result["latency_ms"]["n"] == 5 and result["latency_ms"]["p95"] >= result["latency_ms"]["p50"] > 0
