@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from regintel.bench.demo_model import FOLDS, confident_level_of, fold_of, question_sets
+from regintel.bench.demo_model import FOLDS, confident_level_of, doubtful_level_of, fold_of, question_sets
 from regintel.bench.ranker import Group, gold_articles
 from regintel.bench.ranker_confidence import UNSEEN_CHECKS
 from regintel.config import REPO_ROOT, Settings
@@ -56,6 +56,23 @@ def test_the_confident_level_is_the_median_out_of_fold_score_of_check_questions_
     scores = {id(right[0]): np.array([1.0, 0.0]), id(right[1]): np.array([3.0, 0.5]),
               id(right[2]): np.array([2.0, -1.0]), id(wrong): np.array([9.0, 1.0]), id(trained_on): np.array([7.0, 0])}
     assert confident_level_of(right + [wrong, trained_on], scores) == 2.0
+
+
+def test_the_doubtful_level_is_a_low_percentile_of_the_same_scores():
+    """Under it the model doubts its first passage: the given percentile of the out-of-fold first-passage scores of
+    the check questions whose first passage is gold (a question ranked wrong or trained on is not read)."""
+    def group(dataset: str, labels: list[float]) -> Group:
+        return Group(dataset, "k", [str(i) for i in range(len(labels))], np.zeros((len(labels), 1)), np.array(labels),
+                     0.0, [])
+
+    right = [group("demo-check", [1.0, 0.0]) for _ in range(11)]
+    wrong = group("demo-check", [0.0, 1.0])
+    trained_on = group("demo-train", [1.0, 0.0])
+    scores = {id(g): np.array([float(n), -5.0]) for n, g in enumerate(right)}  # first passages scored 0 .. 10
+    scores[id(wrong)], scores[id(trained_on)] = np.array([9.0, -1.0]), np.array([-9.0, -10.0])
+    assert doubtful_level_of(right + [wrong, trained_on], scores, percentile=10.0) == 1.0
+    assert doubtful_level_of(right, scores, percentile=50.0) == 5.0
+    assert doubtful_level_of([wrong, trained_on], scores) is None  # nothing ranked right: no level
 
 
 def demo_corpus() -> tuple[str, frozenset[str]]:
@@ -239,17 +256,22 @@ def test_corpus_models_read_features_against_the_other_candidates_unless_told_no
     for command in ("train-ranker", "train-demo-model"):
         assert build_parser().parse_args([command]).no_relative_features is False
         assert build_parser().parse_args([command, "--no-relative-features"]).no_relative_features is True
+    assert build_parser().parse_args(["train-demo-model"]).no_order_gaps is False
+    assert build_parser().parse_args(["train-demo-model", "--no-order-gaps"]).no_order_gaps is True
 
 
 def test_the_demo_corpus_ranker_reads_its_own_columns_and_their_readings_as_search_serves_them():
     """The demo corpus ranker is trained on the computed features less the latent terms, each also read against the
     question's other candidates; served search's full rows (latent columns missing), it scores them as in training."""
-    from regintel.bench.demo_model import MODEL_COLUMNS, model_names, model_view, train_ranker
+    from regintel.bench.demo_model import MODEL_COLUMNS, WITHOUT_ORDER_GAPS, model_names, model_view, train_ranker
     from regintel.retrieval.latent_terms import FEATURE_NAMES as LATENT
     from regintel.retrieval.ranker_features import FEATURE_NAMES
 
     assert not set(LATENT) & set(MODEL_COLUMNS) and len(MODEL_COLUMNS) == len(FEATURE_NAMES) - len(LATENT)
     assert model_names(()) == MODEL_COLUMNS and len(model_names()) == 3 * len(MODEL_COLUMNS)
+    # the committed model's columns: the same less the two order gaps (train-demo-model --no-order-gaps)
+    assert model_names((), WITHOUT_ORDER_GAPS) == WITHOUT_ORDER_GAPS
+    assert set(MODEL_COLUMNS) - set(WITHOUT_ORDER_GAPS) == {"order_gap_first", "order_gap_leading"}
     rng = np.random.default_rng(3)
     column = FEATURE_NAMES.index("bm25_score")
 

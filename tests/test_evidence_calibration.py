@@ -473,3 +473,23 @@ def test_a_first_passage_the_learned_ranker_is_confident_about_anchors_a_weakly_
     # the floor still stops a question nothing in the corpus addresses, however confident the ranker
     floor = analyse_evidence(QUESTION, [source(83.0, ranker_score=3.0), source(82.0)], ranker_confident_at=2.06)
     assert floor.reason == "NO_RELEVANT_EVIDENCE"
+
+
+def test_a_first_passage_the_learned_ranker_doubts_does_not_answer_on_the_mean_alone():
+    """"What is the output floor for risk-weighted assets ...?" (Basel rules the corpus does not hold) passed the
+    gate on the mean of its top 5 passages (ESRS tables, each close to the question) while the ranker scored its first
+    passage far under the scores it gives a right first passage. Under the model's doubtful level, passing on the
+    mean alone abstains (LOW_SIMILARITY); an anchor (a strong passage), a question known to be on the corpus or a
+    follow-up still answer, and without a level or a ranker score nothing changes."""
+    close = [source(86.5, ranker_score=0.1), source(86.0), source(85.5), source(85.0), source(85.0)]
+    assert analyse_evidence(QUESTION, close).sufficient  # the mean passes: answered before the level existed
+    assert analyse_evidence(QUESTION, close, ranker_doubtful_below=0.5).reason == "LOW_SIMILARITY"
+    assert analyse_evidence(QUESTION, close, ranker_doubtful_below=0.05).sufficient  # scored above the level
+    unscored = [replace(close[0], ranker_score=None), *close[1:]]
+    assert analyse_evidence(QUESTION, unscored, ranker_doubtful_below=0.5).sufficient
+    on_corpus = analyse_evidence(QUESTION, close, on_corpus=True, ranker_doubtful_below=0.5)
+    assert on_corpus.sufficient and "LOW_SIMILARITY" in on_corpus.concerns  # said in plain words, not abstained
+    follow_up = analyse_evidence(QUESTION, close, follow_up=True, ranker_doubtful_below=0.5)
+    assert follow_up.sufficient and "LOW_SIMILARITY" not in follow_up.concerns  # reused passages: not this ranking
+    strong = [replace(close[0], similarity=89.0), *close[1:]]
+    assert analyse_evidence(QUESTION, strong, ranker_doubtful_below=0.5).sufficient  # anchored by a strong passage

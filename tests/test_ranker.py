@@ -525,6 +525,14 @@ def test_the_confident_level_is_read_from_the_model_file_and_absent_from_a_model
         confident_level([(3.0, False)])
 
 
+def test_the_doubtful_level_is_read_from_the_model_file_and_absent_without_it(tmp_path):
+    """`train-demo-model` writes `training.doubtful_below`; a model without it (older files, the shared model)
+    doubts nothing, so the evidence grade reads no doubt."""
+    model = LearnedRanker([], ("a",), training={"doubtful_below": 0.42})
+    assert model.doubtful_below == 0.42
+    assert LearnedRanker([], ("a",), training={}).doubtful_below is None
+
+
 def test_the_committed_model_carries_its_confident_level():
     """The evidence grade's ranker anchor needs the level measured for the model in use (`python -m regintel.bench
     ranker-confidence --write`); a model file committed without it would silently drop the anchor."""

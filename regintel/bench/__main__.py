@@ -246,6 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo_model.add_argument("--no-relative-features", action="store_true",
                             help="the ranker reads each feature's own value only, not also against the question's "
                                  "other candidates (the model before session 76)")
+    demo_model.add_argument("--no-order-gaps", action="store_true",
+                            help="leave out session 77's two order-gap columns (the committed model's columns)")
     demo_model.add_argument("--write", action="store_true", help="store it as the demo corpus's corpus model")
     demo_model.add_argument("--fold-models", help="also write, into this directory, one model file per fold whose demo "
                             "corpus model did not see the fold's questions (for train-citations --fold-models)")

@@ -54,7 +54,11 @@ WEIGHTS = {"demo-dev": 5.0, "demo-train": 5.0, "demo-check": 5.0, "demo-pseudo":
 FOLDS = 4  # of the training questions, by gold article: a question's features come from the other folds' adapter
 ENSEMBLE = 2  # boosters (of consecutive seeds) averaged; measured with 2 (docs/benchmarks.md, session 58)
 ADAPTER_SEEDS = 1  # query adapters (of consecutive seeds) whose maps are averaged into one (docs/benchmarks.md)
+# the share of the check questions whose first passage is gold that the model would doubt (doubtful_level_of)
+DOUBTFUL_PERCENTILE = 10.0
 MODEL_COLUMNS = tuple(name for name in FEATURE_NAMES if name not in LATENT_FEATURE_NAMES)  # the ranker's own columns
+# the committed demo corpus model's columns (sessions 58-79): without session 77's order gaps
+WITHOUT_ORDER_GAPS = tuple(name for name in MODEL_COLUMNS if not name.startswith("order_gap"))
 
 
 @dataclass
@@ -244,15 +248,17 @@ def collect(index: Any, items: dict[str, Sequence[Any]], final: QueryAdapter, cr
     return groups
 
 
-def model_names(readings: Sequence[str] = RELATIVE_READINGS) -> tuple[str, ...]:
-    """The ranker's features: ``MODEL_COLUMNS``, then each of them in each of ``readings`` (none: the columns alone)."""
-    return MODEL_COLUMNS + relative_feature_names(MODEL_COLUMNS, readings)
+def model_names(readings: Sequence[str] = RELATIVE_READINGS, columns: Sequence[str] = MODEL_COLUMNS
+                ) -> tuple[str, ...]:
+    """The ranker's features: ``columns``, then each of them in each of ``readings`` (none: the columns alone)."""
+    return tuple(columns) + relative_feature_names(tuple(columns), readings)
 
 
-def model_view(groups: Sequence[Any], readings: Sequence[str] = RELATIVE_READINGS) -> list[Any]:
+def model_view(groups: Sequence[Any], readings: Sequence[str] = RELATIVE_READINGS,
+               columns: Sequence[str] = MODEL_COLUMNS) -> list[Any]:
     """``groups`` (features in the computed ``FEATURE_NAMES`` order) with the features :func:`model_names` names, as
     the served model derives them from search's columns (:meth:`LearnedRanker.score`)."""
-    kept = [FEATURE_NAMES.index(name) for name in MODEL_COLUMNS]
+    kept = [FEATURE_NAMES.index(name) for name in columns]
     return [replace(g, features=with_relative_features(np.asarray(g.features)[:, kept], readings)) for g in groups]
 
 
@@ -308,6 +314,25 @@ def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> 
     return confident_level(pairs)
 
 
+def first_passage_gold_scores(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> list[float]:
+    """The out-of-fold first-passage scores of the check questions whose first passage is gold."""
+    found = []
+    for group in groups:
+        if group.dataset == "demo-check" and id(group) in scores and len(group.labels):
+            first = int(np.argmax(scores[id(group)]))
+            if group.labels[first] > 0:
+                found.append(float(scores[id(group)][first]))
+    return found
+
+
+def doubtful_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray], percentile: float = DOUBTFUL_PERCENTILE
+                      ) -> float | None:
+    """The ``percentile``-th percentile of :func:`first_passage_gold_scores`: under it the model doubts its first
+    passage (:attr:`regintel.retrieval.ranker.LearnedRanker.doubtful_below`); None without such questions."""
+    found = first_passage_gold_scores(groups, scores)
+    return round(float(np.percentile(found, percentile)), 2) if found else None
+
+
 def write_corpus_model(path: Path, corpus: str, model: Any) -> None:
     """Store ``model`` as the corpus model of ``corpus`` in the model file, in place of an earlier demo corpus's (the
     new one serves the demo corpus now; kept, the earlier one would only weigh on the file, or serve a revision of its
@@ -331,7 +356,8 @@ def main(args: Any) -> int:
     ensemble = ENSEMBLE if getattr(args, "ensemble", None) is None else args.ensemble
     adapter_seeds = ADAPTER_SEEDS if getattr(args, "adapter_seeds", None) is None else args.adapter_seeds
     readings = () if getattr(args, "no_relative_features", False) else RELATIVE_READINGS
-    names = model_names(readings)
+    columns = WITHOUT_ORDER_GAPS if getattr(args, "no_order_gaps", False) else MODEL_COLUMNS
+    names = model_names(readings, columns)
     # the latent terms are not among the model's columns (MODEL_COLUMNS): no need to compute them
     settings = bench_settings(Path(args.data_dir) if args.data_dir else None, ranker_model=Path(""),
                               latent_terms="never")
@@ -343,7 +369,7 @@ def main(args: Any) -> int:
         index = app.index
         adapter, report, by_fold, cross_fitted, items = build(index, args.seed, log, adapter_seeds)
         log("ranker features (each question searched with the adapter that did not see it) ...")
-        groups = model_view(collect(index, items, adapter, cross_fitted), readings)
+        groups = model_view(collect(index, items, adapter, cross_fitted), readings, columns)
         corpus = index.passages_version
         passages = sorted(index.passage_keys)  # the corpus model also serves a revision keeping 9 in 10 of them
     training = [g for g in groups if g.dataset != "demo-test"]
@@ -352,6 +378,8 @@ def main(args: Any) -> int:
     labelled = [g for g in training if id(g) in scores]
     report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
     level = confident_level_of(training, scores)
+    doubtful = doubtful_level_of(training, scores)
+    gold_first = first_passage_gold_scores(training, scores)
     model = train_ranker(training, args.seed, ensemble, names)
     model.adapters = {corpus: adapter}
     model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ensemble,
@@ -359,11 +387,17 @@ def main(args: Any) -> int:
                       "weights": WEIGHTS, "candidates": 100, "confident_at": level,
                       "confident_at_rule": "median out-of-fold first-passage score of the check questions whose "
                                            "first passage is gold",
+                      "doubtful_below": doubtful,
+                      "doubtful_below_rule": f"percentile {DOUBTFUL_PERCENTILE:g} of the out-of-fold first-passage "
+                                             "scores of the check questions whose first passage is gold",
+                      "gold_first_percentiles": {str(q): round(float(np.percentile(gold_first, q)), 2)
+                                                 for q in (5, 10, 15, 20, 25, 50)} if gold_first else {},
                       "questions": {d: sum(g.dataset == d for g in training) for d in sorted(WEIGHTS)},
                       "out_of_fold": report["ranker_out_of_fold"], "passages": passages}
     test = [g for g in groups if g.dataset == "demo-test"]
     report["held_back_demo_test"] = compare_rankings(test, [model.score(g.features) for g in test])
     report["confident_at"] = level
+    report["doubtful_below"] = doubtful
     if getattr(args, "fold_models", None):
         source = Path(args.out) if args.out else bench_settings(None).ranker_model
         report["fold_models"] = [str(p) for p in write_fold_models(Path(args.fold_models), source, corpus, fold_models,

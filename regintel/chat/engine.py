@@ -301,7 +301,8 @@ class ComplianceEngine:
                                         or self._continues_answered_topic(turn, decision),
                                         act_led=not decision.reuse_previous
                                         and self._asks_about_the_act(turn.question, coverage, graded_sources),
-                                        ranker_confident_at=self.search_index.ranker_confident_at)
+                                        ranker_confident_at=self.search_index.ranker_confident_at,
+                                        ranker_doubtful_below=self.search_index.ranker_doubtful_below)
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())

@@ -177,7 +177,8 @@ def terms_asked_about(question: str) -> list[str]:
 
 def analyse_evidence(question: str, sources: Sequence[Source], query_type: str = "", follow_up: bool = False,
                      thresholds: EvidenceThresholds | None = None, on_corpus: bool = False,
-                     act_led: bool = False, ranker_confident_at: float | None = None) -> EvidenceAnalysis:
+                     act_led: bool = False, ranker_confident_at: float | None = None,
+                     ranker_doubtful_below: float | None = None) -> EvidenceAnalysis:
     """Grade the retrieved passages of a turn against the corpus's calibrated ``thresholds`` (the ObliQA constants
     when None). Each passage is judged with the levels of its language pair (in the question's language or not).
     A follow-up is judged on the context it reuses, not on its own words. ``on_corpus``: the question names an
@@ -218,7 +219,10 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
                                                          or _ranker_confident(sources[0], ranker_confident_at)))
     margins = sorted((round(s.similarity - lv.low_mean_below, 2) for s, lv in zip(sources, levels_of)), reverse=True)
     low_mean = round(sum(margins[:TOP_FOR_MEAN]) / len(margins[:TOP_FOR_MEAN]), 1) < 0
-    if low_mean and not anchored and "LOW_SIMILARITY" not in analysis.concerns:
+    # the top passages may be close on average while the ranker hardly believes its own first one: a near-domain
+    # question the corpus cannot answer (a Basel output floor against ESRS tables) then passes on the mean alone
+    doubtful = not follow_up and _ranker_doubtful(sources[0], ranker_doubtful_below)
+    if (low_mean or doubtful) and not anchored and "LOW_SIMILARITY" not in analysis.concerns:
         if not (on_corpus or act_led):
             return _insufficient(analysis, "LOW_SIMILARITY")
         analysis.concerns.append("LOW_SIMILARITY")  # answered, QUALIFIED: the passages are shown to be checked
@@ -229,6 +233,12 @@ def analyse_evidence(question: str, sources: Sequence[Source], query_type: str =
     if len(jurisdictions) > 1 and query_type != "COMPARISON" and not JURISDICTION_WORDS.search(question):
         analysis.concerns.append("CONFLICTING_EVIDENCE")
     return analysis
+
+
+def _ranker_doubtful(source: Source, level: float | None) -> bool:
+    """The learned ranker scored its first passage under its doubtful level
+    (:attr:`regintel.retrieval.ranker.LearnedRanker.doubtful_below`); False without a ranker score or a level."""
+    return level is not None and source.ranker_score is not None and source.ranker_score < level
 
 
 def _ranker_confident(source: Source, level: float | None) -> bool:

@@ -240,6 +240,15 @@ class LearnedRanker:
         level = self.training.get("confident_at")
         return float(level) if level is not None else None
 
+    @property
+    def doubtful_below(self) -> float | None:
+        """The first-passage score under which the model doubts its first passage, so that passages close to the
+        question only on average do not answer it (:func:`regintel.chat.evidence.analyse_evidence`): a low percentile
+        of the out-of-fold first-passage scores of the check questions whose first passage is gold
+        (``train-demo-model``); None for a model without it."""
+        level = self.training.get("doubtful_below")
+        return float(level) if level is not None else None
+
     def importance(self) -> dict[str, float]:
         """Total gain of each feature, as a share of the whole (what the model leans on)."""
         gains = np.sum([b.feature_importance(importance_type="gain") for b in self.boosters], axis=0)

@@ -211,6 +211,13 @@ class SearchIndex:
         return ranker.confident_at if ranker is not None else None
 
     @property
+    def ranker_doubtful_below(self) -> float | None:
+        """The corpus ranker's first-passage score under which it doubts that passage (None: no ranker, or one
+        without that level: :attr:`LearnedRanker.doubtful_below`)."""
+        ranker = self.corpus_ranker
+        return ranker.doubtful_below if ranker is not None else None
+
+    @property
     def passages_version(self) -> str:
         """The corpus version of the passages (:func:`chunking.corpus_version`; computed once)."""
         if self._version is None:
