@@ -525,7 +525,7 @@ def test_the_confident_level_is_read_from_the_model_file_and_absent_from_a_model
         confident_level([(3.0, False)])
 
 
-def test_the_doubtful_level_is_read_from_the_model_file_and_absent_without_it(tmp_path):
+def test_the_doubtful_level_is_read_from_the_model_file_and_absent_without_it():
     """`train-demo-model` writes `training.doubtful_below`; a model without it (older files, the shared model)
     doubts nothing, so the evidence grade reads no doubt."""
     model = LearnedRanker([], ("a",), training={"doubtful_below": 0.42})

@@ -302,35 +302,38 @@ def write_fold_models(directory: Path, model_file: Path, corpus: str, models: di
     return written
 
 
-def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> float:
-    """The median out-of-fold first-passage score of the check questions whose first passage is gold."""
-    from regintel.bench.ranker_confidence import confident_level
-
+def first_passage_scores(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> list[tuple[float, bool]]:
+    """(out-of-fold score of the first passage, whether it is gold) for each check question."""
     pairs = []
     for group in groups:
         if group.dataset == "demo-check" and id(group) in scores and len(group.labels):
             first = int(np.argmax(scores[id(group)]))
             pairs.append((float(scores[id(group)][first]), bool(group.labels[first] > 0)))
-    return confident_level(pairs)
+    return pairs
+
+
+def confident_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> float:
+    """The median out-of-fold first-passage score of the check questions whose first passage is gold."""
+    from regintel.bench.ranker_confidence import confident_level
+
+    return confident_level(first_passage_scores(groups, scores))
 
 
 def first_passage_gold_scores(groups: Sequence[Any], scores: dict[int, np.ndarray]) -> list[float]:
     """The out-of-fold first-passage scores of the check questions whose first passage is gold."""
-    found = []
-    for group in groups:
-        if group.dataset == "demo-check" and id(group) in scores and len(group.labels):
-            first = int(np.argmax(scores[id(group)]))
-            if group.labels[first] > 0:
-                found.append(float(scores[id(group)][first]))
-    return found
+    return [score for score, gold in first_passage_scores(groups, scores) if gold]
+
+
+def percentile_level(values: Sequence[float], percentile: float) -> float | None:
+    """The ``percentile``-th percentile of ``values``, rounded as the model file stores levels; None without values."""
+    return round(float(np.percentile(values, percentile)), 2) if len(values) else None
 
 
 def doubtful_level_of(groups: Sequence[Any], scores: dict[int, np.ndarray], percentile: float = DOUBTFUL_PERCENTILE
                       ) -> float | None:
     """The ``percentile``-th percentile of :func:`first_passage_gold_scores`: under it the model doubts its first
     passage (:attr:`regintel.retrieval.ranker.LearnedRanker.doubtful_below`); None without such questions."""
-    found = first_passage_gold_scores(groups, scores)
-    return round(float(np.percentile(found, percentile)), 2) if found else None
+    return percentile_level(first_passage_gold_scores(groups, scores), percentile)
 
 
 def write_corpus_model(path: Path, corpus: str, model: Any) -> None:
@@ -378,8 +381,8 @@ def main(args: Any) -> int:
     labelled = [g for g in training if id(g) in scores]
     report["ranker_out_of_fold"] = compare_rankings(labelled, [scores[id(g)] for g in labelled])
     level = confident_level_of(training, scores)
-    doubtful = doubtful_level_of(training, scores)
     gold_first = first_passage_gold_scores(training, scores)
+    doubtful = percentile_level(gold_first, DOUBTFUL_PERCENTILE)  # doubtful_level_of, from the scores read once
     model = train_ranker(training, args.seed, ensemble, names)
     model.adapters = {corpus: adapter}
     model.training = {"command": COMMAND, "seed": args.seed, "folds": FOLDS, "ensemble": ensemble,
@@ -390,7 +393,7 @@ def main(args: Any) -> int:
                       "doubtful_below": doubtful,
                       "doubtful_below_rule": f"percentile {DOUBTFUL_PERCENTILE:g} of the out-of-fold first-passage "
                                              "scores of the check questions whose first passage is gold",
-                      "gold_first_percentiles": {str(q): round(float(np.percentile(gold_first, q)), 2)
+                      "gold_first_percentiles": {str(q): percentile_level(gold_first, q)
                                                  for q in (5, 10, 15, 20, 25, 50)} if gold_first else {},
                       "questions": {d: sum(g.dataset == d for g in training) for d in sorted(WEIGHTS)},
                       "out_of_fold": report["ranker_out_of_fold"], "passages": passages}
