@@ -38,8 +38,13 @@ from one it does not (the best passage of an uncovered question scores like a re
   abstained with Article 22 first, every passage under the corpus levels. (Off-corpus questions that reach
   LOW_SIMILARITY score far lower: at most 0.5 against a level of 2.06 on the looked-at sets, session 57; plain
   questions scored under the level, "Can I ask a company to give me a copy of everything it holds about me?" with
-  Article 15 first, still abstain.) An anchor lifts LOW_SIMILARITY. A passage among the first
-  ``DEFINING_LEADS`` that *defines* the term a definition question asks about (``defines_asked_term``) also lifts
+  Article 15 first, still abstain.) An anchor lifts LOW_SIMILARITY. Conversely, a first passage the ranker scores
+  under its **doubtful** level (``ranker_doubtful_below``: the 5th percentile of those same right first passages'
+  out-of-fold scores, :attr:`regintel.retrieval.ranker.LearnedRanker.doubtful_below`) does not answer on the mean of
+  the top passages alone: a near-domain question the corpus cannot answer ("the output floor for risk-weighted
+  assets", ESRS tables close to it on average) abstains as LOW_SIMILARITY unless anchored or known to be on the corpus
+  (sessions 79-80, docs/benchmarks.md issue 19). A passage among the first ``DEFINING_LEADS`` that *defines* the
+  term a definition question asks about (``defines_asked_term``) also lifts
   NO_RELEVANT_EVIDENCE (answered, QUALIFIED): "¿Qué es la seudonimización?" scores under the cross-language floor
   against the English Article 4(5) that answers it, and issue 16 asks that the defining text at rank 1 never produce
   an abstention (the first three: a glossary's neighbouring entry can lead, "Qu'est-ce que la corruption ?").
