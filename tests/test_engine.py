@@ -122,6 +122,18 @@ def test_a_question_about_an_act_the_corpus_does_not_hold_says_so_and_what_it_ho
     assert response.abstention_reason not in response.answer, "the code stays in the trace; the analyst reads why"
 
 
+def test_a_question_about_an_act_a_held_one_repealed_is_answered_from_the_successor_with_that_said(engine):
+    """Directive 95/46/EC is not in the corpus, but the GDPR repealed it and says how references to it are read
+    (Article 94): answered from there, the concern saying the answer rests on the act that replaced it."""
+    question = ("Our data processing agreements still refer to Directive 95/46/EC. "
+                "How should those references be read now?")
+    _, response = ask(engine, new_conversation(engine, "repealed-act"), question)
+    assert response.response_mode != "ABSTAIN" and response.abstention_reason is None, response.answer
+    assert "RELATED_ACT" in response.concerns
+    assert ("eu-gdpr", "Article 94") in {(s.document_id, s.ref) for s in response.cited}, response.cited
+    assert "replaced" in EXPLANATIONS["RELATED_ACT"]
+
+
 def test_a_question_naming_a_held_act_is_answered_from_that_act_when_retrieval_led_elsewhere(engine, world):
     """"Online shop ... sells to customers" is the Belgian one-stop-shop guidance's wording; the question names the
     GDPR, so the passages come from the GDPR (searched again within it), never from the VAT guidance."""

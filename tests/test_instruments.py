@@ -90,6 +90,21 @@ def test_an_act_implemented_by_a_held_one_is_answered_from_it_unless_an_article_
     assert article.article_of_missing and article.uncovered
 
 
+def test_an_act_a_held_one_repealed_is_answered_from_its_successor_unless_an_article_of_it_is_cited(demo):
+    """Contracts and manuals still cite the acts the GDPR and the VAT Directive repealed (Directive 95/46/EC, the
+    Sixth VAT Directive); the successor's text says how to read them (GDPR Article 94), so such a question is
+    answered from it, with the concern saying so, not stopped as an act the corpus does not hold."""
+    for question, successor in [
+        ("Our contracts still refer to Directive 95/46/EC. How should we read those references now?", "gdpr"),
+        ("Unsere Verträge verweisen noch auf die Sechste Mehrwertsteuerrichtlinie. Wie sind sie zu lesen?",
+         "vat-directive"),
+    ]:
+        coverage = demo.coverage(question)
+        assert coverage.missing and not coverage.uncovered, question
+        assert [i.id for i in coverage.via_related] == [successor]
+    assert demo.coverage("What did Article 10 of Directive 95/46/EC require controllers to tell people?").uncovered
+
+
 def test_a_corpus_of_other_titles_holds_other_acts():
     other = corpus_instruments(["Markets in Financial Instruments Directive 2014/65/EU (recast)"])
     assert other.held_ids == {"mifid2"}

@@ -55,7 +55,7 @@ abbreviation the leading passages write (``abbreviation_written``) and "Qu'est-c
 an act's subject matter from the legal term list (``names_subject_term``).
 Other soft reasons: LOW_AUTHORITY (only guidance-level sources: still the regulator's word, worth quoting with a
 warning), CONFLICTING_EVIDENCE (relevant passages from different jurisdictions for a question that names none),
-RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it).
+RELATED_ACT (the engine's: asked about an act, answered from the one adopted under it or replacing it).
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ EXPLANATIONS = {
     "OUT_OF_SCOPE": "the question is outside what this assistant may answer",
     # regintel.retrieval.instruments: the question names acts, the knowledge base holds none of them
     "NOT_IN_CORPUS": "the question is about an act the knowledge base does not hold",
-    "RELATED_ACT": "the question names an act the knowledge base does not hold, and the answer rests on the act "
-                   "adopted under it that it does hold",
+    "RELATED_ACT": "the question names an act the knowledge base does not hold, and the answer rests on a related "
+                   "act that it does hold (one adopted under it, or the act that replaced it)",
     "LOW_AUTHORITY": "the answer rests on guidance-level sources only, not on binding law",
     "CONFLICTING_EVIDENCE": "relevant passages come from different jurisdictions, which may apply different rules",
     "OUTDATED_SOURCE": "it cites a source that is deprecated, expired or superseded by a newer version",

@@ -15,7 +15,8 @@ instead of with passages of another act.
   one of its names appears in a title or its act number is the title's own (first) number; an act number is held
   when it is a title's own number. "Commission Delegated Regulation (EU) 2023/2772 supplementing Directive
   2013/34/EU ... (ESRS ...)" holds the ESRS (2023/2772), not the Accounting Directive it supplements.
-- **Related acts**: an entry may list held entries that implement it (the ESRS under the CSRD); a question naming
+- **Related acts**: an entry may list held entries that implement it (the ESRS under the CSRD) or that repealed and
+  replaced it (the GDPR for Directive 95/46/EC, the VAT Directive for the Sixth VAT Directive); a question naming
   only such an act is still answered, with a concern saying which act the answer rests on, unless it cites an
   article of the act the corpus does not hold ("Article 34 of Directive 2013/34/EU").
 """
@@ -77,7 +78,9 @@ class Instrument:
     jurisdiction: str = ""
     names: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
-    related: tuple[str, ...] = ()  # held instruments that implement this one (the ESRS under the CSRD)
+    # held instruments that implement this one (the ESRS under the CSRD) or replaced it (the GDPR, which repealed
+    # Directive 95/46/EC: "our contracts still refer to Directive 95/46/EC, how do we read that today?")
+    related: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,7 @@ class Coverage:
     named: list[Mention] = field(default_factory=list)
     held: list[Mention] = field(default_factory=list)
     missing: list[Mention] = field(default_factory=list)  # named, not held
-    via_related: list[Instrument] = field(default_factory=list)  # held instruments implementing a missing one
+    via_related: list[Instrument] = field(default_factory=list)  # held instruments implementing or replacing one
     article_of_missing: bool = False  # "Article 34 of Directive 2013/34/EU": a provision of an act not held
 
     @property
