@@ -211,3 +211,33 @@ def test_training_questions_leave_out_the_held_back_split_and_the_held_out_check
     items = training_items()
     assert items and all(i.split != "test" and i.kind == "answerable" for i in items)
     assert not any(i.source_file in ("unseen_mix.jsonl", "crosslingual_short.jsonl") for i in items)
+
+
+class SilentStakeholderEmbedder:
+    """The question and the sentence on ecological data share one vector; every other text is orthogonal to them."""
+
+    model_id = "silent-stakeholder-test"
+
+    def embed(self, texts, kind="passage"):
+        return np.asarray([[1.0, 0.0] if ("ecological" in t or "two dimensions" in t.lower()) else [0.0, 1.0]
+                           for t in texts])
+
+
+def test_an_added_sentence_pointing_back_is_quoted_with_the_sentence_before_it():
+    """"In this case, ecological data ... may support the undertaking's materiality assessment" says nothing without
+    "Nature may be considered as a silent stakeholder." before it: an article the choice adds is quoted as the
+    composer's own are (seen on "What is double materiality?", where the added ESRS 1 application requirements were
+    quoted from "In this case")."""
+    sources = numbered(passage("eu-esrs", "ANNEX II › Double materiality"),
+                       passage("eu-esrs", "ESRS 1 › Appendix A › Double materiality", "silent stakeholder"))
+    question = "What are the two dimensions of double materiality?"
+    plan = plan_question(question)
+    composer = Composer(sources, embedder=SilentStakeholderEmbedder())
+    selection = composer.select(plan)
+    assert {u.source.index for u in selection.units} == {1}
+    chooser = CitationChooser(TableBooster({1: 0.9, 2: 0.9}), keep_at=0.5, add_at=0.5)
+    chosen = chooser.choose(composer, plan, selection)
+    added = [s.text for u in chosen.units if u.source.index == 2 for s in u.segments]
+    assert any(t.startswith("In this case, ecological data") for t in added)
+    case = next(i for i, t in enumerate(added) if t.startswith("In this case"))
+    assert case > 0 and added[case - 1] == "Nature may be considered as a silent stakeholder."

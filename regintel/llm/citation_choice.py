@@ -231,7 +231,8 @@ class CitationChooser:
         quoted = {composer.by_index[u.source.index].article for u in units}
         for article in chosen:
             if article not in quoted:
-                units += composer._closest_units(plan, article, units)
+                # quoted as the composer's own sentences are: one pointing back with the sentence before it
+                units += composer._with_antecedents(composer._closest_units(plan, article, units), quoted_already=units)
         return type(selection)(units or selection.units, selection.method)
 
     # -- file -----------------------------------------------------------------------------------------------------

@@ -945,13 +945,13 @@ class Composer:
         selection.units = self._with_antecedents(selection.units)
         return selection
 
-    def _with_antecedents(self, units: list[Unit]) -> list[Unit]:
+    def _with_antecedents(self, units: list[Unit], quoted_already: Sequence[Unit] = ()) -> list[Unit]:
         """A quoted sentence that points back to the one before it ("Such penalties shall be effective, ...",
         "Ces registres doivent être conservés pendant dix ans", "In case of such outsourcing, ...") is quoted with
-        that sentence (when the passage holds it and no other quote does): on its own it does not say what it is
-        about."""
-        quoted = {(s.source.index, s.position) for u in units for s in u.segments}
-        quoted_texts = [s.text for u in units for s in u.segments]
+        that sentence (when the passage holds it and no other quote, of ``units`` or ``quoted_already``, does): on
+        its own it does not say what it is about."""
+        quoted = {(s.source.index, s.position) for u in [*quoted_already, *units] for s in u.segments}
+        quoted_texts = [s.text for u in [*quoted_already, *units] for s in u.segments]
         completed = []
         for unit in units:
             first = unit.segments[0]
