@@ -169,6 +169,18 @@ def test_load_and_select_items(tmp_path: Path) -> None:
         load_items([path, path])
 
 
+def test_a_longer_conversation_lists_its_earlier_questions_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    three = {"id": "c-1", "split": "check", "kind": "answerable", "question": "q3", "previous": ["q1", "q2"],
+             "gold": [{"document_id": GDPR, "ref": "Article 33"}], "category": "follow_up"}
+    path.write_text(json.dumps(three) + "\n", encoding="utf-8")
+    [item] = load_items([path])
+    assert item.earlier == ("q1", "q2") and item.previous == "q2" and item.retrieval_query == "q1 q2 q3"
+    path.write_text(json.dumps({**three, "previous": ["q1", 7]}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="set.jsonl:1: previous must be"):
+        load_items([path])
+
+
 @pytest.mark.slow
 def test_answers_and_conversation_benches_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from regintel.bench.__main__ import main
@@ -224,6 +236,10 @@ def test_answers_and_conversation_benches_end_to_end(tmp_path: Path, capsys: pyt
     assert conversation["empty_answers"] == 0 and sum(conversation["history_passages_per_turn"]) > 0
 
 
+def _parity_split(item_id: str) -> str:
+    return "dev" if int(item_id.rsplit("-", 1)[1]) % 2 else "test"
+
+
 def _hashed_split(item_id: str) -> str:
     """The evaluation set's split rule (data/eval/README.md): fixed by the id, not by choice."""
     import hashlib
@@ -241,8 +257,11 @@ def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
 
     checks = load_items(sorted((EVAL_DIR / "checks").glob("*.jsonl")))
     assert len(checks) >= 60 and all(i.kind in ("answerable", "offcorpus") for i in checks)
-    # a check set is "check" as a whole, or split like the evaluation set by its id's hash (60 % held back)
-    assert all(i.split in ("check", _hashed_split(i.id)) for i in checks)
+    # a check set is "check" as a whole, or split like the evaluation set by its id's hash (60 % held back); the
+    # three-turn conversations (c3-) by their number's parity, as data/eval/README.md says
+    assert all(i.split in ("check", _parity_split(i.id) if i.id.startswith("c3-") else _hashed_split(i.id))
+               for i in checks)
+    assert {i.split for i in checks if i.id.startswith("c3-")} == {"dev", "test"}
     assert {i.split for i in checks if i.id.startswith("pq-")} == {"dev", "test"}
     assert all(bool(i.gold) == (i.kind == "answerable") for i in checks)  # an off-corpus check names no gold
     assert not set(default_files()) & set((EVAL_DIR / "checks").glob("*.jsonl"))

@@ -287,6 +287,38 @@ def test_a_follow_up_on_the_same_topic_without_cue_words_is_searched_with_the_pr
     assert any(s.document_id == "eu-gdpr" and s.ref.startswith("Article 15") for s in second.cited), second.answer
 
 
+def test_a_follow_up_of_a_follow_up_is_searched_with_the_question_that_opened_the_topic(engine):
+    """"What if the processor discovers it?" after "And when must it be notified?": "it" is the personal data breach
+    of the first question. Searched with the second question alone, retrieval led with Article 60 (the lead authority
+    notifying decisions) and the answer quoted it."""
+    ids = new_conversation(engine)
+    ask(engine, ids, "What is a personal data breach?")
+    _, second = ask(engine, ids, "And when must it be notified?")
+    assert second.context_decision["continues"] is True
+    _, third = ask(engine, ids, "What if the processor discovers it?")
+    assert third.context_decision["continues"] is True
+    assert [(s.document_id, s.ref) for s in third.cited] and \
+        all(s.document_id == "eu-gdpr" and s.ref.startswith("Article 33") for s in third.cited), third.answer
+    assert "The processor shall notify the controller without undue delay" in third.answer
+
+
+def test_topic_questions_go_back_while_each_turn_went_on_from_the_one_before():
+    from regintel.chat.engine import TOPIC_CHAIN, topic_questions
+    from regintel.chat.repository import Turn
+    from regintel.chat.response import ChatResponse
+
+    def turn(question: str, **decision) -> Turn:
+        return Turn(0, question, "", response=ChatResponse("", "DIRECT", "c", context_decision=decision))
+
+    opened = turn("What is a personal data breach?", continues=False, reuse_previous=False)
+    assert topic_questions([opened]) == ["What is a personal data breach?"]
+    history = [turn("An unrelated question?"), opened, turn("And when must it be notified?", continues=True),
+               turn("Why?", reuse_previous=True)]
+    assert topic_questions(history) == ["Why?", "And when must it be notified?", "What is a personal data breach?"]
+    assert len(topic_questions([opened] + [turn(f"And {n}?", continues=True) for n in range(5)])) == TOPIC_CHAIN
+    assert topic_questions([opened, Turn(1, "Stored without a response?", "")]) == ["Stored without a response?"]
+
+
 def test_a_follow_up_naming_no_act_stays_with_the_acts_the_previous_answer_quoted(engine):
     """"If it does, do we need to have someone physically based in the EU?" after a question on whether the GDPR
     reaches a US company: searched with the previous question, retrieval's first passage was the VAT Implementing

@@ -7,8 +7,8 @@ World: the owner object :class:`regintel.runtime.RegIntel` without the rules gra
 directory (``<REGINTEL_DATA_DIR>/bench/answers`` or ``--data-dir``): the demo corpus indexed there (the shipped
 embedding seed cache makes that seconds), a fresh SQLite store per run, no rate limit, the response cache off
 (every question is really answered), the LLM provider of the environment (offline when no key is set; the JSON
-says which). One fresh conversation per question; a ``follow_up`` item asks ``previous`` first and scores the
-answer to ``question`` in the same conversation.
+says which). One fresh conversation per question; a ``follow_up`` item asks ``previous`` first (one question, or a
+list of them in order) and scores the answer to ``question`` in the same conversation.
 
 Scoring (pure functions below, unit-tested in ``tests/test_bench_answers.py``). References match at article
 level and within the same document: a chunk ref such as ``Article 6 (2/3)``, ``Article 63; Article 64``,
@@ -28,7 +28,7 @@ is a prefix path of the other (``A › B`` and ``A``). A cited source is one wit
   off-corpus and counted neither way for the type).
 - cited_article_precision: over answered answerable items, cited sources matching a gold ref / cited sources.
 - recall_at_k (k = 1, 3, 5, 8, 10, 20; issue 19 reads Recall@5): ``app.index.search(question, k=20)`` for
-  answerable items (follow-ups: previous + " " + question); per item 1 when a gold ref is in the top k ("all": the
+  answerable items (follow-ups: the earlier questions + " " + question); per item 1 when a gold ref is in the top k ("all": the
   share of gold refs in the top k).
 - quoted_gold_text: answerable items with gold quotes (``data/eval/quotes``, ``--quotes``) whose answer reproduces at
   least half of one gold quote verbatim (``regintel.bench.quotes``) / those items; also among the items answered
@@ -152,14 +152,15 @@ class EvalItem:
     gold: list[dict[str, str]] = field(default_factory=list)
     gold_mode: str = "any"
     crosslingual: bool = False
-    previous: str = ""
+    previous: str = ""  # the question asked just before (the last of ``earlier``)
     forbidden_type: str = ""
     source_file: str = ""
     gold_quotes: list[str] = field(default_factory=list)  # data/eval/quotes: what an analyst would quote
+    earlier: tuple[str, ...] = ()  # every question asked before it in the conversation, oldest first
 
     @property
     def retrieval_query(self) -> str:
-        return f"{self.previous} {self.question}".strip() if self.previous else self.question
+        return " ".join([*self.earlier, self.question])
 
 
 def default_files(eval_dir: Path = EVAL_DIR) -> list[Path]:
@@ -186,14 +187,27 @@ def load_items(paths: Iterable[Path]) -> list[EvalItem]:
             if raw["id"] in seen:
                 raise ValueError(f"{where}: duplicate id {raw['id']!r}")
             seen.add(raw["id"])
+            earlier = _earlier_questions(raw.get("previous"), where)
             items.append(EvalItem(
                 id=str(raw["id"]), split=str(raw["split"]), kind=raw["kind"], question=str(raw["question"]),
                 lang=str(raw.get("lang", "")), category=str(raw.get("category", "")),
                 gold=[{"document_id": str(g.get("document_id", "")), "ref": str(g.get("ref", ""))} for g in raw.get("gold") or []],
                 gold_mode=str(raw.get("gold_mode") or "any"), crosslingual=bool(raw.get("crosslingual", False)),
-                previous=str(raw.get("previous") or ""), forbidden_type=str(raw.get("forbidden_type") or ""),
-                source_file=path.name))
+                previous=earlier[-1] if earlier else "", forbidden_type=str(raw.get("forbidden_type") or ""),
+                source_file=path.name, earlier=earlier))
     return items
+
+
+def _earlier_questions(previous: Any, where: str) -> tuple[str, ...]:
+    """``previous`` of a follow-up: the question asked before it, or the list of those asked before it (a longer
+    conversation, oldest first)."""
+    if not previous:
+        return ()
+    if isinstance(previous, str):
+        return (previous,)
+    if isinstance(previous, list) and all(isinstance(p, str) and p.strip() for p in previous):
+        return tuple(previous)
+    raise ValueError(f"{where}: previous must be a question or a list of questions")
 
 
 def attach_gold_quotes(items: Sequence[EvalItem], quotes: Mapping[str, list[str]]) -> None:
@@ -369,16 +383,16 @@ def run_answers_bench(settings: Settings, items: Sequence[EvalItem], log: Callab
 def _ask(app: Any, engine: Any, tenant_id: str, user_id: str, item: EvalItem) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": item.id, "split": item.split, "kind": item.kind, "category": item.category, "lang": item.lang,
-        "crosslingual": item.crosslingual, "question": item.question, "previous": item.previous or None,
+        "crosslingual": item.crosslingual, "question": item.question,
+        "previous": (item.previous if len(item.earlier) < 2 else list(item.earlier)) or None,
         "gold": item.gold, "gold_mode": item.gold_mode, "forbidden_type": item.forbidden_type or None,
         "mode": None, "reason": None, "concerns": [], "query_type": None, "refused": False, "cited": [],
         "retrieved": None, "context": [], "latency_ms": None, "error": "", "file": item.source_file,
     }
     try:
         conversation = app.conversations.create_conversation(tenant_id, user_id).id
-        if item.previous:
-            first = engine.ask(tenant_id, user_id, conversation, item.previous)
-            row["previous_mode"] = first.response_mode
+        for earlier in item.earlier:
+            row["previous_mode"] = engine.ask(tenant_id, user_id, conversation, earlier).response_mode
         started = time.perf_counter()
         response = engine.ask(tenant_id, user_id, conversation, item.question)
         row["latency_ms"] = round((time.perf_counter() - started) * 1000, 1)

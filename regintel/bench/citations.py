@@ -92,8 +92,8 @@ def harvest(settings: Any, items: Sequence[EvalItem], log: Callable[..., None] =
         for item in tqdm(items, desc="harvest", unit="item", mininterval=10):
             conversation = app.conversations.create_conversation(tenant.id, user.id).id
             try:
-                if item.previous:
-                    app.chat.ask(tenant.id, user.id, conversation, item.previous)
+                for earlier in item.earlier:
+                    app.chat.ask(tenant.id, user.id, conversation, earlier)
                 recorder.last = None
                 app.chat.ask(tenant.id, user.id, conversation, item.question)
                 if recorder.last is None:

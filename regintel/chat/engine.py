@@ -73,6 +73,7 @@ log = logging.getLogger(__name__)
 
 NO_ANSWER_AFTER_TOOLS = "The language model only called its tools and wrote no answer (REGINTEL_LLM_TOOL_ROUNDS)."
 MIN_ANSWER_CHARS = 40  # a reply shorter than this and citing nothing ("Let me note the concepts.") is no answer
+TOPIC_CHAIN = 3  # a follow-up is searched with at most this many earlier questions of the topic it goes on with
 # an applicability question this much of whose words a passage other than the act's scope holds asks about that
 # provision, not the act as a whole (the offline composer's PROVISION_COVERAGE, on the evidence's word measure)
 PROVISION_SUPPORT = 0.5
@@ -537,9 +538,11 @@ class ComplianceEngine:
         """What retrieval searches: the question, with the previous one when it continues it. The question counts
         twice: it is what is asked, the previous one says what about; searched with equal weight, a follow-up on
         another provision of the same topic ("Apart from the regulator, can the people affected sue us?" after a
-        question on fines) found the previous question's article first."""
+        question on fines) found the previous question's article first. When the previous question went on from its
+        own predecessor, that one is searched too (:func:`topic_questions`): "What if the processor discovers it?"
+        after "When must it be notified?" is about the personal data breach the conversation opened with."""
         if decision.continues and turn.history:
-            return f"{turn.question}\n{turn.question}\n{turn.history[-1].question}"
+            return "\n".join([turn.question, turn.question, *topic_questions(turn.history)])
         return turn.question
 
     @staticmethod
@@ -867,6 +870,18 @@ def not_stored(exc: BaseException) -> str:
     return (f"This answer could not be saved ({reason}): the data store is full or read-only. Neither the question "
             "nor the answer was kept; the conversation is as it was before. Ask again once the administrator has "
             "freed space.")
+
+def topic_questions(history: Sequence[Turn]) -> list[str]:
+    """The last question of ``history``, then each earlier one it went on from (its turn continued or reused the
+    one before), newest first, ``TOPIC_CHAIN`` questions at most: what a follow-up's "it" or "that" can stand for."""
+    questions: list[str] = []
+    for turn in reversed(history):
+        questions.append(turn.question)
+        decision = turn.response.context_decision if turn.response is not None else {}
+        if len(questions) >= TOPIC_CHAIN or not (decision.get("continues") or decision.get("reuse_previous")):
+            break
+    return questions
+
 
 def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
     return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity,
