@@ -28,8 +28,8 @@ is a prefix path of the other (``A › B`` and ``A``). A cited source is one wit
   off-corpus and counted neither way for the type).
 - cited_article_precision: over answered answerable items, cited sources matching a gold ref / cited sources.
 - recall_at_k (k = 1, 3, 5, 8, 10, 20; issue 19 reads Recall@5): ``app.index.search(question, k=20)`` for
-  answerable items (follow-ups: the earlier questions + " " + question); per item 1 when a gold ref is in the top k ("all": the
-  share of gold refs in the top k).
+  answerable items (follow-ups: the earlier questions + " " + question); per item 1 when a gold ref is in the top k
+  ("all": the share of gold refs in the top k).
 - quoted_gold_text: answerable items with gold quotes (``data/eval/quotes``, ``--quotes``) whose answer reproduces at
   least half of one gold quote verbatim (``regintel.bench.quotes``) / those items; also among the items answered
   with a gold article (``quoted_gold_text_when_cited``): the right article quoted with a sentence that answers.

@@ -871,6 +871,7 @@ def not_stored(exc: BaseException) -> str:
             "nor the answer was kept; the conversation is as it was before. Ask again once the administrator has "
             "freed space.")
 
+
 def topic_questions(history: Sequence[Turn]) -> list[str]:
     """The last question of ``history``, then each earlier one it went on from (its turn continued or reused the
     one before), newest first, ``TOPIC_CHAIN`` questions at most: what a follow-up's "it" or "that" can stand for."""
