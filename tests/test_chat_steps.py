@@ -113,6 +113,8 @@ def test_new_legal_terms_force_fresh_retrieval():
     "And what happens when the controller cannot meet the deadline for the notification?",
     "¿Y puede el responsable cobrar algo por ello al interesado?",
     "Und gilt das auch für die Auftragsverarbeiter in Drittländern?",
+    "Bis wann muss dafür eine Meldung an die Aufsichtsbehörde erfolgen?",  # German refers back with "dafür"
+    "¿Puede el responsable retrasarla si la investigación sigue abierta?",  # Spanish joins the pronoun to the verb
 ])
 def test_a_follow_up_that_leans_on_the_previous_question_is_searched_with_it(question):
     decision = decide_context(question, "When must the data subjects be told about a breach?", "Without undue delay [1].")
@@ -132,6 +134,16 @@ def test_a_follow_up_naming_another_act_or_article_is_searched_afresh():
     for question in ("And what does DORA say about it?", "And what about Article 34, then?"):
         decision = decide_context(question, "When must a breach be notified under the GDPR (Article 33)?", "")
         assert not decision.reuse_previous and not decision.continues and "new legal terms" in decision.reason
+
+
+@pytest.mark.parametrize("question", [
+    "Welche Pflichten hat der Auftragsverarbeiter, damit die Daten sicher sind?",  # "damit": so that
+    "What is the particular role of the lead overseer?",
+    "¿Qué información debe facilitarse al interesado?",
+])
+def test_words_that_only_look_like_references_back_do_not_continue_a_new_question(question):
+    decision = decide_context(question, "When must the data subjects be told about a breach?", "Without undue delay [1].")
+    assert not decision.reuse_previous and not decision.continues, decision
 
 
 def test_a_new_standalone_question_is_not_continued():

@@ -45,6 +45,13 @@ CONTINUATION_OPENERS = ("and", "but", "or", "also", "then", "what about", "how a
 BACK_REFERENCES = ("them", "they", "it", "its", "that", "this", "those", "these", "such", "cela", "ca", "ceci", "ceux",
                    "celles", "celui", "celle", "leur", "leurs", "ello", "eso", "esto", "esos", "esas", "estos", "estas",
                    "das", "dies", "diese", "dieser", "diesen", "ihnen", "dat", "dit", "hun", "ze")
+# German refers back with a pronominal adverb ("Bis wann muss dafür die Rechnung ausgestellt werden?", "Dürfen die
+# Mitgliedstaaten davon abweichen?"; not "damit", mostly "so that"), Spanish with a pronoun joined to the verb ("para
+# aplicarlo", "¿Puede ejercerlas también ...?"): folded, whole words
+GERMAN_POINTING_ADVERBS = frozenset(
+    "dafur davon darauf dazu dabei daran daruber dagegen danach darin daraus dadurch darunter hierfur hierzu hierbei "
+    "hiervon".split())
+SPANISH_JOINED_PRONOUN_RE = re.compile(r"\b[a-z]{3,}(?:ar|er|ir|ando|iendo)(?:se)?(?:lo|la|los|las|le|les)\b")
 SEMANTIC_THRESHOLD = 0.86
 # cosine of a question with the previous one from which it is taken to go on with the same topic: the 90th
 # percentile of unrelated pairs (120 dev questions each paired with another dev question: median 0.795, 90th
@@ -147,10 +154,12 @@ def _instrument_catalog():
 
 
 def leans_on_previous(folded_question: str) -> bool:
-    """Opens with a coordinating word or refers back ("them", "cela", "ello", "das") to the previous question."""
+    """Opens with a coordinating word or refers back ("them", "cela", "ello", "das", "dafür", "aplicarlo") to the
+    previous question."""
     words = folded_question.split()
     opens = any(folded_question == o or folded_question.startswith(o + " ") for o in CONTINUATION_OPENERS)
-    return opens or any(w in BACK_REFERENCES for w in words)
+    return opens or any(w in BACK_REFERENCES or w in GERMAN_POINTING_ADVERBS for w in words) \
+        or bool(SPANISH_JOINED_PRONOUN_RE.search(folded_question))
 
 
 def _new_or_continued(folded_question: str, similarity: float | None = None) -> ContextDecision:
