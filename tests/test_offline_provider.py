@@ -395,6 +395,22 @@ def test_a_sentence_pointing_back_to_the_one_before_is_quoted_with_it():
     assert_grounded(answer, sources)
 
 
+def test_a_list_whose_lead_in_points_back_is_quoted_after_the_sentence_it_points_to():
+    """"That record shall contain all of the following information:" does not say whose record: the sentence before it
+    ("Each controller ... shall maintain a record of processing activities ...") is quoted first, as its own
+    sentence, and the list keeps its lead-in and points."""
+    sources = numbered(passage("eu-gdpr", "Article 30", "That record shall contain"))
+    composer = Composer(sources, embedder=None, glossary=None)
+    lead = next(s for s in composer.passages[0].segments if s.text.startswith("That record shall contain"))
+    listed = composer._list_unit(composer.passages[0], lead.position)
+    before, kept = composer._with_antecedents([listed])
+    assert before.kind == "sentence" and before.segments[0].text.startswith("Each controller and, where applicable")
+    assert kept is listed
+    answer, _, _ = run(OfflineProvider(), "What information must the record of processing activities contain?", sources)
+    assert answer.index("Each controller and, where applicable") < answer.index("That record shall contain"), answer
+    assert_grounded(answer, sources)
+
+
 def test_a_sentence_naming_its_actor_by_a_pronoun_is_scored_with_the_sentence_it_points_back_to():
     """Article 38(3) GDPR: "He or she shall not be dismissed or penalised ..." names the data protection officer only
     in the sentence before; scored on its own words it lost "Can a company ... dismiss them?" to a sentence of

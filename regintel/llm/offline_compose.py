@@ -949,20 +949,24 @@ class Composer:
         """A quoted sentence that points back to the one before it ("Such penalties shall be effective, ...",
         "Ces registres doivent être conservés pendant dix ans", "In case of such outsourcing, ...") is quoted with
         that sentence (when the passage holds it and no other quote, of ``units`` or ``quoted_already``, does): on
-        its own it does not say what it is about."""
+        its own it does not say what it is about. A list whose lead-in points back ("That record shall contain all
+        of the following information:") is preceded by that sentence, quoted on its own."""
         quoted = {(s.source.index, s.position) for u in [*quoted_already, *units] for s in u.segments}
         quoted_texts = [s.text for u in [*quoted_already, *units] for s in u.segments]
         completed = []
         for unit in units:
             first = unit.segments[0]
-            if unit.kind == "sentence" and first.position > 0 and points_back(first.text):
+            if unit.kind in ("sentence", "list") and first.position > 0 and points_back(first.text):
                 passage = self.by_index[first.source.index]
                 before = passage.sentence_of(first.position - 1)
                 if all(s.quotable and not s.item and not s.lead_in for s in before) \
                         and not any((s.source.index, s.position) in quoted for s in before) \
                         and not any(_same_words(s.text, text) for s in before for text in quoted_texts):
                     # (nor when another quote holds the same words: a sentence the text repeats is quoted once)
-                    unit = Unit([*before, *unit.segments], unit.kind, unit.truncated)
+                    if unit.kind == "list":  # "That record shall contain all of the following information:" says
+                        completed.append(Unit(list(before), "sentence"))  # whose record in the sentence before
+                    else:
+                        unit = Unit([*before, *unit.segments], unit.kind, unit.truncated)
                     quoted.update((s.source.index, s.position) for s in before)
                     quoted_texts += [s.text for s in before]
             completed.append(unit)
