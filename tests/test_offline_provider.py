@@ -411,6 +411,19 @@ def test_a_list_whose_lead_in_points_back_is_quoted_after_the_sentence_it_points
     assert_grounded(answer, sources)
 
 
+def test_a_lead_in_pointing_back_is_scored_with_the_sentence_it_points_to():
+    """Asked for a controller's record, the list of Article 30(1), led in by "That record shall contain ...", is
+    quoted: its lead-in names no controller, the sentence before it does. Scored on its own words, it lost to the
+    processor's list of 30(2), whose lead-in names the processor, the record and the controller."""
+    sources = numbered(passage("eu-gdpr", "Article 30", "Each processor"),
+                       passage("eu-gdpr", "Article 30", "Each controller"))
+    question = "What must the record of processing activities of a controller contain?"
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert "That record shall contain all of the following information" in answer, answer
+    assert "(b) the purposes of the processing" in answer, answer
+    assert_grounded(answer, sources)
+
+
 def test_a_sentence_naming_its_actor_by_a_pronoun_is_scored_with_the_sentence_it_points_back_to():
     """Article 38(3) GDPR: "He or she shall not be dismissed or penalised ..." names the data protection officer only
     in the sentence before; scored on its own words it lost "Can a company ... dismiss them?" to a sentence of

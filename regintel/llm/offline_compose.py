@@ -2311,8 +2311,11 @@ def _antecedent_terms(passage: Passage, segment: Segment) -> set[str]:
     "He or she shall not be dismissed or penalised ..." (Article 38(3) GDPR) names the data protection officer only
     in the sentence before, and lost "Can a company ... dismiss [its data protection officer]?" to a sentence of
     Article 37 naming the officer twice. Not for a demonstrative ("That documentation shall enable ..."): it names
-    its own noun, and the words of the sentence before made it outscore the 72-hour sentence of Article 33."""
-    if segment.position == 0 or segment.continues or not PRONOUN_SUBJECT_RE.match(segment.text):
+    its own noun, and the words of the sentence before made it outscore the 72-hour sentence of Article 33. Except a
+    list's lead-in ("That record shall contain all of the following information:"), quoted after the sentence it
+    points to: "the record ... of a controller" is the list of Article 30(1), whose lead-in names no controller."""
+    if segment.position == 0 or segment.continues or not (
+            PRONOUN_SUBJECT_RE.match(segment.text) or segment.lead_in and POINTS_BACK_RE.match(segment.text)):
         return set()
     return {term for piece in passage.sentence_of(segment.position - 1) for term in piece.terms}
 
