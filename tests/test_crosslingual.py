@@ -87,6 +87,16 @@ def test_a_term_inside_a_longer_term_is_not_translated_on_its_own(glossary):
     assert "personal data breach" in glossary.translate("violation de données à caractère personnel", "fr", "en")
 
 
+def test_a_kind_of_means_of_transport_is_not_carried_over_as_another_kind(glossary):
+    """"vehículo" is not "bateau": the term list listed vehicle and boat as variants of "means of transport", so a
+    question on when a land vehicle counts as new quoted Article 2's point on boats, and one on boats the point on
+    vehicles."""
+    vehicle = glossary.query_for("¿Cuándo se considera nuevo un vehículo terrestre a efectos del IVA?", "es", "fr")
+    boat = glossary.query_for("When is a boat considered new for VAT purposes?", "en", "fr")
+    assert "véhicule" in vehicle and "bateau" not in vehicle
+    assert "bateau" in boat and "véhicule" not in boat
+
+
 def test_a_term_said_otherwise_brings_the_corpus_wording_in_its_own_language(glossary):
     """The asker's acronym or everyday word is searched with the texts' own wording as well: the GDPR never writes
     "DPO", DORA never "cloud provider"."""
