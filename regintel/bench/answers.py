@@ -152,11 +152,15 @@ class EvalItem:
     gold: list[dict[str, str]] = field(default_factory=list)
     gold_mode: str = "any"
     crosslingual: bool = False
-    previous: str = ""  # the question asked just before (the last of ``earlier``)
     forbidden_type: str = ""
     source_file: str = ""
     gold_quotes: list[str] = field(default_factory=list)  # data/eval/quotes: what an analyst would quote
     earlier: tuple[str, ...] = ()  # every question asked before it in the conversation, oldest first
+
+    @property
+    def previous(self) -> str:
+        """The question asked just before (the last of ``earlier``; empty for a first question)."""
+        return self.earlier[-1] if self.earlier else ""
 
     @property
     def retrieval_query(self) -> str:
@@ -193,7 +197,7 @@ def load_items(paths: Iterable[Path]) -> list[EvalItem]:
                 lang=str(raw.get("lang", "")), category=str(raw.get("category", "")),
                 gold=[{"document_id": str(g.get("document_id", "")), "ref": str(g.get("ref", ""))} for g in raw.get("gold") or []],
                 gold_mode=str(raw.get("gold_mode") or "any"), crosslingual=bool(raw.get("crosslingual", False)),
-                previous=earlier[-1] if earlier else "", forbidden_type=str(raw.get("forbidden_type") or ""),
+                forbidden_type=str(raw.get("forbidden_type") or ""),
                 source_file=path.name, earlier=earlier))
     return items
 
