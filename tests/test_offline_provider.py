@@ -21,8 +21,8 @@ from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
-from regintel.llm.offline_compose import (Composer, Unit, meaning_texts, parse_passage, plan_question, render,
-                                          split_question)
+from regintel.llm.offline_compose import (Composer, Unit, enumerated_lead, enumerator_readings, meaning_texts,
+                                          parse_passage, plan_question, render, split_question)
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.bm25_index import BM25Index
@@ -257,6 +257,72 @@ def test_list_runs_on_into_the_next_part_of_the_article():
     # the second part repeats the paragraph the first ended with (the chunker's overlap): quoted once
     assert len(numbers) == len(set(numbers)), [n for n in numbers if numbers.count(n) > 1]
     assert answer.count("Article 226") == 1  # one article named once, however many parts are quoted
+    assert_grounded(answer, sources)
+
+
+def test_enumerators_read_letters_roman_numerals_and_numbers():
+    assert enumerator_readings("(c) the third point;") == [("letter", 3)]
+    assert enumerator_readings("(iv) a sub-point") == [("roman", 4)]
+    assert enumerator_readings("(i) whether ...") == [("letter", 9), ("roman", 1)]
+    assert enumerator_readings("12) le numéro") == [("number", 12)]
+    assert enumerator_readings("2° les livraisons") == [("number", 2)]
+    assert enumerator_readings("- a bullet") == [] and enumerator_readings("The undertaking shall:") == []
+
+
+def _segments(text: str):
+    return parse_passage(PromptSource(1, text, "T", "Article 9", "doc", language="en")).segments
+
+
+def test_a_points_lead_in_is_found_past_a_footnotes_own_list_and_an_earlier_points_sub_list():
+    segments = _segments(
+        "16. The information required by paragraph 14 shall include:\n\n"
+        "(a) targets for the reduction of emissions;\n\n"
+        "(b) the locked-in emissions of key assets, as follows:\n\n"
+        "(i) the assets concerned;\n\n(ii) the products concerned;\n\n"
+        "(c) the amounts invested in activities related to coal;\n\n"
+        "The amounts considered are related to the following activity codes:\n\n"
+        "(a) B.05 Mining of coal and lignite,\n(b) C.19 Manufacture of coke.\n\n"
+        "(d) whether the transition plan is approved by the administrative, management and supervisory bodies; and\n\n"
+        "(e) an explanation of the progress made.")
+    lead = segments[0] if segments[0].lead_in else segments[1]
+    assert lead.text.startswith("The information required")
+    at = {s.text[:12]: n for n, s in enumerate(segments)}
+    assert enumerated_lead(segments, at["(d) whether "]) is lead  # past the footnote's (a), (b) and its lead-in
+    assert enumerated_lead(segments, at["(e) an expla"]) is lead
+    assert enumerated_lead(segments, at["(c) the amou"]) is lead  # past (b)'s sub-list
+    sub_lead = segments[at["(b) the lock"]]
+    assert enumerated_lead(segments, at["(ii) the pro"]) is sub_lead  # a sub-point's lead-in is its point
+    assert enumerated_lead(segments, at["(i) the asse"]) is sub_lead  # "(i)" right under it: the first roman numeral
+    assert enumerated_lead(segments, at["(b) C.19 Man"]).text.startswith("The amounts considered")
+
+
+def test_a_point_after_a_footnotes_list_is_quoted_under_its_requirement_from_the_previous_part():
+    """ESRS E1-1, paragraph 16: a footnote listing NACE codes (a)-(e) opens the article's third part and stands
+    between points (f) and (g); the lead-in and points (d)-(f) are in the second part. "(i) whether the transition
+    plan is approved ..." was quoted alone; its requirement ("The information required by paragraph 14 shall include:")
+    now comes first."""
+    requirement = "ESRS E1 › Disclosure Requirement E1-1 – Transition plan for climate change mitigation"
+    third = passage("eu-esrs", requirement, "whether the transition plan is approved")
+    second = passage("eu-esrs", requirement, "(f) ")
+    sources = numbered(third, second)
+    answer, _, _ = run(OfflineProvider(), "Must the climate transition plan disclosure say whether the board approved "
+                                          "it?", sources)
+    body = answer.partition("\n\n")[2]
+    assert body.startswith("The information required by paragraph 14 shall include: [2]"), body[:300]
+    assert "(i) whether the transition plan is approved" in body
+    assert_grounded(answer, sources)
+
+
+def test_a_point_opening_a_sub_list_is_quoted_under_the_lead_in_of_its_own_list():
+    """DORA Article 31(2)(d) ("the degree of substitutability ..., taking into account the following parameters:") is
+    a point of the criteria of paragraph 2 and the lead-in of its parameters (i) and (ii): quoted from (d), the answer
+    said nothing of what (d) is a criterion for."""
+    sources = numbered(passage("eu-dora", "Article 31", "the degree of substitutability"))
+    answer, _, _ = run(OfflineProvider(), "What does DORA take into account when assessing the degree of "
+                                          "substitutability of an ICT third-party service provider?", sources)
+    criteria = answer.find("shall be based on all of the following criteria")
+    point = answer.find("(d) the degree of substitutability")
+    assert 0 <= criteria < point, answer[:400]
     assert_grounded(answer, sources)
 
 

@@ -80,7 +80,9 @@ class OfflineProvider:
             return Selection([], "none")
         composer = Composer(sources, embedder=self.embedder)
         selection = composer.select(plan)
-        return self.chooser.choose(composer, plan, selection) if self.chooser is not None else selection
+        if self.chooser is not None:
+            selection = self.chooser.choose(composer, plan, selection)
+        return composer.with_lead_ins(selection)
 
 
 def compose_answer(selection: Selection, plan: QuestionPlan, sources: list[PromptSource]) -> str:

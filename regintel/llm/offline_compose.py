@@ -490,6 +490,95 @@ def lead_of(passage: Passage, position: int) -> int | None:
     return None
 
 
+# a point's enumerator: "(c)", "c)", "(ii)", "3)", "3°" (ITEM_RE's enumerated forms)
+ENUMERATOR_RE = re.compile(r"^\(?\s?(?P<label>[a-z]|\d{1,3}|[ivxlc]{1,6})\s?(?:\)|°)", _I)
+ROMAN_RE = re.compile(r"^x{0,3}(?:ix|iv|v?i{0,3})$", _I)  # up to (xxxix): a list's "(c)" and "(l)" are letters
+ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
+MAX_LIST_WALK = 80  # segments back from a point to the first point of its list (sub-lists, footnotes in between)
+
+
+def enumerator_readings(text: str) -> list[tuple[str, int]]:
+    """What a point's enumerator may count: "(c)" the third letter, "(ii)" the second roman numeral, "(i)" the ninth
+    letter or the first roman numeral (letter first), "3)" and "3°" the third number. Empty without an enumerator
+    (a dash, a sentence)."""
+    match = ENUMERATOR_RE.match(text.lstrip())
+    if not match:
+        return []
+    label = match.group("label").lower()
+    if label.isdigit():
+        return [("number", int(label))]
+    readings = [("letter", ord(label) - ord("a") + 1)] if len(label) == 1 else []
+    if ROMAN_RE.match(label):
+        values = [ROMAN_VALUES[c] for c in label]
+        readings.append(("roman", sum(-v if v < n else v for v, n in zip(values, values[1:] + [0]))))
+    return readings
+
+
+def enumerated_lead(segments: Sequence[Segment], position: int) -> Segment | None:
+    """The lead-in of the list the point at ``position`` of ``segments`` (a passage's, or two consecutive parts' of an
+    article) belongs to, found through the enumerators of the points before it ((i) after (h), (g), ... (a)) whatever
+    stands between them: a sub-list under an earlier point, a footnote's own list. :func:`lead_of` stops at the first
+    sentence that is no point, or takes the footnote's lead-in for the list's, so ESRS E1-1's "(i) whether the
+    transition plan is approved ..." (after a footnote listing NACE codes) was quoted without the requirement it is a
+    point of. None when the chain breaks (a missing point, a numbered paragraph) or no lead-in opens it."""
+    readings = enumerator_readings(segments[position].text)
+    if len(readings) > 1 and _lead_in_before(segments, position) is not None:
+        readings.reverse()  # "(i)" right under "... the following parameters:" is the first roman numeral
+    for kind, number in readings:
+        at: int | None = position
+        while at is not None:
+            if not segments[at].item:  # a lead-in glued to its first point: "shall be: (a) processed ..."
+                return segments[at]
+            lead = _lead_in_before(segments, at)
+            # the first point's lead-in; or, before a later point, the lead-in the chunker repeats where the article's
+            # next part opens ("The information required by paragraph 14 shall include:" before "(d)")
+            if lead is not None and (number == 1 or not segments[lead].item):
+                return segments[lead]
+            if number == 1:
+                break
+            number -= 1
+            found = _previous_point(segments, at, kind, number)
+            if found is None:
+                # the points before it are in the article's previous part, and this part opens with the lead-in the
+                # chunker repeats ("The designation ... shall be based on all of the following criteria ...:" before
+                # the end of (b)'s sub-list, (c) and (d))
+                opening = _opening_lead_in(segments)
+                if opening is not None and opening < at:
+                    return segments[opening]
+            at = found
+    return None
+
+
+def _opening_lead_in(segments: Sequence[Segment]) -> int | None:
+    """The first quotable segment, when it is a lead-in that is no point."""
+    first = next((n for n, segment in enumerate(segments) if segment.quotable), None)
+    return first if first is not None and segments[first].lead_in and not segments[first].item else None
+
+
+def _previous_point(segments: Sequence[Segment], position: int, kind: str, number: int) -> int | None:
+    """The nearest point before ``position`` enumerated ``number`` of ``kind`` (or, for the first, a lead-in glued
+    to it), within ``MAX_LIST_WALK`` segments and the same numbered paragraph."""
+    for at in range(position - 1, max(-1, position - 1 - MAX_LIST_WALK), -1):
+        segment = segments[at]
+        if segment.item and (kind, number) in enumerator_readings(segment.text):
+            return at
+        if number == 1 and not segment.item and GLUED_LEAD_RE.match(segment.text):
+            return at
+        if _numbered_paragraph(segment):
+            return None
+    return None
+
+
+def _lead_in_before(segments: Sequence[Segment], position: int) -> int | None:
+    """The lead-in standing right before the segment at ``position`` (scraps in between aside), if any."""
+    for before in range(position - 1, -1, -1):
+        if segments[before].lead_in:
+            return before
+        if segments[before].quotable:
+            return None
+    return None
+
+
 def read_by_meaning(passage: Passage) -> list[tuple[Segment, str]]:
     """The sentences of ``passage`` the offline answer compares with a question by meaning, each with the text that
     is embedded for it: a quotable sentence as it is, a lead-in with its points (the list is judged whole, its points
@@ -1887,12 +1976,51 @@ class Composer:
         if segment.lead_in and not segment.continues:
             return self._list_unit(passage, segment.position)
         lead = lead_of(passage, segment.position) if (segment.item or segment.continues) else None
+        if lead is not None and segment.item and not passage.segments[lead].item:
+            enumerated = enumerated_lead(passage.segments, segment.position)
+            if enumerated is not None and enumerated is not passage.segments[lead]:
+                # lead_of took the lead-in of a footnote's own list between this point and the one before it: the
+                # lead-in the points' enumerators lead back to, and this point
+                return Unit([enumerated, *passage.sentence_of(segment.position)], "list")
         if lead is not None:
             if expand_lists:
                 return self._list_unit(passage, lead)
             point = passage.sentence_of(segment.position)
             return Unit([passage.segments[lead], *[s for s in point if s.position != lead]], "list")
         return Unit(passage.sentence_of(segment.position))
+
+    def with_lead_ins(self, selection: "Selection") -> "Selection":
+        """``selection`` with each quoted point that opens its quote without the lead-in of its list preceded by that
+        lead-in (once, before the first such point of its list in reading order): a point past a footnote's own
+        list or an earlier point's sub-list, a point whose lead-in ends the article's previous part, a point opening a
+        sub-list ("(d) the degree of substitutability ..., taking into account the following parameters:", a
+        criterion of DORA Article 31(2) the answer did not name). Found through the points' enumerators
+        (:func:`enumerated_lead`), over the previous part of the article when it is given."""
+        quoted = {id(s) for unit in selection.units for s in unit.segments}
+        leads: dict[int, Segment] = {}
+        for n, unit in sorted(enumerate(selection.units), key=lambda nu: (nu[1].segments[0].source.index,
+                                                                           nu[1].segments[0].position)):
+            first = unit.segments[0]
+            if not first.item:
+                continue
+            lead = self._enumerated_lead(self.by_index[first.source.index], first.position)
+            if lead is not None and id(lead) not in quoted:
+                quoted.add(id(lead))
+                leads[n] = lead
+        if not leads:
+            return selection
+        units = [Unit([leads[n], *unit.segments], "list", unit.truncated) if n in leads else unit
+                 for n, unit in enumerate(selection.units)]
+        return type(selection)(units, selection.method)
+
+    def _enumerated_lead(self, passage: Passage, position: int) -> Segment | None:
+        """:func:`enumerated_lead` in the passage, else over the article's previous part and it, when that part is
+        given (a long list's first points, and its lead-in, can end the previous part)."""
+        found = enumerated_lead(passage.segments, position)
+        previous = self._neighbouring_part(passage, -1) if found is None else None
+        if previous is not None:
+            found = enumerated_lead([*previous.segments, *passage.segments], len(previous.segments) + position)
+        return found
 
     def _list_unit(self, passage: Passage, start: int) -> Unit:
         segments = list(passage.block(start))
