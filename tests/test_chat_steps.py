@@ -137,9 +137,36 @@ def test_a_follow_up_naming_another_act_or_article_is_searched_afresh():
 
 
 @pytest.mark.parametrize("question", [
+    "Do we have to report one to the supervisory authority?",  # "one": the breach
+    "Must we tell the supervisory authority about it within a set time?",
+    "Faut-il signaler cela à l'autorité de contrôle ?",
+    "¿Debemos comunicarla a la autoridad de control?",
+])
+def test_a_pronoun_standing_for_the_previous_subject_continues_a_question_naming_a_new_concept(question):
+    """"Do we have to report one to the supervisory authority?" after "What is a personal data breach?" names a new
+    concept (the supervisory authority) but is about breaches: searched alone, it led with DORA's incident
+    reporting."""
+    decision = decide_context(question, "What is a personal data breach?", "",
+                              known_concept_labels=["supervisory authority", "autorité de contrôle",
+                                                    "autoridad de control"])
+    assert not decision.reuse_previous and decision.continues, decision
+
+
+def test_a_new_concept_without_a_pronoun_standing_for_the_previous_subject_is_searched_afresh():
+    for question in ("And what does the supervisory authority have to do next?",
+                     "Is there only one lead supervisory authority for a company with several establishments?",
+                     "Which one of the supervisory authorities is competent for a cross-border case?"):
+        decision = decide_context(question, "What is a personal data breach?", "",
+                                  known_concept_labels=["supervisory authority", "lead supervisory authority"])
+        assert not decision.continues, (question, decision)
+
+
+@pytest.mark.parametrize("question", [
     "Welche Pflichten hat der Auftragsverarbeiter, damit die Daten sicher sind?",  # "damit": so that
     "What is the particular role of the lead overseer?",
     "¿Qué información debe facilitarse al interesado?",
+    "What is the one stop shop for VAT on distance sales of goods?",
+    "Is there only one lead authority for the oversight of critical providers?",
 ])
 def test_words_that_only_look_like_references_back_do_not_continue_a_new_question(question):
     decision = decide_context(question, "When must the data subjects be told about a breach?", "Without undue delay [1].")

@@ -52,6 +52,14 @@ GERMAN_POINTING_ADVERBS = frozenset(
     "dafur davon darauf dazu dabei daran daruber dagegen danach darin daraus dadurch darunter hierfur hierzu hierbei "
     "hiervon".split())
 SPANISH_JOINED_PRONOUN_RE = re.compile(r"\b[a-z]{3,}(?:ar|er|ir|ando|iendo)(?:se)?(?:lo|la|los|las|le|les)\b")
+# "one" standing for a thing the previous question named ("Do we have to report one to the supervisory authority?"
+# after "What is a personal data breach?", "Do we need one?"), not a number or part of a name ("one of", "one year",
+# "one stop shop"); the French "en ... un" and the Spanish "uno" closing the question ("Faut-il en désigner un ?",
+# "¿Debemos nombrar uno?"): folded
+PRONOUN_ONE_RE = re.compile(
+    r"(?<!\bthe )(?<!\bany )(?<!\beach )(?<!\bno )(?<!\bonly )\bone\b(?= *$| (?:to|for|if|when|in|at|on|with|as|"
+    r"before|after|and|or|too|also|now|under|by|from|yet|even|again|ourselves|myself|themselves)\b)|"
+    r"\ben [a-z]+ (?:un|une)$|\b(?:uno|una)$")
 SEMANTIC_THRESHOLD = 0.86
 # cosine of a question with the previous one from which it is taken to go on with the same topic: the 90th
 # percentile of unrelated pairs (120 dev questions each paired with another dev question: median 0.795, 90th
@@ -109,10 +117,14 @@ def decide_context(
     new_concepts = [label for label in known_concept_labels
                     if len(label) > 3 and re.search(rf"\b{re.escape(fold_for_comparison(label))}\b", folded_question)
                     and fold_for_comparison(label) not in folded_previous]
-    if new_terms and not new_concepts and leans_on_previous(folded_question) and not _names_new_act_or_article(
-            question, previous_text):
+    if (new_terms or new_concepts) and (leans_on_previous(folded_question) and not new_concepts
+                                        or refers_back(folded_question)) \
+            and not _names_new_act_or_article(question, previous_text):
         # "Et pour une PME de 60 salariés, cette obligation s'applique-t-elle aussi ?": an acronym that names no act
-        # (PME, SME, HR, IT) brings no new topic to a question that leans on the previous one
+        # (PME, SME, HR, IT) brings no new topic to a question that leans on the previous one. A new concept does,
+        # unless a pronoun stands for the previous question's subject: "Do we have to report one to the supervisory
+        # authority?" after "What is a personal data breach?" is about breaches, and searched alone it led with
+        # DORA's incident reporting
         return ContextDecision(False, "follow-up: searched with the previous question", continues=True)
     if new_terms or new_concepts:
         return ContextDecision(False, "new legal terms: " + ", ".join((new_terms + new_concepts)[:5]))
@@ -154,12 +166,16 @@ def _instrument_catalog():
 
 
 def leans_on_previous(folded_question: str) -> bool:
-    """Opens with a coordinating word or refers back ("them", "cela", "ello", "das", "dafür", "aplicarlo") to the
-    previous question."""
-    words = folded_question.split()
+    """Opens with a coordinating word or :func:`refers_back` to the previous question."""
     opens = any(folded_question == o or folded_question.startswith(o + " ") for o in CONTINUATION_OPENERS)
-    return opens or any(w in BACK_REFERENCES or w in GERMAN_POINTING_ADVERBS for w in words) \
-        or bool(SPANISH_JOINED_PRONOUN_RE.search(folded_question))
+    return opens or refers_back(folded_question)
+
+
+def refers_back(folded_question: str) -> bool:
+    """Holds a word standing for something the previous question named: "them", "cela", "ello", "das", "dafür",
+    "aplicarlo", "report one"."""
+    return any(w in BACK_REFERENCES or w in GERMAN_POINTING_ADVERBS for w in folded_question.split()) \
+        or bool(SPANISH_JOINED_PRONOUN_RE.search(folded_question) or PRONOUN_ONE_RE.search(folded_question))
 
 
 def _new_or_continued(folded_question: str, similarity: float | None = None) -> ContextDecision:
