@@ -458,3 +458,27 @@ def test_a_filtered_search_never_returns_a_passage_outside_its_filters(demo_inde
     assert allowed
     sources = demo_index.search(question, k=len(allowed), filters={"chunk_id": allowed}).sources
     assert sources and {s.chunk_id for s in sources} <= set(allowed), [s.ref for s in sources]
+
+
+def test_a_phrase_required_as_written_is_not_matched_by_its_stems_alone():
+    """German "gilt als" keeps one stem, "gilt" ("applies"): as a definition cue it must be written with its "als",
+    which may stand further on in the sentence; "EU-Regelung" (the OSS scheme) and "EU-Regeln" (EU rules) stem alike."""
+    glossary = Glossary([
+        GlossaryEntry("t.cue", "cue", {"en": ("counts as",), "de": ("gilt als",)}, written={"de": ("gilt … als",)}),
+        GlossaryEntry("t.scheme", "vat", {"en": ("Union scheme",), "de": ("EU-Regelung",)},
+                      written={"de": ("EU-Regelung",)}),
+    ])
+    ids = lambda text: [m.entry.id for m in glossary.matches(text, "de")]  # noqa: E731
+    assert ids("Was gilt als Verarbeitung?") == ["t.cue"]
+    assert ids("Wer gilt umsatzsteuerlich als Erbringer der Leistung?") == ["t.cue"]
+    assert ids("Gilt die Verordnung auch für Vereine?") == []
+    assert ids("Gilt das auch für uns. Als Verein haben wir wenig Umsatz?") == []  # "als" in another sentence
+    assert ids("Wann können wir die EU-Regelung nutzen?") == ["t.scheme"]
+    assert ids("Gelten die EU-Regeln für Datenexporte?") == []
+
+
+def test_the_term_lists_eu_rules_are_not_the_oss_union_scheme():
+    glossary = load_glossary()
+    ids = lambda text: {m.entry.id for m in glossary.matches(text, "de")}  # noqa: E731
+    assert "vat.union_scheme" not in ids("Gelten die EU-Regeln für Datenexporte auch für diese Weitergabe?")
+    assert "vat.union_scheme" in ids("Wann können wir die EU-Regelung des OSS nutzen?")

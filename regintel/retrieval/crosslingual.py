@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -63,11 +63,18 @@ NON_TERM_DOMAINS = frozenset({"cue"})  # entries that mark the kind of question,
 NON_SUBJECT_DOMAINS = NON_TERM_DOMAINS | {"general"}  # ... nor common legal words: the rest name an act's subjects
 
 
+WRITTEN_GAP = "…"  # in a phrase required as written: any words of the same sentence may stand there
+
+
 @dataclass(frozen=True)
 class GlossaryEntry:
     id: str
     domain: str
     phrases: dict[str, tuple[str, ...]]  # language -> equivalent phrases, preferred first
+    # language -> phrases that match only as written (the list's "written" field): a stemmed match is not enough when
+    # the stems say something else ("gilt" alone is "applies"; "gilt … als", "counts as", a definition cue) or meet
+    # another word's ("EU-Regelung", the OSS scheme, and "EU-Regeln", EU rules, stem alike)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def is_subject(self) -> bool:
@@ -95,6 +102,13 @@ class Glossary:
         # written (see _matches_as_written); None: the entry also has a one-word phrase with that stem
         self._written_forms: dict[tuple[str, str, str], list[str] | None] = {}
         self._acronyms: frozenset[str] | None = None
+        # (language, entry id, stemmed phrase) -> the forms it must be written in (GlossaryEntry.written)
+        self._required_forms: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+        for entry in self.entries:
+            for language, forms in entry.written.items():
+                for form in forms:
+                    key = (language, entry.id, tuple(terms(form.replace(WRITTEN_GAP, " "), language)))
+                    self._required_forms.setdefault(key, []).append(form)
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
                 by_first = self._index.setdefault(language, {})
@@ -128,6 +142,12 @@ class Glossary:
         forms = self._written_forms.get((language, entry_id, stem))
         return not forms or any(contains_phrase(text, form) for form in forms)
 
+    def _written_as_required(self, language: str, entry_id: str, stems: tuple[str, ...], text: str) -> bool:
+        """Whether ``text`` writes the phrase as the list requires (GlossaryEntry.written); True when it requires
+        nothing."""
+        forms = self._required_forms.get((language, entry_id, stems))
+        return not forms or any(_written(text, form) for form in forms)
+
     def __len__(self) -> int:
         return len(self.entries)
 
@@ -153,7 +173,9 @@ class Glossary:
             phrases = {lang: tuple(str(p) for p in raw[lang]) for lang in LANGUAGES if raw.get(lang)}
             if not raw.get("id") or len(phrases) < 2:
                 raise ValueError(f"{path}:{number}: an entry needs an id and phrases in two languages at least")
-            entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases))
+            written = {lang: tuple(str(p) for p in raw["written"][lang]) for lang in LANGUAGES
+                       if (raw.get("written") or {}).get(lang)}
+            entries.append(GlossaryEntry(str(raw["id"]), str(raw.get("domain", "")), phrases, written))
         return cls(entries)
 
     def subject_matches(self, text: str) -> list[TermMatch]:
@@ -171,7 +193,8 @@ class Glossary:
             for stems, entry in by_first.get(token, ()):
                 end = start + len(stems)
                 if tuple(tokens[start:end]) == stems and (
-                        len(stems) > 1 or self._matches_as_written(language, entry.id, token, text)):
+                        len(stems) > 1 or self._matches_as_written(language, entry.id, token, text)) \
+                        and self._written_as_required(language, entry.id, stems, text):
                     found.append(TermMatch(entry, language, start, end))
         maximal = [m for m in found if not any(o.start <= m.start and m.end <= o.end and (o.end - o.start) >
                                                (m.end - m.start) for o in found)]
@@ -259,6 +282,16 @@ class Glossary:
             if said_otherwise and preferred not in phrases and written(preferred, language):
                 phrases.append(preferred)
         return phrases
+
+
+def _written(text: str, form: str) -> bool:
+    """Whether ``text`` writes ``form`` as whole words (folded); a ``WRITTEN_GAP`` in it stands for any words of the
+    same sentence ("gilt … als": "Wer gilt umsatzsteuerlich als Erbringer ...?")."""
+    if WRITTEN_GAP not in form:
+        return contains_phrase(text, form)
+    pieces = [fold_for_comparison(piece) for piece in form.split(WRITTEN_GAP)]
+    pattern = re.compile(" " + " (?:.* )?".join(re.escape(piece) for piece in pieces if piece) + " ")
+    return any(pattern.search(f" {fold_for_comparison(sentence)} ") for sentence in re.split(r"[.!?;:]", text))
 
 
 @lru_cache(maxsize=4)
