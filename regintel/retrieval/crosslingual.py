@@ -98,54 +98,46 @@ class Glossary:
         self.entries = list(entries)
         # language -> first stemmed token -> [(stemmed phrase, entry)], longest phrases first
         self._index: dict[str, dict[str, list[tuple[tuple[str, ...], GlossaryEntry]]]] = {}
-        # (language, entry id, stem) -> the entry's subject phrases that shrink to that one stem, matched only as
-        # written (see _matches_as_written); None: the entry also has a one-word phrase with that stem
-        self._written_forms: dict[tuple[str, str, str], list[str] | None] = {}
+        # (language, entry id, stemmed phrase) -> the forms a match of it must be written in (_matches_as_written):
+        # a subject phrase shrinking to one stem (_note_written_form; None: the entry also has a one-word phrase with
+        # that stem) and the list's own "written" phrases (GlossaryEntry.written)
+        self._written_forms: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
         self._acronyms: frozenset[str] | None = None
-        # (language, entry id, stemmed phrase) -> the forms it must be written in (GlossaryEntry.written)
-        self._required_forms: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
-        for entry in self.entries:
-            for language, forms in entry.written.items():
-                for form in forms:
-                    key = (language, entry.id, tuple(terms(form.replace(WRITTEN_GAP, " "), language)))
-                    self._required_forms.setdefault(key, []).append(form)
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
                 by_first = self._index.setdefault(language, {})
                 for phrase in phrases:
                     stems = tuple(terms(phrase, language))
                     if len(stems) == 1 and entry.is_subject:
-                        self._note_written_form(language, entry.id, stems[0], phrase)
+                        self._note_written_form(language, entry.id, stems, phrase)
                     if stems and (stems, entry) not in by_first.get(stems[0], []):
                         by_first.setdefault(stems[0], []).append((stems, entry))
+            for language, forms in entry.written.items():
+                for form in forms:
+                    key = (language, entry.id, tuple(terms(form.replace(WRITTEN_GAP, " "), language)))
+                    self._written_forms[key] = [*(self._written_forms.get(key) or []), form]
         for by_first in self._index.values():
             for candidates in by_first.values():
                 candidates.sort(key=lambda item: -len(item[0]))
 
-    def _note_written_form(self, language: str, entry_id: str, stem: str, phrase: str) -> None:
+    def _note_written_form(self, language: str, entry_id: str, stems: tuple[str, ...], phrase: str) -> None:
         """A subject phrase of several words whose other words are stop words ("otro encargado", "does not apply",
         "un an", "for consideration") keeps one stem, which any form of that word matches: "nos encargamos" (we take
         care of) read as "another processor", "an" as the ESRS time horizon "one year". Such a phrase matches only as
         written; a one-word phrase of the same entry with that stem ("consideration") matches by stem as before.
         Cue and general entries keep matching by stem ("qué se entiende por", "bis wann" mark a question's kind in
         any wording: requiring them as written lost eight answers of the demo sets, session 36)."""
-        key = (language, entry_id, stem)
+        key = (language, entry_id, stems)
         forms = self._written_forms.get(key, [])
         if len(fold_for_comparison(phrase).split()) == 1:
             self._written_forms[key] = None
         elif forms is not None:
             self._written_forms[key] = [*forms, phrase]
 
-    def _matches_as_written(self, language: str, entry_id: str, stem: str, text: str) -> bool:
-        """Whether a one-stem match of an entry in ``text`` stands there as one of the phrases that require it
-        (:meth:`_note_written_form`); True when none does."""
-        forms = self._written_forms.get((language, entry_id, stem))
-        return not forms or any(contains_phrase(text, form) for form in forms)
-
-    def _written_as_required(self, language: str, entry_id: str, stems: tuple[str, ...], text: str) -> bool:
-        """Whether ``text`` writes the phrase as the list requires (GlossaryEntry.written); True when it requires
-        nothing."""
-        forms = self._required_forms.get((language, entry_id, stems))
+    def _matches_as_written(self, language: str, entry_id: str, stems: tuple[str, ...], text: str) -> bool:
+        """Whether a match of an entry's phrase in ``text`` stands there as one of the forms that phrase requires
+        (:meth:`_note_written_form`, GlossaryEntry.written); True when it requires none."""
+        forms = self._written_forms.get((language, entry_id, stems))
         return not forms or any(_written(text, form) for form in forms)
 
     def __len__(self) -> int:
@@ -192,9 +184,7 @@ class Glossary:
         for start, token in enumerate(tokens):
             for stems, entry in by_first.get(token, ()):
                 end = start + len(stems)
-                if tuple(tokens[start:end]) == stems and (
-                        len(stems) > 1 or self._matches_as_written(language, entry.id, token, text)) \
-                        and self._written_as_required(language, entry.id, stems, text):
+                if tuple(tokens[start:end]) == stems and self._matches_as_written(language, entry.id, stems, text):
                     found.append(TermMatch(entry, language, start, end))
         maximal = [m for m in found if not any(o.start <= m.start and m.end <= o.end and (o.end - o.start) >
                                                (m.end - m.start) for o in found)]
