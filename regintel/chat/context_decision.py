@@ -117,8 +117,8 @@ def decide_context(
     new_concepts = [label for label in known_concept_labels
                     if len(label) > 3 and re.search(rf"\b{re.escape(fold_for_comparison(label))}\b", folded_question)
                     and fold_for_comparison(label) not in folded_previous]
-    if (new_terms or new_concepts) and (leans_on_previous(folded_question) and not new_concepts
-                                        or refers_back(folded_question)) \
+    if (new_terms or new_concepts) and (refers_back(folded_question)
+                                        or opens_as_continuation(folded_question) and not new_concepts) \
             and not _names_new_act_or_article(question, previous_text):
         # "Et pour une PME de 60 salariés, cette obligation s'applique-t-elle aussi ?": an acronym that names no act
         # (PME, SME, HR, IT) brings no new topic to a question that leans on the previous one. A new concept does,
@@ -166,9 +166,13 @@ def _instrument_catalog():
 
 
 def leans_on_previous(folded_question: str) -> bool:
-    """Opens with a coordinating word or :func:`refers_back` to the previous question."""
-    opens = any(folded_question == o or folded_question.startswith(o + " ") for o in CONTINUATION_OPENERS)
-    return opens or refers_back(folded_question)
+    """:func:`opens_as_continuation` or :func:`refers_back` to the previous question."""
+    return opens_as_continuation(folded_question) or refers_back(folded_question)
+
+
+def opens_as_continuation(folded_question: str) -> bool:
+    """Opens with a coordinating word ("and", "et", "y", "und", "what about")."""
+    return any(folded_question == o or folded_question.startswith(o + " ") for o in CONTINUATION_OPENERS)
 
 
 def refers_back(folded_question: str) -> bool:
