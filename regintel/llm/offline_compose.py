@@ -1996,7 +1996,7 @@ class Composer:
         sub-list ("(d) the degree of substitutability ..., taking into account the following parameters:", a
         criterion of DORA Article 31(2) the answer did not name). Found through the points' enumerators
         (:func:`enumerated_lead`), over the previous part of the article when it is given."""
-        quoted = {id(s) for unit in selection.units for s in unit.segments}
+        quoted = {(s.source.index, s.position) for unit in selection.units for s in unit.segments}
         leads: dict[int, Segment] = {}
         for n, unit in sorted(enumerate(selection.units), key=lambda nu: (nu[1].segments[0].source.index,
                                                                            nu[1].segments[0].position)):
@@ -2004,8 +2004,8 @@ class Composer:
             if not first.item:
                 continue
             lead = self._enumerated_lead(self.by_index[first.source.index], first.position)
-            if lead is not None and id(lead) not in quoted:
-                quoted.add(id(lead))
+            if lead is not None and (lead.source.index, lead.position) not in quoted:
+                quoted.add((lead.source.index, lead.position))
                 leads[n] = lead
         if not leads:
             return selection
