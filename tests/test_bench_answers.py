@@ -258,10 +258,12 @@ def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
     checks = load_items(sorted((EVAL_DIR / "checks").glob("*.jsonl")))
     assert len(checks) >= 60 and all(i.kind in ("answerable", "offcorpus") for i in checks)
     # a check set is "check" as a whole, or split like the evaluation set by its id's hash (60 % held back); the
-    # three-turn conversations (c3-) by their number's parity, as data/eval/README.md says
-    assert all(i.split in ("check", _parity_split(i.id) if i.id.startswith("c3-") else _hashed_split(i.id))
+    # three-turn conversations (c3-) and the follow-ups of definitions (df-) by their number's parity, as
+    # data/eval/README.md says
+    by_parity = ("c3-", "df-")
+    assert all(i.split in ("check", _parity_split(i.id) if i.id.startswith(by_parity) else _hashed_split(i.id))
                for i in checks)
-    assert {i.split for i in checks if i.id.startswith("c3-")} == {"dev", "test"}
+    assert all({i.split for i in checks if i.id.startswith(prefix)} == {"dev", "test"} for prefix in by_parity)
     assert {i.split for i in checks if i.id.startswith("pq-")} == {"dev", "test"}
     assert all(bool(i.gold) == (i.kind == "answerable") for i in checks)  # an off-corpus check names no gold
     assert not set(default_files()) & set((EVAL_DIR / "checks").glob("*.jsonl"))

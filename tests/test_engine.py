@@ -302,6 +302,25 @@ def test_a_follow_up_of_a_follow_up_is_searched_with_the_question_that_opened_th
     assert "The processor shall notify the controller without undue delay" in third.answer
 
 
+@pytest.mark.parametrize("first, follow_up", [
+    ("What is a personal data breach?", "Who must we tell about it?"),
+    ("What is a personal data breach?", "Who do we have to notify?"),  # one word of its own: it abstained as vague
+    ("Qu'est-ce qu'une violation de données à caractère personnel ?", "À qui doit-on la notifier ?"),
+])
+def test_a_follow_up_asking_who_after_a_definition_is_answered_by_the_provision_not_the_definitions(
+        engine, first, follow_up):
+    """Reusing the definition passages, "Who must we tell about it?" quoted the definitions of controller, processor
+    and third party (Article 4); searched with the term it asks about, the notification articles lead."""
+    ids = new_conversation(engine)
+    ask(engine, ids, first)
+    _, second = ask(engine, ids, follow_up)
+    assert second.context_decision["continues"] is True and not second.context_decision["reuse_previous"]
+    assert second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
+    cited = [(s.document_id, s.ref) for s in second.cited]
+    assert cited and all(d == "eu-gdpr" and (ref.startswith("Article 33") or ref.startswith("Article 34"))
+                         for d, ref in cited), cited
+
+
 def test_topic_questions_go_back_while_each_turn_went_on_from_the_one_before():
     from regintel.chat.engine import TOPIC_CHAIN, topic_questions
     from regintel.chat.repository import Turn

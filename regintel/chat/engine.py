@@ -296,7 +296,9 @@ class ComplianceEngine:
             graded_sources = seen if not decision.reuse_previous else [p.source for p in passages if p.origin == "previous"]
             if not decision.reuse_previous:
                 graded_sources = self._graded_by_parts(turn.question, parts_language, graded_sources)
-            analysis = analyse_evidence(turn.question, graded_sources, classification.query_type,
+            # a follow-up on the term defined before ("Who must we tell about it?") is graded as asked about it
+            graded_question = f"{turn.question} {decision.subject}" if decision.subject else turn.question
+            analysis = analyse_evidence(graded_question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
                                         or self._continues_answered_topic(turn, decision),
@@ -541,6 +543,8 @@ class ComplianceEngine:
         question on fines) found the previous question's article first. When the previous question went on from its
         own predecessor, that one is searched too (:func:`topic_questions`): "What if the processor discovers it?"
         after "When must it be notified?" is about the personal data breach the conversation opened with."""
+        if decision.subject:
+            return "\n".join([turn.question, turn.question, decision.subject])
         if decision.continues and turn.history:
             return "\n".join([turn.question, turn.question, *topic_questions(turn.history)])
         return turn.question
