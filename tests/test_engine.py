@@ -302,23 +302,37 @@ def test_a_follow_up_of_a_follow_up_is_searched_with_the_question_that_opened_th
     assert "The processor shall notify the controller without undue delay" in third.answer
 
 
-@pytest.mark.parametrize("first, follow_up", [
-    ("What is a personal data breach?", "Who must we tell about it?"),
-    ("What is a personal data breach?", "Who do we have to notify?"),  # one word of its own: it abstained as vague
-    ("Qu'est-ce qu'une violation de données à caractère personnel ?", "À qui doit-on la notifier ?"),
+@pytest.mark.parametrize("first, follow_up, articles", [
+    ("What is a personal data breach?", "Who must we tell about it?", ("Article 33", "Article 34")),
+    # one word of its own: it abstained as too vague
+    ("What is a personal data breach?", "Who do we have to notify?", ("Article 33", "Article 34")),
+    ("Qu'est-ce qu'une violation de données à caractère personnel ?", "À qui doit-on la notifier ?",
+     ("Article 33", "Article 34")),
+    # searched with the definition question, the definition of consent (Article 4(11)) led and was quoted
+    ("¿Qué se entiende por consentimiento en el RGPD?", "¿Se puede retirar después de haberlo dado?", ("Article 7",)),
 ])
-def test_a_follow_up_asking_who_after_a_definition_is_answered_by_the_provision_not_the_definitions(
-        engine, first, follow_up):
+def test_a_follow_up_on_the_term_a_definition_question_asked_about_is_answered_by_the_provision_not_the_definition(
+        engine, first, follow_up, articles):
     """Reusing the definition passages, "Who must we tell about it?" quoted the definitions of controller, processor
-    and third party (Article 4); searched with the term it asks about, the notification articles lead."""
+    and third party (Article 4); searched with the term it asks about, definitions behind, the provision leads."""
     ids = new_conversation(engine)
     ask(engine, ids, first)
     _, second = ask(engine, ids, follow_up)
     assert second.context_decision["continues"] is True and not second.context_decision["reuse_previous"]
     assert second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
     cited = [(s.document_id, s.ref) for s in second.cited]
-    assert cited and all(d == "eu-gdpr" and (ref.startswith("Article 33") or ref.startswith("Article 34"))
-                         for d, ref in cited), cited
+    assert cited and all(d == "eu-gdpr" and ref.split(" (")[0] in articles for d, ref in cited), cited
+
+
+def test_a_search_can_put_the_definitions_behind_the_other_passages(world):
+    from regintel.retrieval.chunking import is_definition_id
+
+    question = "Sur quelle base est-il taxé ?\nassujetti-revendeur"  # a follow-up searched with its term
+    plain = [is_definition_id(s.chunk_id) for s in world["index"].search(question, k=5).sources]
+    behind = world["index"].search(question, k=5, definitions_behind=True).sources
+    assert plain != sorted(plain), "the definition of a taxable dealer is among the other passages"
+    flags = [is_definition_id(s.chunk_id) for s in behind]
+    assert flags == sorted(flags), [s.ref for s in behind]
 
 
 def test_topic_questions_go_back_while_each_turn_went_on_from_the_one_before():

