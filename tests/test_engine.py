@@ -324,6 +324,22 @@ def test_a_follow_up_on_the_term_a_definition_question_asked_about_is_answered_b
     assert cited and all(d == "eu-gdpr" and ref.split(" (")[0] in articles for d, ref in cited), cited
 
 
+@pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
+                                           "Go on"])
+def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):
+    """Reusing the previous passages, these were refused as out of domain (the classifier's verdict on their few
+    words); a short message that is no clarification still is."""
+    ids = new_conversation(engine)
+    _, first = ask(engine, ids, "When must a personal data breach be notified?")
+    assert first.response_mode in {"DIRECT", "QUALIFIED"}
+    _, second = ask(engine, ids, clarification)
+    assert second.context_decision["reuse_previous"] and second.context_decision["clarification"]
+    assert not second.refused and second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
+    assert second.query_type == first.query_type and second.cited
+    _, third = ask(engine, ids, "What time is it in Tokyo?")
+    assert third.refused and third.query_type == "OUT_OF_DOMAIN"
+
+
 def test_a_search_can_put_the_definitions_behind_the_other_passages(world):
     from regintel.retrieval.chunking import is_definition_id
 

