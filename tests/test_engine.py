@@ -340,6 +340,12 @@ def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, cl
     assert third.refused and third.query_type == "OUT_OF_DOMAIN"
 
 
+def test_a_list_of_a_noun_with_a_complement_is_not_read_as_the_articles_headed_by_the_complement(engine):
+    ids = new_conversation(engine)
+    _, response = ask(engine, ids, "What are the lawful bases for processing?")
+    assert [s.ref.split(" (")[0] for s in response.cited][:1] == ["Article 6"], response.answer
+
+
 def test_a_search_can_put_the_definitions_behind_the_other_passages(world):
     from regintel.retrieval.chunking import is_definition_id
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids
+from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids, listed_noun_stems
 
 
 def chunk(chunk_id: str, ref: str, heading: str, document_id: str = "eu-gdpr") -> Chunk:
@@ -32,3 +32,13 @@ def test_none_when_the_noun_heads_fewer_articles_or_another_act_is_asked():
     assert listed_article_chunk_ids(CHUNKS, "eu-gdpr", {"task", "board"}) == [], "two 'Tasks' articles are no list"
     assert listed_article_chunk_ids(CHUNKS, "other-act", {"right"}) == []
     assert listed_article_chunk_ids(CHUNKS, "eu-gdpr", {"erasur"}) == []
+
+
+def test_a_word_introduced_by_a_preposition_is_no_noun_the_question_lists():
+    """"What are the lawful bases for processing?" lists bases: read as listing "processing", it was answered with the
+    six GDPR articles headed "Processing of ..." (Article 10 on criminal convictions first) instead of Article 6."""
+    assert listed_noun_stems("What are the lawful bases for processing?", "en") == {"lawful", "base"}
+    assert listed_noun_stems("What are the rights of data subjects?", "en") == {"right", "subject"}
+    assert listed_noun_stems("Quels sont les droits de la personne concernée ?", "fr") == {"droit", "concerne"}
+    assert "right" in listed_noun_stems("What rights does the data subject have?", "en")
+    assert listed_noun_stems("What are the lawful bases for processing personal data of employees?", "en") is None

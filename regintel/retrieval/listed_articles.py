@@ -35,12 +35,25 @@ def heading_lead_word(heading: str, language: str) -> str:
     return words[0] if words else ""
 
 
+# a word introduced by a preposition (after an article, if any) completes the noun the question lists, and is none:
+# "What are the lawful bases for processing?" lists bases, not the GDPR's articles headed "Processing of ..."
+COMPLEMENT_RE = re.compile(
+    r"\b(?:for|of|on|about|under|to|in|with|by|pour|de|du|des|d['’]|sur|à|au|aux|par|para|del|sobre|con|por|für|von|"
+    r"vom|zur|zum|über|bei|mit|durch)\s+(?:(?:the|a|an|le|la|les|l['’]|un|une|el|los|las|una|der|die|das|den|dem|"
+    r"ein|eine|einer|einem)\s+)?([^\W\d_]+)", re.IGNORECASE)
+
+
 def listed_noun_stems(question: str, language: str) -> set[str] | None:
-    """The words (stems) of a list question asking for a noun in general, the act's name and the question words
-    aside ("What rights does the data subject have under the GDPR?" -> right, data, subject); None when it says more
-    than ``LISTED_MAX_WORDS``, so asks about something narrower."""
-    asked = set(tokenize(load_catalog().without_mentions(question), language)) - question_noise_stems(language)
-    return asked if len(asked) <= LISTED_MAX_WORDS else None
+    """The words (stems) of a list question asking for a noun in general, the act's name, the question words and the
+    words introduced by a preposition aside ("What rights does the data subject have under the GDPR?" -> right, data,
+    subject; "What are the lawful bases for processing?" -> lawful, base); None when it says more than
+    ``LISTED_MAX_WORDS`` (complements counted), so asks about something narrower."""
+    text = load_catalog().without_mentions(question)
+    asked = set(tokenize(text, language)) - question_noise_stems(language)
+    if len(asked) > LISTED_MAX_WORDS:
+        return None
+    complements = {stem for match in COMPLEMENT_RE.finditer(text) for stem in tokenize(match.group(1), language)}
+    return asked - complements
 
 
 def listed_article_chunk_ids(chunks: Iterable[Chunk], document_id: str, asked: set[str]) -> list[str]:
