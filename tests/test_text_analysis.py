@@ -25,3 +25,14 @@ def test_lawful_is_not_folded_into_law():
     assert tokenize("Processing shall be lawful; Member State law", "en") == ["process", "shall", "lawful", "member",
                                                                              "state", "law"]
     assert tokenize("lawfulness, lawfully, unlawfully", "en") == ["lawful", "lawful", "unlawful"]
+
+
+def test_bases_is_the_plural_of_basis_not_a_form_of_based():
+    """"What are the lawful bases for processing personal data?" met "based on Article 6(1)" of Article 10 (stem
+    "base") before Article 6's legal basis."""
+    assert tokenize("lawful bases; legal basis", "en") == ["lawful", "basi", "legal", "basi"]
+    assert tokenize("based on", "en") == ["base"]
+    index = BM25Index()
+    index.build(["a10", "a6"], ["Processing of data based on Article 6(1) shall be carried out under control.",
+                                "The basis for the processing shall be laid down by Union law."], ["en", "en"])
+    assert index.search("What are the lawful bases for processing?", 2)[0][0] == "a6"

@@ -71,8 +71,12 @@ def words(text: str) -> list[str]:
 # Words the Snowball stemmer folds into another legal concept: "lawful", "lawfulness" and "lawfully" become "law", so
 # a question on the lawfulness of processing matched "Union or Member State law" as well as "processing shall be
 # lawful"
+# "bases" is also the plural of "basis" ("the lawful bases for processing"), the regulations' sense of it (the
+# English texts write "basis" 127 times and never "bases"); stemmed "base", it met "based on Article 6(1)" of Article
+# 10 instead of "legal basis"
 STEM_EXCEPTIONS = {"en": {w: "lawful" for w in ("lawful", "lawfully", "lawfulness")}
-                   | {w: "unlawful" for w in ("unlawful", "unlawfully", "unlawfulness")}}
+                   | {w: "unlawful" for w in ("unlawful", "unlawfully", "unlawfulness")}
+                   | {"bases": "basi"}}
 # German participles and past forms of "-ieren" verbs stem apart from the verb: Snowball makes "informieren" "informi"
 # but "informiert", "informierte" "informiert", so "Wann muss die Aufsichtsbehörde informiert werden?" never met the
 # term list's "informieren" (nor "registriert" its "registrieren"). Read as the infinitive before stemming.
