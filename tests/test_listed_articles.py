@@ -37,7 +37,7 @@ def test_none_when_the_noun_heads_fewer_articles_or_another_act_is_asked():
 def test_a_word_introduced_by_a_preposition_is_no_noun_the_question_lists():
     """"What are the lawful bases for processing?" lists bases: read as listing "processing", it was answered with the
     six GDPR articles headed "Processing of ..." (Article 10 on criminal convictions first) instead of Article 6."""
-    assert listed_noun_stems("What are the lawful bases for processing?", "en") == {"lawful", "base"}
+    assert listed_noun_stems("What are the lawful bases for processing?", "en") == {"lawful", "basi"}
     assert listed_noun_stems("What are the rights of data subjects?", "en") == {"right", "subject"}
     assert listed_noun_stems("Quels sont les droits de la personne concernée ?", "fr") == {"droit", "concerne"}
     assert "right" in listed_noun_stems("What rights does the data subject have?", "en")

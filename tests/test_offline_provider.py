@@ -1703,7 +1703,7 @@ def test_a_heading_in_the_laws_words_covers_the_askers_phrase():
                                         "EU", "fr", heading="Article 6 — Licéité du traitement"))
     covered = headings_in_the_laws_words("What are the legal bases for processing personal data?", "en", _glossary(),
                                          [lawfulness, information, french])
-    assert covered == {1: {"legal", "base", "process"}}  # ("processing" is written as the heading writes it)
+    assert covered == {1: {"legal", "basi", "process"}}  # ("processing" is written as the heading writes it)
     assert headings_in_the_laws_words("What must an invoice contain?", "en", _glossary(), [lawfulness]) == {}
 
 

@@ -46,7 +46,7 @@ COMPLEMENT_RE = re.compile(
 def listed_noun_stems(question: str, language: str) -> set[str] | None:
     """The words (stems) of a list question asking for a noun in general, the act's name, the question words and the
     words introduced by a preposition aside ("What rights does the data subject have under the GDPR?" -> right, data,
-    subject; "What are the lawful bases for processing?" -> lawful, base); None when it says more than
+    subject; "What are the lawful bases for processing?" -> lawful, basi); None when it says more than
     ``LISTED_MAX_WORDS`` (complements counted), so asks about something narrower."""
     text = load_catalog().without_mentions(question)
     asked = set(tokenize(text, language)) - question_noise_stems(language)
