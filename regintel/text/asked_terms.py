@@ -84,6 +84,14 @@ VALUE_OF_RE = re.compile(
     r"d['’]|pour|para|del|für|von|bei)\b", _I)
 
 
+# a "term" opening with a pronoun or a possessive stands for something said before ("What are their tasks?", "What
+# does it cover?", "Qu'est-ce que ce mécanisme ?"): the question asks about that, not what a term means
+POINTING_BACK_RE = re.compile(
+    r"(?:it|its|they|them|their|this|that|these|those|his|her|il|elle|ils|elles|leur|leurs|son|sa|ses|ce|cet|cette|"
+    r"ces|cela|ça|su|sus|ello|esto|eso|este|esta|estos|estas|él|ella|es|sein|seine|seiner|ihr|ihre|ihrer|dies|diese|"
+    r"dieser|dieses)\b", _I)
+
+
 def definition_term(text: str) -> str:
     """The term a definition question asks about ("What is a 'personal data breach'?" -> personal data breach); none
     when it asks for the value a rule sets ("What is the threshold for distance sales of goods?": the threshold, not
@@ -96,7 +104,7 @@ def definition_term(text: str) -> str:
                 return quoted.group(1).strip()
             term = match.group("t").strip(" ?¿!.,;:\"'‘’“”«»")
             term = re.sub(r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|der|die|das)\s+", "", term, flags=_I)
-            if VALUE_OF_RE.search(term):
+            if VALUE_OF_RE.search(term) or POINTING_BACK_RE.match(term):
                 return ""
             term = PURPOSE_TAIL_RE.sub("", term)  # "carbon credit for ESRS purposes" -> carbon credit
             term = ABBREVIATION_TAIL_RE.sub("", term)  # "taxable person for VAT" -> taxable person
