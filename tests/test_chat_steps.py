@@ -94,7 +94,8 @@ def test_out_of_domain_needs_weak_evidence_and_no_regulatory_vocabulary():
     assert classify_query("¿Qué es el tratamiento de datos?", evidence_similarity=78.0, out_of_domain_below=82.0).allowed
 
 
-@pytest.mark.parametrize("question", ["are you sure?", "¿seguro?", "¿Estás seguro?", "explícame más", "pourquoi ?", "Why?", "And for processors?"])
+@pytest.mark.parametrize("question", ["are you sure?", "¿seguro?", "¿Estás seguro?", "explícame más", "pourquoi ?", "Why?",
+                                      "And for processors?", "Warum?", "Gib mir ein Beispiel", "Donne-moi un exemple"])
 def test_follow_ups_reuse_the_previous_context(question):
     decision = decide_context(question, "When must a personal data breach be notified?", "Within 72 hours [1].")
     assert decision.reuse_previous, decision

@@ -327,7 +327,7 @@ def test_a_follow_up_on_the_term_a_definition_question_asked_about_is_answered_b
 
 
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
-                                           "Go on"])
+                                           "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):
     """Reusing the previous passages, these were refused as out of domain (the classifier's verdict on their few
     words); a short message that is no clarification still is."""

@@ -43,7 +43,11 @@ CLARIFICATION_PHRASES = (
     "what do you mean", "give me an example", "can you clarify", "go on", "in simpler terms", "and then",
     "seguro", "estas seguro", "explicame mas", "por que", "puedes ampliar", "dame un ejemplo", "no entiendo",
     "pourquoi", "vous etes sur", "tu es sur", "expliquez davantage", "explique moi", "donnez un exemple",
-    "je ne comprends pas", "c est sur",
+    "je ne comprends pas", "c est sur", "donne moi un exemple", "donnez moi un exemple", "donner un exemple",
+    "give an example", "give us an example", "any examples", "ponme un ejemplo", "pon un ejemplo",
+    "warum", "bist du sicher", "sind sie sicher", "gib mir ein beispiel", "nenne mir ein beispiel",
+    "nennen sie ein beispiel", "erklare das", "erklaren sie das", "ich verstehe nicht", "was meinst du",
+    "was meinen sie",
 )
 SEMANTIC_ANCHORS = (
     "are you sure?", "can you explain that in more detail?", "why?", "what do you mean?", "give me an example",
