@@ -171,10 +171,11 @@ def decide_context(
     if any(re.search(rf"(^| ){re.escape(phrase)}( |$)", folded_question) for phrase in CLARIFICATION_PHRASES) and \
             len(folded_question.split()) <= 12:
         return ContextDecision(True, "clarification phrase", clarification=True)
-    after_definition = follows_a_definition(question, previous_question)
+    # the term a definition question before asked about, when this follow-up asks something else about it
+    subject = term_defined_before(question, previous_question)
     short = len(folded_question.split()) < SHORT_QUESTION_WORDS
     if short:
-        return _other_aspect(previous_question) if after_definition else ContextDecision(True, "short follow-up")
+        return _other_aspect(subject) if subject else ContextDecision(True, "short follow-up")
     if embed is not None:
         vectors = embed([question, previous_question, *SEMANTIC_ANCHORS], "query")
         similarity = float((vectors[2:] @ vectors[0]).max())
@@ -183,20 +184,21 @@ def decide_context(
             # quel délai faut-il l'émettre ?" after a question on an invoice's contents is searched with it (one with
             # a single word of its own, "Who do we send it to?", still reuses the previous passages: alone, it says
             # nothing to search for)
-            if after_definition and asks_something(question):
-                return _other_aspect(previous_question, round(similarity, 3))
-            if asks_something(question) and len(content_words(folded_question)) >= MIN_SEARCHABLE_WORDS:
+            asking = asks_something(question)
+            if subject and asking:
+                return _other_aspect(subject, round(similarity, 3))
+            if asking and len(content_words(folded_question)) >= MIN_SEARCHABLE_WORDS:
                 return ContextDecision(False, "follow-up asking something else: searched with the previous question",
                                        round(similarity, 3), continues=True)
             return ContextDecision(True, "close to a clarification phrase", round(similarity, 3), clarification=True)
         topic = float(vectors[1] @ vectors[0])
         if topic >= TOPIC_THRESHOLD:
-            if after_definition:
-                return _other_aspect(previous_question, round(topic, 3))
+            if subject:
+                return _other_aspect(subject, round(topic, 3))
             return ContextDecision(False, "follow-up on the previous question's topic: searched with it",
                                    round(topic, 3), continues=True)
-        return _new_or_continued(folded_question, round(similarity, 3), previous_question if after_definition else "")
-    return _new_or_continued(folded_question, previous_definition=previous_question if after_definition else "")
+        return _new_or_continued(folded_question, round(similarity, 3), subject)
+    return _new_or_continued(folded_question, subject=subject)
 
 
 def _names_new_act_or_article(question: str, previous_text: str) -> bool:
@@ -224,17 +226,18 @@ def asks_something(question: str) -> bool:
     return bool(ASKING_RE.search(text) or WHETHER_BOUND_RE.search(text))
 
 
-def follows_a_definition(question: str, previous_question: str) -> bool:
-    """The previous question asked what a term means and this one is no definition question ("Who must we tell
-    about it?", "Is it exempt from VAT?", "Wem müssen wir sie melden?" after "What is a personal data breach?"): the
-    previous turn's passages define the term, and a follow-up that leans on the previous question (a pronoun, a
-    short question, the same topic), unless it is a clarification, is answered by the provisions on the term:
-    searched with it (:func:`_other_aspect`), not with the definition question nor from its passages. A clarification
-    proper ("why?", "can you explain that in more detail?") still reuses them; one close to a clarification by its
-    vector is none when it asks who, when, how or whether (:func:`asks_something`). Whether something counts as or
-    falls under the term ("Does that fall under it?") is the definition's to say: no other aspect."""
-    return bool(definition_term(previous_question)) and not definition_term(question) \
-        and not COUNTS_AS_RE.search(question) and not FALLS_UNDER_RE.search(question)
+def term_defined_before(question: str, previous_question: str) -> str:
+    """The term the previous question asked the meaning of, when this one is no definition question ("Who must we
+    tell about it?", "Is it exempt from VAT?", "Wem müssen wir sie melden?" after "What is a personal data breach?");
+    "" otherwise. The previous turn's passages define the term, and a follow-up that leans on the previous question
+    (a pronoun, a short question, the same topic), unless it is a clarification, is answered by the provisions on the
+    term: searched with it (:func:`_other_aspect`), not with the definition question nor from its passages. A
+    clarification proper ("why?", "can you explain that in more detail?") still reuses them; one close to a
+    clarification by its vector is none when it asks who, when, how or whether (:func:`asks_something`). Whether
+    something counts as or falls under the term ("Does that fall under it?") is the definition's to say: ""."""
+    if definition_term(question) or COUNTS_AS_RE.search(question) or FALLS_UNDER_RE.search(question):
+        return ""
+    return definition_term(previous_question)
 
 
 def leans_on_previous(folded_question: str) -> bool:
@@ -254,18 +257,16 @@ def refers_back(folded_question: str) -> bool:
         or bool(SPANISH_JOINED_PRONOUN_RE.search(folded_question) or PRONOUN_ONE_RE.search(folded_question))
 
 
-def _new_or_continued(folded_question: str, similarity: float | None = None, previous_definition: str = ""
-                      ) -> ContextDecision:
-    if previous_definition and (leans_on_previous(folded_question)
-                                or len(content_words(folded_question)) < MIN_SEARCHABLE_WORDS):
+def _new_or_continued(folded_question: str, similarity: float | None = None, subject: str = "") -> ContextDecision:
+    if subject and (leans_on_previous(folded_question) or len(content_words(folded_question)) < MIN_SEARCHABLE_WORDS):
         # "Who do we have to notify?" after "What is a personal data breach?": one word of its own to search for
-        return _other_aspect(previous_definition, similarity)
+        return _other_aspect(subject, similarity)
     if leans_on_previous(folded_question):
         return ContextDecision(False, "follow-up: searched with the previous question", similarity, continues=True)
     return ContextDecision(False, "new question", similarity)
 
 
-def _other_aspect(previous_question: str, similarity: float | None = None) -> ContextDecision:
-    """Searched with the term the previous (definition) question asked about, in place of that question."""
+def _other_aspect(subject: str, similarity: float | None = None) -> ContextDecision:
+    """Searched with ``subject``, the term the previous (definition) question asked about, in place of that question."""
     return ContextDecision(False, "follow-up asking another aspect of the term defined before: searched with the term",
-                           similarity, continues=True, subject=definition_term(previous_question))
+                           similarity, continues=True, subject=subject)
