@@ -326,6 +326,26 @@ def test_a_follow_up_on_the_term_a_definition_question_asked_about_is_answered_b
     assert cited and all(d == "eu-gdpr" and ref.split(" (")[0] in articles for d, ref in cited), cited
 
 
+@pytest.mark.parametrize("follow_up, article, quote", [
+    ("And to the data subjects?", "Article 34", "communicate the personal data breach to the data subject"),
+    ("What about informing the data subjects?", "Article 34", "to the data subject"),
+    ("What about the processor?", "Article 33", "The processor shall notify the controller without undue delay"),
+    ("And by when?", "Article 33", "not later than 72 hours"),
+])
+def test_a_follow_up_putting_something_else_in_the_previous_questions_place_is_answered_for_it(
+        engine, follow_up, article, quote):
+    """"And to the data subjects?" after the breach deadline quoted Article 33(1) again: it names the data subjects
+    too, but answers for the supervisory authority. A sentence the previous answer quoted, and less so its article,
+    is held back for such a follow-up; "And by when?" asks another aspect of the same rule and gets it again."""
+    ids = new_conversation(engine)
+    _, first = ask(engine, ids, "When must a personal data breach be notified?")
+    assert [s.ref for s in first.cited] == ["Article 33"]
+    _, second = ask(engine, ids, follow_up)
+    assert second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
+    assert second.cited and second.cited[0].ref.split(" (")[0] == article, [s.ref for s in second.cited]
+    assert quote in second.answer, second.answer
+
+
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
                                            "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):

@@ -21,7 +21,7 @@ from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
-from regintel.llm.offline_compose import (Composer, Unit, enumerated_lead, enumerator_readings, meaning_texts,
+from regintel.llm.offline_compose import (Composer, puts_another_in_its_place, Unit, enumerated_lead, enumerator_readings, meaning_texts,
                                           parse_passage, plan_question, render, split_question)
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
 from regintel.llm.tools import CAPTURE_CONCEPTS
@@ -1016,6 +1016,33 @@ def test_a_follow_up_with_nothing_of_its_own_answers_the_previous_question_again
     follow, _, _ = run(OfflineProvider(), "are you sure?", sources, history=[(previous, first)])
     assert NOT_FOUND_MARKER not in follow and cited(follow), follow
     assert_grounded(follow, sources)
+
+
+def test_a_follow_up_putting_something_else_in_the_previous_questions_place_is_not_answered_with_the_same_quote():
+    """"And to the data subjects?" after the breach deadline: Article 33(1), which the previous answer quoted, names
+    the data subjects too, but answered for the supervisory authority (which article answers instead is the engine's
+    test: the citation chooser weighs it). "And by when?" asks another aspect of the same rule, which the quoted
+    sentence holds: it may be quoted again."""
+    previous = "When must a personal data breach be notified?"
+    sources = numbered(passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 34"), similarity=80.0)
+    first, _, _ = run(OfflineProvider(), previous, sources)
+    assert cited(first) == {1} and "72 hours" in first
+    follow, _, _ = run(OfflineProvider(), "And to the data subjects?", sources, history=[(previous, first)])
+    assert cited(follow) and "72 hours" not in follow, follow
+    assert_grounded(follow, sources)
+    again, _, _ = run(OfflineProvider(), "And by when?", sources, history=[(previous, first)])
+    assert "72 hours" in again, again
+
+
+@pytest.mark.parametrize("question, in_its_place", [
+    ("And to the data subjects?", True), ("What about the processor?", True),
+    ("Et pour les petits montants, on peut émettre quelque chose de plus léger ?", True),
+    ("¿Y si el cliente es un particular?", True), ("Und wenn der Kunde vorher zahlt?", True),
+    ("And by when?", False), ("And who must be told?", False), ("Et quel est le délai ?", False),
+    ("Who must be told?", False), ("Und wann?", False),
+])
+def test_which_follow_ups_put_something_else_in_the_previous_questions_place(question, in_its_place):
+    assert puts_another_in_its_place(question) is in_its_place
 
 
 def test_each_side_of_a_comparison_is_answered_from_its_own_article():

@@ -59,7 +59,8 @@ class OfflineProvider:
         question = parse_question(user)
         sources = parse_sources(user)
         previous = parse_question(user_turns[-2]) if len(user_turns) > 1 else ""
-        plan = plan_question(question, previous)
+        answers = [m["content"] for m in messages if m["role"] == "assistant"]
+        plan = plan_question(question, previous, answers[-1] if previous and answers else "")
         selection = self.select(plan, sources)
         if not selection.units and previous:
             # a follow-up that finds nothing of its own ("are you sure?", "why?") is about the previous question, as

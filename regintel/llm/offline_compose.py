@@ -188,6 +188,13 @@ WHEN_CONDITION_RE = re.compile(
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
+# how such a follow-up opens (see puts_another_in_its_place), and the question words that make it ask another aspect
+IN_ITS_PLACE_RE = re.compile(
+    r"^\W*(?:and|what about|how about|et|qu['’]en est-il|y|und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
+QUESTION_WORD_RE = re.compile(
+    r"\b(?:who|whom|whose|when|where|how|what|which|why|qui|quand|comment|où|quel|quelle|quels|quelles|pourquoi|"
+    r"combien|que|quoi|quién|quiénes|cuándo|cómo|dónde|cuál|cuáles|por qué|cuánto|cuánta|cuántos|cuántas|qué|wer|wem|"
+    r"wen|wann|wie|was|wo|welche|welcher|welches|welchen|warum|wieso|weshalb)\b", _I)
 _GERMAN_WORDS = frozenset(
     "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "
     "den des nicht oder auf im zu werden wird kann können gibt es sich als auch wer unter gemäß".split())
@@ -209,6 +216,7 @@ class QuestionPlan:
     asks: list[Ask]
     context: str = ""  # the previous question, for a follow-up that leans on it
     comparison: bool = False  # the asks are the two sides of a comparison: each is answered from its own passage
+    said_before: str = ""  # the previous answer, for a follow-up asking about something else in its place
 
 
 def question_language(question: str) -> str:
@@ -228,7 +236,8 @@ def question_language(question: str) -> str:
     return "de" if german > max(1, others) else language
 
 
-def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
+def plan_question(question: str, previous_question: str = "", previous_answer: str = "") -> QuestionPlan:
+    """What ``question`` asks; ``previous_question`` and ``previous_answer`` of a follow-up that leans on them."""
     language = question_language(question)
     sides = comparison_sides(question)
     asks = [_side_ask(side, language) for side in sides] if sides else \
@@ -237,8 +246,18 @@ def plan_question(question: str, previous_question: str = "") -> QuestionPlan:
     if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
                               or ANAPHORA_RE.search(question)):
         context = previous_question
+    said_before = previous_answer if previous_question and puts_another_in_its_place(question) else ""
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context,
-                        comparison=len(asks) == 2 and bool(comparison_sides(question)))
+                        comparison=len(asks) == 2 and bool(comparison_sides(question)), said_before=said_before)
+
+
+def puts_another_in_its_place(question: str) -> bool:
+    """A follow-up asking the previous question again of something else, with no question word of its own: "And to
+    the data subjects?" (after who must be told of a breach), "What about the processor?", "Et pour les petits
+    montants, on peut ... ?", "¿Y si el cliente es un particular?", "Und wenn der Kunde vorher zahlt?". What the previous
+    answer quoted answered the thing it replaces. (Not "And by when?": another aspect of the same rule, which the
+    sentence quoted may hold.)"""
+    return bool(IN_ITS_PLACE_RE.search(question)) and not QUESTION_WORD_RE.search(IN_ITS_PLACE_RE.sub(" ", question))
 
 
 def asks_one_list(plan: QuestionPlan) -> bool:
@@ -727,6 +746,7 @@ class LexicalScorer:
     def __init__(self, passages: Sequence[Passage], rank: dict[int, int] | None = None) -> None:
         self.passages = list(passages)
         self.rank = rank or {}  # source number -> retrieval rank (see Composer.rank)
+        self.article_of = {p.source.index: p.article for p in self.passages}
         segments = [s for p in self.passages for s in p.segments]
         self.n = max(1, len(segments))
         df = Counter(t for s in segments for t in set(s.terms))
@@ -737,6 +757,8 @@ class LexicalScorer:
         self.median_idf = ranked[len(ranked) // 2] if ranked else 1.0
         self.average_length = sum(len(s.terms) for s in segments) / self.n if segments else 1.0
         self.aliases: dict[str, str] = {}  # the law's word -> the question's word it stands for (see question_aliases)
+        self.said_before = ""  # the previous answer, whitespace-folded (see QuestionPlan.said_before)
+        self.said_articles: set[str] = set()  # the articles it quoted
 
     def idf_of(self, term: str) -> float:
         """IDF of a term; a question word that no passage uses counts as a very rare one, and a word the term list
@@ -764,7 +786,20 @@ class LexicalScorer:
         bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
         coverage = self.coverage(matched | title_terms, weights)  # (reads the title's words through the aliases)
         prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
-        return Scored(segment, bm25 * prior * (0.5 + coverage), coverage)
+        repeated = SAID_BEFORE_FACTOR if self.was_said_before(segment) else \
+            SAID_ARTICLE_FACTOR if self.article_of.get(segment.source.index) in self.said_articles else 1.0
+        return Scored(segment, bm25 * prior * (0.5 + coverage) * repeated, coverage)
+
+    def remember_said_before(self, answer: str) -> None:
+        """Keep the previous answer (see :attr:`QuestionPlan.said_before`) and the articles whose sentences it quoted."""
+        self.said_before = " ".join(answer.split())
+        self.said_articles = {p.article for p in self.passages for s in p.segments if self.was_said_before(s)}
+
+    def was_said_before(self, segment: Segment) -> bool:
+        """The previous answer quoted this sentence: "And to the data subjects?" after an answer quoting the duty to
+        notify the supervisory authority asks for another sentence, though that one names both."""
+        text = " ".join(segment.text.split())
+        return len(text) >= SAID_BEFORE_MIN_CHARS and text in self.said_before
 
 
 def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: set[str] | frozenset = frozenset()) \
@@ -936,6 +971,10 @@ OBLIGATION_VERB_RE = re.compile(
 NON_APPLICATION_FACTOR = 3.0  # a sentence saying where a provision does not apply, for a question asking exactly that
 OTHER_ACTOR_FACTOR = 0.5  # a sentence binding someone else than the actor asked about ("The processor shall notify the
 # controller" for "What must a controller do ...?")
+# a sentence the previous answer quoted, for a follow-up putting something else in its place (puts_another_in_its_place)
+SAID_BEFORE_FACTOR = 0.3
+SAID_BEFORE_MIN_CHARS = 40  # shorter pieces ("(a) the name;") may stand in many places
+SAID_ARTICLE_FACTOR = 0.6  # another sentence of an article it quoted (the law answers another case apart, mostly)
 
 
 def asked_actor(question: str) -> str:
@@ -1025,6 +1064,7 @@ class Composer:
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
         self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
+        self.scorer.remember_said_before(plan.said_before)
         # (a composer is made for one answer: the passages' titles may read this question's words)
         for index, words in headings_in_the_laws_words(plan.question, plan.language, self.glossary,
                                                        self.passages).items():
