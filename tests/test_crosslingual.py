@@ -25,6 +25,7 @@ from regintel.retrieval.crosslingual import (
     terms,
 )
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
+from regintel.text.question_kinds import asks_where_taxed
 
 PROBES = REPO_ROOT / "data" / "glossary" / "crosslingual_probe.jsonl"
 
@@ -215,6 +216,25 @@ def test_plan_translates_only_into_other_languages_and_finds_definition_question
 def _chunk(chunk_id: str, language: str) -> Chunk:
     return Chunk(chunk_id=chunk_id, document_id=f"doc-{language}", title="T", ref="Article 1", heading="", section_path="",
                  text="text", jurisdiction="EU", language=language, authority_level="eu_law", source_url="", position=0)
+
+
+@pytest.mark.parametrize("question, where_taxed", [
+    ("Where is a service supplied to a business taxed?", True),
+    ("In which member state is VAT due on a distance sale?", True),
+    ("Où est imposée une prestation de services fournie à un assujetti ?", True),
+    ("¿Dónde tributa un servicio prestado a una empresa?", True),
+    ("Wo wird eine Dienstleistung an einen Unternehmer besteuert?", True),
+    ("Where must invoices be stored?", False),
+    ("Where is the main establishment of a controller?", False),
+    ("When is VAT due on a supply of goods?", False),
+])
+def test_a_question_asking_where_a_supply_is_taxed_asks_for_its_place_of_supply(glossary, question, where_taxed):
+    """The question's own words ("where", "taxed") carry nothing into the French texts, which say "lieu des
+    prestations"; the law's name for what it asks is searched with it, in every channel's language."""
+    assert asks_where_taxed(question) is where_taxed
+    plan = plan_query(question, ["en", "fr"], glossary)
+    french = plan.lexical["fr"].lower()
+    assert ("lieu de prestation" in french or "lieu des prestations" in french) is where_taxed, french
 
 
 def test_only_a_multilingual_corpus_takes_the_per_language_path():

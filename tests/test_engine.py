@@ -346,6 +346,23 @@ def test_a_follow_up_putting_something_else_in_the_previous_questions_place_is_a
     assert quote in second.answer, second.answer
 
 
+@pytest.mark.parametrize("question", [
+    "Where is a service supplied to a business taxed under the VAT Directive?",
+    "¿Dónde tributa un servicio prestado a una empresa?",
+    "Wo wird eine Dienstleistung an einen Unternehmer besteuert?",
+])
+def test_a_question_asking_where_a_service_to_a_business_is_taxed_cites_the_general_place_of_supply_rule(
+        engine, question):
+    """Asked in English, Spanish or German about the French VAT Directive, "where is ... taxed" carried no word of
+    "lieu des prestations": retrieval led with Article 27 (services for a business's own purposes), Article 21 or
+    nothing; the law's name for what "where" asks, the place of supply, is now searched with the question."""
+    ids = new_conversation(engine)
+    _, turn = ask(engine, ids, question)
+    assert turn.response_mode in {"DIRECT", "QUALIFIED"}, turn.answer
+    assert [(s.document_id, s.ref) for s in turn.cited][:1] == [("eu-vat-directive-fr", "Article 44")], \
+        [s.ref for s in turn.cited]
+
+
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
                                            "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):

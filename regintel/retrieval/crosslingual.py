@@ -26,6 +26,7 @@ from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
 from regintel.text.normalise import contains_phrase, fold_for_comparison
+from regintel.text.question_kinds import asks_where_taxed
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
@@ -339,6 +340,20 @@ class QueryPlan:
         return language != self.language
 
 
+PLACE_OF_SUPPLY = "vat.place_of_supply"
+
+
+def with_the_laws_frame(question: str, language: str, glossary: Glossary) -> str:
+    """``question`` with the law's name for what its question word asks, where the law has one: "where is ... taxed"
+    asks for the place of supply ("Le lieu des prestations de services ... est l'endroit où ..."), a phrase the
+    term list carries into the texts' language, which the question's own words ("where", "taxed") are not."""
+    if not asks_where_taxed(question):
+        return question
+    entry = next((e for e in glossary.entries if e.id == PLACE_OF_SUPPLY), None)
+    phrases = entry.phrases.get(language, ()) if entry is not None else ()
+    return f"{question} {phrases[0]}" if phrases else question
+
+
 def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossary,
                written: Callable[[str, str], bool] = lambda phrase, language: True,
                translate_words: Callable[[str, str, str], list[str]] | None = None) -> QueryPlan:
@@ -347,6 +362,7 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
     ``translate_words(question, source, target)``: the question's everyday words in another language, added after
     the term list's equivalents (:mod:`regintel.retrieval.word_translation`; None: the term list alone)."""
     language = detect_question_language(question, glossary)
+    question = with_the_laws_frame(question, language, glossary)
     lexical: dict[str, str] = {}
     for target in corpus_languages:
         if target == language:
