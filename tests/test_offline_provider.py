@@ -1914,6 +1914,23 @@ def test_how_long_is_not_answered_by_how_soon_in_another_article():
         assert_grounded(answer, sources)
 
 
+def test_how_long_something_is_kept_is_answered_by_a_period_not_by_when_or_how_soon():
+    """"How long must invoices be kept?": retrieval led with Article 222, whose "une facture est émise au plus tard le
+    quinzième jour du mois suivant" says by when an invoice is issued, and the answer quoted it; Article 245's "sans
+    retard indu" says how soon stored invoices are made available. Neither says how long they are kept: the sentence
+    naming that period, and who sets it, answers. Asked how long one has to issue the invoice, Article 222 answers."""
+    def article(ref: str):  # (Article 247 shares its unit with Article 248)
+        return next(c for c in _chunks("eu-vat-directive-fr") if c.ref == ref or c.ref.startswith(ref + ";"))
+    sources = numbered(*[article(ref) for ref in ("Article 222", "Article 247", "Article 245", "Article 244")])
+    for question in ("How long must invoices be kept?", "Combien de temps faut-il conserver les factures ?",
+                     "¿Cuánto tiempo hay que conservar las facturas?"):
+        answer, _, _ = run(OfflineProvider(), question, sources)
+        assert cited(answer) == {2} and "détermine la période" in answer, (question, answer)
+        assert_grounded(answer, sources)
+    answer, _, _ = run(OfflineProvider(), "How long do we have to issue an invoice?", sources)
+    assert 1 in cited(answer) and "au plus tard le quinzième jour" in answer, answer
+
+
 def test_an_abbreviation_asks_for_the_term_it_abbreviates():
     """"What is a TLPT?" and "What is GHG?": Article 3(17) DORA defines "threat-led penetration testing (TLPT)" and
     the ESRS glossary has an entry "Greenhouse Gases (GHG)" (merged in one unit with "Global warming potential

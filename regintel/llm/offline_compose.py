@@ -313,6 +313,18 @@ PERIOD_NAMED_RE = re.compile(r"\b(?:period|duration|période|durée|plazo|perío
 # how soon, not how long: "without undue delay", "sans retard" (TIME_RE's words for promptness)
 PROMPTNESS_RE = re.compile(r"without (?:undue )?delay|immediately|promptly|sans (?:retard|délai)|immédiatement|"
                            r"dans les meilleurs délais", _I)
+# time expressions that are no period: how soon, a date, or a bare "by" ("une facture est émise au plus tard le quinzième
+# jour du mois suivant": by when an invoice is issued, not how long it is kept)
+PERIOD_FREE_TIME_RE = re.compile(
+    f"{PROMPTNESS_RE.pattern}|{_MONTH_DATE}|{_NUMERIC_DATE}|at the latest|no later than|not later than|"
+    r"before the (?:end|expiry)|au plus tard|dans un délai", _I)
+# asks how long something is kept: only a period answers ("How long must invoices be kept?"; a sentence on how soon
+# they are made available, "sans retard indu", or by when one is issued, "au plus tard le quinzième jour", does not)
+RETENTION_ASKED_RE = re.compile(
+    r"\b(?:how long|how much time|for what period|combien de temps|pendant combien|durant combien|quelle durée|"
+    r"cuánto tiempo|durante cuánto|wie lange)\b.{0,80}\b(?:kept|keep|keeps|stored?|storing|retained?|retaining|"
+    r"archived?|preserved?|conserved?|held|hold|conserv\w*|gard\w*|stock\w*|archiv\w*|guard\w*|almacen\w*|"
+    r"aufbewahr\w*|gespeichert|speicher\w*|archivier\w*)", _I)
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
 OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")
@@ -387,9 +399,13 @@ class Segment:
     continues: bool = False  # a piece of an over-long sentence cut at a comma, after the piece before it
     dated_only: bool = False  # its only time expressions are calendar dates (no period, frequency or "without delay")
     prompt_only: bool = False  # its only time expressions say how soon ("without undue delay"), not how long
+    sets_a_period: bool = False  # one of its time expressions is a period ("ten years", "72 hours", "annually")
 
     def answers_time(self, ask_text: str) -> bool:
-        """Holds what a deadline ask asks for: any period or date, or a period when it asks how much time."""
+        """Holds what a deadline ask asks for: any period or date, or a period when it asks how much time; a period
+        itself when it asks how long something is kept (see :data:`RETENTION_ASKED_RE`)."""
+        if RETENTION_ASKED_RE.search(ask_text):
+            return self.sets_a_period
         return self.timed and not (self.dated_only and DURATION_ASKED_RE.search(ask_text))
 
     @property
@@ -703,7 +719,8 @@ def parse_passage(source: PromptSource) -> Passage:
                                 tokenize(text, language), item, _is_quotable(text),
                                 bool(times), defined, tuple(t.strip() for t in NAMED_IN_BRACKETS_RE.findall(text)),
                                 dated_only=bool(times) and all(CALENDAR_DATE_RE.fullmatch(t) for t in times),
-                                prompt_only=bool(times) and all(PROMPTNESS_RE.fullmatch(t) for t in times)))
+                                prompt_only=bool(times) and all(PROMPTNESS_RE.fullmatch(t) for t in times),
+                                sets_a_period=any(not PERIOD_FREE_TIME_RE.fullmatch(t) for t in times)))
     for before, segment in zip(segments, segments[1:]):
         gap = source.text[before.end:segment.start]
         # split_sentences ends a sentence only at . ! ? ; : before a capital, a digit, a quote or a bracket; any
