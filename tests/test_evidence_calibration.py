@@ -283,6 +283,21 @@ def test_the_questions_auxiliaries_are_no_words_a_passage_must_hold():
     assert lexical_support("Quand devons-nous payer la TVA ?", french) == lexical_support("Quand payer la TVA ?", french)
 
 
+def test_how_a_question_asks_for_a_period_is_no_word_a_passage_must_hold():
+    """"Wie lange müssen Rechnungen aufbewahrt werden?": Article 247 holds the invoices and their storage, carried
+    by the term list; "lange" (how long) is how the question asks, like "wann", and no text writes it. Counted, the
+    rank-1 article held 2 of 3 words and the question, under the cross-language floor, abstained."""
+    article_247 = source(79.5, language="fr", heading="Article 247", title="Directive TVA",
+                         text="Chaque État membre détermine la période durant laquelle les assujettis doivent veiller à "
+                              "ce que soient stockées les factures relatives à des livraisons de biens.")
+    assert lexical_support("Wie lange müssen Rechnungen aufbewahrt werden?", article_247) == 1.0
+    assert lexical_support("Wie lange müssen Verträge aufbewahrt werden?", article_247) < 1.0
+    for asked, plain in (("How long must invoices be stored?", "Must invoices be stored?"),
+                         ("Combien de temps faut-il stocker les factures ?", "Faut-il stocker les factures ?"),
+                         ("¿Cuánto tiempo hay que conservar las facturas?", "¿Hay que conservar las facturas?")):
+        assert lexical_support(asked, article_247) == lexical_support(plain, article_247), asked
+
+
 def test_the_passages_search_titles_in_the_questions_language_support_it():
     """Across languages, a word the legal term list does not carry counts when the passage's search titles (what it
     is about, in the question's language) hold it."""

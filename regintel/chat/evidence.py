@@ -72,7 +72,7 @@ from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import question_noise_stems
+from regintel.text.question_kinds import DURATION_ASKED_RE, question_noise_stems
 from regintel.text.question_parts import comparison_sides, side_term
 
 # Fallback thresholds (see the module docstring), calibrated on ObliQA. "Best" is the highest similarity among the
@@ -289,6 +289,7 @@ def lexical_support(question: str, source: Source) -> float:
     another wording of the legal term list counts, :func:`_subject_wordings`), else carried into it by the term
     list or found in the passage's search titles (:func:`carried_support`)."""
     question_language = detect_language(question)
+    question = DURATION_ASKED_RE.sub(" ", question)  # "how long", "wie lange": how it asks, not what about
     if not same_language(question_language, source):
         return carried_support(question, question_language, source)
     language = source.language or question_language
@@ -330,6 +331,7 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
     the other languages' and the English summary too), or are numbers or acronyms found in it as written. Cognates and shared
     words count for nothing: "service" in an English question is no evidence that a French passage about
     "services" answers it."""
+    question = DURATION_ASKED_RE.sub(" ", question)
     words = tokenize(question, question_language)
     noise = question_noise_stems(question_language)
     asked = [position for position, word in enumerate(words) if word not in noise]

@@ -63,8 +63,8 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import (OPENING, QUESTION_NOISE, WHICH_ACTOR_MUST_RE, asks_who_when_or_how,
-                                         question_noise_stems)
+from regintel.text.question_kinds import (DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHICH_ACTOR_MUST_RE,
+                                         asks_who_when_or_how, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -328,13 +328,6 @@ RETENTION_ASKED_RE = re.compile(
 # a reference to the Official Journal, whose date is when an act was published, never a period or a deadline:
 # "(OJ L 305, 26.11.2019, p. 17)", "(JO L 347 du 11.12.2006, p. 1)"
 OFFICIAL_JOURNAL_RE = re.compile(r"\((?:OJ|JO|DO|ABl\.?)\s+[LC]\s*\d+[^()]{0,60}\)")
-# asks how much time, in so many words: a calendar date does not say it ("Within how many days must a major incident
-# report be submitted?" is not answered by "submit the report ... by 17 January 2025")
-DURATION_ASKED_RE = re.compile(
-    r"\b(?:how many (?:hours|days|weeks|months|years)|how long|how much time|within what (?:period|time)|what period|"
-    r"combien de (?:jours|mois|semaines|temps|heures|ans|années)|dans quel délai|cuántos (?:días|meses|años)|"
-    r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie ?viel zeit|wie viele (?:tage|monate|wochen|stunden|jahre)|"
-    r"innerhalb welcher frist)\b", _I)
 DEFINING_RES = [re.compile(p, _I) for p in (
     # (a few words may stand between the term and its verb: "‘consent’ of the data subject means")
     r"[‘'\"“«]\s*(?P<t>[^’'\"”»]{2,120}?)\s*[’'\"”»]\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:[a-z][\w-]*\s+){0,5}?"

@@ -72,6 +72,14 @@ QUESTION_NOISE = {
                     "warum wieviel".split()),
 }
 
+# asks how much time, in so many words: a calendar date does not say it ("Within how many days must a major incident
+# report be submitted?" is not answered by "submit the report ... by 17 January 2025")
+DURATION_ASKED_RE = re.compile(
+    r"\b(?:how many (?:hours|days|weeks|months|years)|how long|how much time|within what (?:period|time)|what period|"
+    r"combien de (?:jours|mois|semaines|temps|heures|ans|années)|dans quel délai|cuántos (?:días|meses|años)|"
+    r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie ?viel zeit|wie viele (?:tage|monate|wochen|stunden|jahre)|"
+    r"innerhalb welcher frist)\b", _I)
+
 
 def asks_who_when_or_how(question: str) -> bool:
     """Whether the question asks who acts, when or how (or whether someone must act), and neither what something
