@@ -221,6 +221,33 @@ def test_after_a_definition_a_follow_up_asking_something_else_is_searched_with_t
     assert decision.subject == term, decision
 
 
+@pytest.mark.parametrize("previous, question, restated", [
+    ("What is a controller?", "And a processor?", "What is a processor?"),
+    ("What is double materiality?", "And impact materiality?", "What is impact materiality?"),
+    ("¿Qué es un encargado del tratamiento?", "¿Y un corresponsable?", "¿Qué es un corresponsable?"),
+    ("What is an ICT third-party service provider?", "And a critical one?",
+     "What is an critical ICT third-party service provider?"),
+    ("Was ist ein IKT-Drittdienstleister?", "Und ein kritischer?", "Was ist ein kritischer IKT-Drittdienstleister?"),
+    ("Was ist ein Verantwortlicher?", "Und ein Auftragsverarbeiter?", "Was ist ein Auftragsverarbeiter?"),
+])
+def test_after_a_definition_a_follow_up_naming_another_term_asks_the_same_of_it(previous, question, restated):
+    """"And impact materiality?" after "What is double materiality?" was searched with "double materiality" (a
+    follow-up on the term defined before) and quoted the double materiality section again."""
+    decision = decide_context(question, previous, "", embed=clarification_like)
+    assert decision.restated == restated and decision.continues and not decision.reuse_previous, decision
+    assert not decision.subject
+
+
+@pytest.mark.parametrize("previous, question", [
+    ("What is a personal data breach?", "And by when?"),  # another aspect of the same term
+    ("What is a personal data breach?", "And if the laptop was encrypted?"),  # a case
+    ("When must a personal data breach be notified?", "And to the data subjects?"),  # no definition before
+    ("What is a personal data breach?", "Who must we tell about it?"),
+])
+def test_a_follow_up_naming_no_other_term_after_a_definition_is_not_restated(previous, question):
+    assert not decide_context(question, previous, "", embed=clarification_like).restated
+
+
 @pytest.mark.parametrize("question", ["Can you explain that in more detail?", "Why?", "Give me an example"])
 def test_after_a_definition_a_clarification_still_reuses_its_passages(question):
     decision = decide_context(question, "What is a personal data breach?", "", embed=clarification_like)

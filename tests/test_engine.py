@@ -346,6 +346,33 @@ def test_a_follow_up_putting_something_else_in_the_previous_questions_place_is_a
     assert quote in second.answer, second.answer
 
 
+@pytest.mark.parametrize("first, follow_up, document_id, ref", [
+    ("What is a controller?", "And a processor?", "eu-gdpr", "Article 4(8)"),
+    ("What is double materiality?", "And impact materiality?", "eu-esrs", "ANNEX II › Impact materiality"),
+    ("Was ist ein IKT-Drittdienstleister?", "Und ein kritischer?", "eu-dora", "Article 3(23)"),
+])
+def test_after_a_definition_a_follow_up_naming_another_term_is_answered_with_its_definition(
+        engine, first, follow_up, document_id, ref):
+    """"And impact materiality?" after "What is double materiality?" was searched with "double materiality" and quoted
+    the double materiality section again; "And a processor?" quoted Article 28. Each is now asked as the definition
+    question of its own term."""
+    ids = new_conversation(engine)
+    ask(engine, ids, first)
+    _, second = ask(engine, ids, follow_up)
+    assert second.context_decision["restated"], second.context_decision
+    assert second.response_mode in {"DIRECT", "QUALIFIED"}, second.answer
+    assert [(s.document_id, s.ref) for s in second.cited][:1] == [(document_id, ref)], [s.ref for s in second.cited]
+
+
+def test_a_term_the_corpus_does_not_define_asked_after_a_definition_abstains_as_it_would_alone(engine):
+    """The GDPR defines pseudonymisation, not anonymisation: asked alone, "What is anonymisation?" abstains. After
+    "What is pseudonymisation?", "And anonymisation?" continued an answered topic and quoted Article 22."""
+    ids = new_conversation(engine)
+    ask(engine, ids, "What is pseudonymisation?")
+    _, second = ask(engine, ids, "And anonymisation?")
+    assert second.response_mode == "ABSTAIN" and not second.cited, second.answer
+
+
 @pytest.mark.parametrize("question", [
     "Where is a service supplied to a business taxed under the VAT Directive?",
     "¿Dónde tributa un servicio prestado a una empresa?",

@@ -21,9 +21,10 @@ from regintel.concepts.lexicon import ConceptLexicon
 from regintel.llm.chunks import TextChunk, ToolChunk
 from regintel.llm.grounding import cited_sentences, verbatim_rate
 from regintel.llm.offline import NOT_FOUND_MARKER, OfflineProvider
-from regintel.llm.offline_compose import (Composer, puts_another_in_its_place, Unit, enumerated_lead, enumerator_readings, meaning_texts,
+from regintel.llm.offline_compose import (Composer, Unit, enumerated_lead, enumerator_readings, meaning_texts,
                                           parse_passage, plan_question, render, split_question)
 from regintel.llm.prompt_format import PromptSource, parse_question, parse_sources, render_user_message
+from regintel.text.asked_terms import puts_another_in_its_place
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.retrieval.chunking import chunk_document

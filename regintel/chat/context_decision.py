@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from regintel.text.analysis import detect_language, tokenize
-from regintel.text.asked_terms import definition_term
+from regintel.text.asked_terms import asked_of_another_term, definition_term
 from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE, question_noise_stems
 from regintel.text.normalise import fold_for_comparison
 
@@ -114,6 +114,7 @@ class ContextDecision:
     similarity: float | None = None
     continues: bool = False  # fresh retrieval, searched together with the previous question
     subject: str = ""  # searched in place of the previous question: the term it asked the meaning of
+    restated: str = ""  # the previous definition question asked of the term this one puts in its place
     clarification: bool = False  # asks about the previous answer itself ("why?", "give me an example")
 
 
@@ -151,6 +152,12 @@ def decide_context(
 ) -> ContextDecision:
     if not previous_question:
         return ContextDecision(False, "first turn of the conversation")
+    restated = asked_of_another_term(question, previous_question)
+    if restated:
+        # "And a processor?" after "What is a controller?" asks what a processor is: searched with "controller" (a
+        # follow-up on the term defined before) it found the controller's definition again
+        return ContextDecision(False, "follow-up asking the same of another term: searched as that question",
+                               continues=True, restated=restated)
     previous_text = f"{previous_question} {previous_answer}"
     new_terms = _new_legal_terms(question, previous_text)
     folded_question, folded_previous = fold_for_comparison(question), fold_for_comparison(previous_text)

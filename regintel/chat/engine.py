@@ -300,7 +300,8 @@ class ComplianceEngine:
             if not decision.reuse_previous:
                 graded_sources = self._graded_by_parts(turn.question, parts_language, graded_sources)
             # a follow-up on the term defined before ("Who must we tell about it?") is graded as asked about it
-            graded_question = f"{turn.question} {decision.subject}" if decision.subject else turn.question
+            graded_question = decision.restated or (f"{turn.question} {decision.subject}" if decision.subject
+                                                    else turn.question)
             analysis = analyse_evidence(graded_question, graded_sources, classification.query_type,
                                         follow_up=decision.reuse_previous, thresholds=self.thresholds,
                                         on_corpus=self._names_held_act(coverage, graded_sources)
@@ -563,6 +564,8 @@ class ComplianceEngine:
         question on fines) found the previous question's article first. When the previous question went on from its
         own predecessor, that one is searched too (:func:`topic_questions`): "What if the processor discovers it?"
         after "When must it be notified?" is about the personal data breach the conversation opened with."""
+        if decision.restated:  # "And a processor?" after "What is a controller?": "What is a processor?"
+            return decision.restated
         if decision.subject:
             return "\n".join([turn.question, turn.question, decision.subject])
         if decision.continues and turn.history:
@@ -571,8 +574,9 @@ class ComplianceEngine:
 
     @staticmethod
     def _continues_answered_topic(turn: TurnInput, decision: ContextDecision) -> bool:
-        """A follow-up of a question the corpus answered is on the corpus, like a reused-context follow-up."""
-        if not (decision.continues and turn.history):
+        """A follow-up of a question the corpus answered is on the corpus, like a reused-context follow-up; not one
+        asking what another term means ("And anonymisation?" after pseudonymisation: the corpus may define none)."""
+        if not (decision.continues and turn.history) or decision.restated:
             return False
         previous = turn.history[-1].response
         return previous is None or previous.response_mode != ABSTAIN
@@ -910,4 +914,5 @@ def topic_questions(history: Sequence[Turn]) -> list[str]:
 
 def _decision_dict(decision: ContextDecision) -> dict[str, Any]:
     return {"reuse_previous": decision.reuse_previous, "reason": decision.reason, "similarity": decision.similarity,
-            "continues": decision.continues, "subject": decision.subject, "clarification": decision.clarification}
+            "continues": decision.continues, "subject": decision.subject, "clarification": decision.clarification,
+            "restated": decision.restated}

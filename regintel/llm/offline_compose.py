@@ -58,7 +58,7 @@ from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion,
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
                                                  asked_by_heading, glossary_title_names, term_in_passage, term_variants,
                                                  without_the_acts_subject)
-from regintel.text.asked_terms import asked_term
+from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
@@ -188,13 +188,6 @@ WHEN_CONDITION_RE = re.compile(
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)
-# how such a follow-up opens (see puts_another_in_its_place), and the question words that make it ask another aspect
-IN_ITS_PLACE_RE = re.compile(
-    r"^\W*(?:and|what about|how about|et|qu['’]en est-il|y|und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
-QUESTION_WORD_RE = re.compile(
-    r"\b(?:who|whom|whose|when|where|how|what|which|why|qui|quand|comment|où|quel|quelle|quels|quelles|pourquoi|"
-    r"combien|que|quoi|quién|quiénes|cuándo|cómo|dónde|cuál|cuáles|por qué|cuánto|cuánta|cuántos|cuántas|qué|wer|wem|"
-    r"wen|wann|wie|was|wo|welche|welcher|welches|welchen|warum|wieso|weshalb)\b", _I)
 _GERMAN_WORDS = frozenset(
     "der die das und ist sind welche welcher welches wann wie was muss müssen nach für mit von ein eine einer bei dem "
     "den des nicht oder auf im zu werden wird kann können gibt es sich als auch wer unter gemäß".split())
@@ -237,7 +230,14 @@ def question_language(question: str) -> str:
 
 
 def plan_question(question: str, previous_question: str = "", previous_answer: str = "") -> QuestionPlan:
-    """What ``question`` asks; ``previous_question`` and ``previous_answer`` of a follow-up that leans on them."""
+    """What ``question`` asks; ``previous_question`` and ``previous_answer`` of a follow-up that leans on them. A
+    follow-up asking the previous definition question of another term ("And a processor?") is that question."""
+    said_before = previous_answer if previous_question and puts_another_in_its_place(question) else ""
+    restated = asked_of_another_term(question, previous_question) if previous_question else ""
+    if restated:
+        plan = plan_question(restated)  # (without the previous question's words: they name the other term)
+        plan.said_before = said_before
+        return plan
     language = question_language(question)
     sides = comparison_sides(question)
     asks = [_side_ask(side, language) for side in sides] if sides else \
@@ -246,18 +246,8 @@ def plan_question(question: str, previous_question: str = "", previous_answer: s
     if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
                               or ANAPHORA_RE.search(question)):
         context = previous_question
-    said_before = previous_answer if previous_question and puts_another_in_its_place(question) else ""
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context,
                         comparison=len(asks) == 2 and bool(comparison_sides(question)), said_before=said_before)
-
-
-def puts_another_in_its_place(question: str) -> bool:
-    """A follow-up asking the previous question again of something else, with no question word of its own: "And to
-    the data subjects?" (after who must be told of a breach), "What about the processor?", "Et pour les petits
-    montants, on peut ... ?", "¿Y si el cliente es un particular?", "Und wenn der Kunde vorher zahlt?". What the previous
-    answer quoted answered the thing it replaces. (Not "And by when?": another aspect of the same rule, which the
-    sentence quoted may hold.)"""
-    return bool(IN_ITS_PLACE_RE.search(question)) and not QUESTION_WORD_RE.search(IN_ITS_PLACE_RE.sub(" ", question))
 
 
 def asks_one_list(plan: QuestionPlan) -> bool:

@@ -111,3 +111,51 @@ def definition_term(text: str) -> str:
             if 0 < len(term.split()) <= 8:
                 return term
     return ""
+
+
+# how a follow-up asking the previous question of something else opens (see puts_another_in_its_place), and the question
+# words that make it ask another aspect instead
+IN_ITS_PLACE_RE = re.compile(
+    r"^\W*(?:and|what about|how about|et|qu['’]en est-il|y|und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
+QUESTION_WORD_RE = re.compile(
+    r"\b(?:who|whom|whose|when|where|how|what|which|why|qui|quand|comment|où|quel|quelle|quels|quelles|pourquoi|"
+    r"combien|que|quoi|quién|quiénes|cuándo|cómo|dónde|cuál|cuáles|por qué|cuánto|cuánta|cuántos|cuántas|qué|wer|wem|"
+    r"wen|wann|wie|was|wo|welche|welcher|welches|welchen|warum|wieso|weshalb)\b", _I)
+# what stands in the place of the term is a case, not a term ("And if the client is a private individual?")
+CASE_RE = re.compile(r"\b(?:if|when|where|si|lorsque|quand|cuando|wenn|falls|sofern)\b", _I)
+LEADING_ARTICLE_RE = re.compile(
+    r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|einen|einer|der|die|das|den)\s+", _I)
+GERMAN_OPENING_RE = re.compile(r"^\W*(?:und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
+ONE_RE = re.compile(r"\s*\bones?$", _I)
+MAX_TERM_WORDS = 6
+
+
+def puts_another_in_its_place(question: str) -> bool:
+    """A follow-up asking the previous question again of something else, with no question word of its own: "And to
+    the data subjects?" (after who must be told of a breach), "What about the processor?", "Et pour les petits
+    montants, on peut ... ?", "¿Y si el cliente es un particular?", "Und wenn der Kunde vorher zahlt?". (Not "And by
+    when?": another aspect of the same thing.)"""
+    return bool(IN_ITS_PLACE_RE.search(question)) and not QUESTION_WORD_RE.search(IN_ITS_PLACE_RE.sub(" ", question))
+
+
+def asked_of_another_term(question: str, previous_question: str) -> str:
+    """The previous definition question asked again of the term this follow-up puts in its place: "And a processor?"
+    after "What is a controller?" is "What is a processor?", "And impact materiality?" after "What is double
+    materiality?" is "What is impact materiality?". "" when the previous question asked what no term means, or the
+    follow-up names a case rather than a term ("And if it is late?"). Searched and answered as that question: with the
+    previous term it found the previous definition again."""
+    term = definition_term(previous_question)
+    if not term or not puts_another_in_its_place(question):
+        return ""
+    other = IN_ITS_PLACE_RE.sub("", question).strip(" ?¿!.,;:")
+    other = LEADING_ARTICLE_RE.sub("", other)
+    if not other or CASE_RE.search(other) or len(other.split()) > MAX_TERM_WORDS:
+        return ""
+    if ONE_RE.search(other):  # "And a critical one?": the term, qualified
+        other = f"{ONE_RE.sub('', other)} {term}".strip()
+    elif GERMAN_OPENING_RE.match(question) and not any(word[:1].isupper() for word in other.split()):
+        other = f"{other} {term}"  # "Und ein kritischer?": German writes nouns capitalised, this qualifies the term
+    start = previous_question.lower().find(term.lower())
+    if start < 0:
+        return ""
+    return previous_question[:start] + other + previous_question[start + len(term):]
