@@ -25,7 +25,7 @@ from regintel.retrieval.crosslingual import (
     terms,
 )
 from regintel.retrieval.search_index import FusionConfig, SearchIndex
-from regintel.text.question_kinds import asks_where_taxed
+from regintel.text.law_frames import asks_where_taxed, contents_asked
 
 PROBES = REPO_ROOT / "data" / "glossary" / "crosslingual_probe.jsonl"
 
@@ -235,6 +235,25 @@ def test_a_question_asking_where_a_supply_is_taxed_asks_for_its_place_of_supply(
     plan = plan_query(question, ["en", "fr"], glossary)
     french = plan.lexical["fr"].lower()
     assert ("lieu de prestation" in french or "lieu des prestations" in french) is where_taxed, french
+
+
+@pytest.mark.parametrize("question, language, contents", [
+    ("What must an invoice say?", "en", "contents of invoice"),
+    ("What has to be on an invoice?", "en", "contents of invoice"),
+    ("What information must an invoice include?", "en", "contents of invoice"),
+    ("What must the notification contain?", "en", "contents of notification"),
+    ("Que doit contenir une facture ?", "fr", "contenu des facture"),
+    ("¿Qué tiene que aparecer en una factura?", "es", "contenido de factura"),
+    ("Was muss auf einer Rechnung stehen?", "de", "Inhalt der Rechnung"),
+    ("What must a controller do?", "en", ""),
+    ("What must be in place before processing?", "en", ""),
+])
+def test_a_question_asking_what_a_document_must_say_asks_for_its_contents(glossary, question, language, contents):
+    """"What must an invoice say?" shares no word with "seules les mentions suivantes doivent obligatoirement figurer
+    ... sur les factures" but the invoice: asked as the contents of invoices, the term list carries it to "mentions"."""
+    assert contents_asked(question, language) == contents
+    if language == "en" and contents.endswith("invoice"):
+        assert "mentions" in plan_query(question, ["en", "fr"], glossary).lexical["fr"]
 
 
 def test_only_a_multilingual_corpus_takes_the_per_language_path():

@@ -374,6 +374,19 @@ def test_a_term_the_corpus_does_not_define_asked_after_a_definition_abstains_as_
 
 
 @pytest.mark.parametrize("question", [
+    "What must an invoice say?", "What has to be on an invoice?", "Was muss auf einer Rechnung stehen?",
+    "¿Qué tiene que aparecer en una factura?",
+])
+def test_a_question_asking_what_an_invoice_must_say_cites_the_list_of_its_particulars(engine, question):
+    """Asked in everyday words, these were answered from Article 220 (when an invoice is issued) or 220 bis: the
+    words "say", "be on", "stehen", "aparecer" carry nothing into Article 226's "mentions ... doivent figurer"."""
+    ids = new_conversation(engine)
+    _, turn = ask(engine, ids, question)
+    assert turn.response_mode in {"DIRECT", "QUALIFIED"}, turn.answer
+    assert turn.cited and turn.cited[0].ref.split(" (")[0] == "Article 226", [s.ref for s in turn.cited]
+
+
+@pytest.mark.parametrize("question", [
     "Where is a service supplied to a business taxed under the VAT Directive?",
     "¿Dónde tributa un servicio prestado a una empresa?",
     "Wo wird eine Dienstleistung an einen Unternehmer besteuert?",

@@ -26,7 +26,7 @@ from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
 from regintel.text.normalise import contains_phrase, fold_for_comparison
-from regintel.text.question_kinds import asks_where_taxed
+from regintel.text.law_frames import asks_where_taxed, contents_asked
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
@@ -345,8 +345,13 @@ PLACE_OF_SUPPLY = "vat.place_of_supply"
 
 def with_the_laws_frame(question: str, language: str, glossary: Glossary) -> str:
     """``question`` with the law's name for what its question word asks, where the law has one: "where is ... taxed"
-    asks for the place of supply ("Le lieu des prestations de services ... est l'endroit où ..."), a phrase the
-    term list carries into the texts' language, which the question's own words ("where", "taxed") are not."""
+    asks for the place of supply ("Le lieu des prestations de services ... est l'endroit où ..."); "What must an
+    invoice say?" for the contents of invoices (the term list's "content of invoices", whose French side is the
+    texts' "mentions"). The term list carries such a phrase into the texts' language, which the question's own
+    words ("where", "taxed", "say") are not."""
+    contents = contents_asked(question, language)
+    if contents:
+        question = f"{question} {contents}"
     if not asks_where_taxed(question):
         return question
     entry = next((e for e in glossary.entries if e.id == PLACE_OF_SUPPLY), None)

@@ -90,25 +90,6 @@ def asks_who_when_or_how(question: str) -> bool:
         and not COUNTS_AS_RE.search(question) and not asked_term(question)
 
 
-# asks where a transaction is taxed: the law calls it the place of supply ("Where is a service supplied to a business
-# taxed?", "In which country is VAT due on ...?", "Où est imposée une prestation ... ?", "¿Dónde tributa ...?", "Wo wird
-# eine Dienstleistung besteuert?"); not where something is kept or sent ("Where must invoices be stored?")
-WHERE_TAXED_RE = re.compile(
-    r"(?:\bwhere\b|\b(?:in )?which (?:country|member state)\b).{0,120}?\b(?:taxed|taxable|supplied|"
-    r"(?:vat|tax) (?:is |be )?(?:due|payable|charged|chargeable)|subject to (?:vat|tax))\b|"
-    r"(?:\boù\b|\bdans quel (?:pays|état membre)\b).{0,120}?\b(?:imposée?s?|imposables?|taxée?s?|"
-    r"soumise?s? à (?:la )?tva|(?:la )?tva (?:est )?due)\b|"
-    r"(?:\bdónde\b|\ben qué (?:país|estado miembro)\b).{0,120}?\b(?:tributan?|se gravan?|gravad[oa]s?|"
-    r"sujet[oa]s? (?:al|a) iva|se entiende(?:n)? (?:prestad|realizad|efectuad)[oa]s?)\b|"
-    r"(?:\bwo\b|\bin welchem (?:land|mitgliedstaat)\b).{0,120}?\b(?:steuerbar|besteuert|versteuert|"
-    r"zu versteuern|umsatzsteuerpflichtig|mehrwertsteuerpflichtig)\b", _I)
-
-
-def asks_where_taxed(question: str) -> bool:
-    """Whether the question asks where a supply is taxed: its place of supply, in the law's words."""
-    return bool(WHERE_TAXED_RE.search(question))
-
-
 @lru_cache(maxsize=8)
 def question_noise_stems(language: str) -> frozenset[str]:
     """:data:`QUESTION_NOISE` of ``language`` as the search tokenizer stems it."""

@@ -1,0 +1,75 @@
+"""What a question asks, named in the law's own words where its everyday words name nothing the texts write.
+
+"Where is a service to a business taxed?" asks for the place of supply ("Le lieu des prestations de services ... est
+l'endroit où ..."), "What must an invoice say?" for the contents of invoices (the texts' "mentions ... doivent
+figurer"). Retrieval searches such a question with that name too (:func:`regintel.retrieval.crosslingual.
+with_the_laws_frame`), which the legal term list carries into the texts' language.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+# asks where a transaction is taxed: the law calls it the place of supply ("Where is a service supplied to a business
+# taxed?", "In which country is VAT due on ...?", "Où est imposée une prestation ... ?", "¿Dónde tributa ...?", "Wo wird
+# eine Dienstleistung besteuert?"); not where something is kept or sent ("Where must invoices be stored?")
+WHERE_TAXED_RE = re.compile(
+    r"(?:\bwhere\b|\b(?:in )?which (?:country|member state)\b).{0,120}?\b(?:taxed|taxable|supplied|"
+    r"(?:vat|tax) (?:is |be )?(?:due|payable|charged|chargeable)|subject to (?:vat|tax))\b|"
+    r"(?:\boù\b|\bdans quel (?:pays|état membre)\b).{0,120}?\b(?:imposée?s?|imposables?|taxée?s?|"
+    r"soumise?s? à (?:la )?tva|(?:la )?tva (?:est )?due)\b|"
+    r"(?:\bdónde\b|\ben qué (?:país|estado miembro)\b).{0,120}?\b(?:tributan?|se gravan?|gravad[oa]s?|"
+    r"sujet[oa]s? (?:al|a) iva|se entiende(?:n)? (?:prestad|realizad|efectuad)[oa]s?)\b|"
+    r"(?:\bwo\b|\bin welchem (?:land|mitgliedstaat)\b).{0,120}?\b(?:steuerbar|besteuert|versteuert|"
+    r"zu versteuern|umsatzsteuerpflichtig|mehrwertsteuerpflichtig)\b", _I)
+
+# asks what a document must contain, in everyday words: the law lists its contents ("seules les mentions suivantes
+# doivent obligatoirement figurer ... sur les factures", "The notification ... shall at least: ..."). The document is
+# the group "doc": "What must an invoice say?", "What has to be on an invoice?", "What information must an invoice
+# include?", "Que doit contenir une facture ?", "¿Qué tiene que aparecer en una factura?", "Was muss auf einer
+# Rechnung stehen?"
+_ARTICLE = (r"(?:a|an|the|our|my|your|each|every|une?|les?|la|l['’]|nos|mes|vos|chaque|una?|el|los|las|nuestras?|"
+            r"eine[mr]?|der|die|das|dem|den|unsere[mr]?|jede[mr]?)\s+")
+_DETERMINER = f"(?:{_ARTICLE})?"
+_REQUIRED_DETERMINER = _ARTICLE  # after "on" / "in": "What must be in place ...?" names no document
+_DOCUMENT = r"(?P<doc>[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,2}?)"
+_EN_MUST = r"\bwhat\b(?:\s+\w+)?\s+(?:must|should|shall|has to|have to|needs? to|do (?:we|i|you) (?:have|need) to)\s+"
+_ES_MUST = r"\bqué\s+(?:\w+\s+)?(?:debe|deben|tiene que|tienen que|hay que)\s+"
+_END = r"\s*[?.]"
+CONTENTS_ASKED_RES = {
+    "en": [re.compile(_EN_MUST + _DETERMINER + _DOCUMENT
+                      + r"\s+(?:contain|include|say|show|state|mention|list|specify)\b", _I),
+           re.compile(_EN_MUST + r"(?:be\s+|go\s+|appear\s+|be (?:put|written|shown|stated|included)\s+|put\s+|"
+                      r"write\s+|show\s+)(?:on|in)\s+" + _REQUIRED_DETERMINER + _DOCUMENT + _END, _I)],
+    "fr": [re.compile(r"\b(?:que|quoi)\s+(?:doi(?:t|vent)|faut-il)(?:-on|-elle|-il)?\s+(?:contenir|indiquer|"
+                      r"mentionner|mettre|faire figurer)\s+(?:sur\s+|dans\s+)?" + _DETERMINER + _DOCUMENT + _END, _I),
+           re.compile(r"\b(?:qu['’]est-ce qui|quelles? (?:informations?|mentions?|données?))\s+"
+                      r"(?:doi(?:t|vent)|faut-il)\s+(?:figurer|apparaître|être indiquée?s?|être mentionnée?s?)\s+"
+                      r"(?:sur|dans)\s+" + _REQUIRED_DETERMINER + _DOCUMENT + _END, _I)],
+    "es": [re.compile(_ES_MUST + r"(?:contener|incluir|indicar|mencionar|decir)\s+" + _DETERMINER + _DOCUMENT + _END,
+                      _I),
+           re.compile(_ES_MUST + r"(?:aparecer|figurar|constar|ir|poner)\s+en\s+" + _REQUIRED_DETERMINER + _DOCUMENT
+                      + _END, _I)],
+    "de": [re.compile(r"\bwas\s+(?:muss|müssen|sollte|sollten|soll)\s+" + _DETERMINER + _DOCUMENT
+                      + r"\s+(?:enthalten|beinhalten|angeben|aufführen)\b", _I),
+           re.compile(r"\bwas\s+(?:muss|müssen|sollte|soll)\s+(?:auf|in)\s+" + _REQUIRED_DETERMINER + _DOCUMENT
+                      + r"\s+(?:stehen|enthalten sein|angegeben werden|aufgeführt werden)\b", _I)],
+}
+CONTENTS_OF = {"en": "contents of {doc}", "fr": "contenu des {doc}", "es": "contenido de {doc}", "de": "Inhalt der {doc}"}
+
+
+def asks_where_taxed(question: str) -> bool:
+    """Whether the question asks where a supply is taxed: its place of supply, in the law's words."""
+    return bool(WHERE_TAXED_RE.search(question))
+
+
+def contents_asked(question: str, language: str) -> str:
+    """The law's way of naming what the question asks when it asks what a document must contain ("contents of
+    invoice" for "What must an invoice say?"), in ``language``; "" when it asks nothing of the kind."""
+    for pattern in CONTENTS_ASKED_RES.get(language, ()):
+        match = pattern.search(question)
+        if match:
+            return CONTENTS_OF[language].format(doc=match.group("doc"))
+    return ""
