@@ -62,6 +62,10 @@ def test_the_term_list_is_hand_made_data_with_every_language(glossary):
     ("Quels registres d'informations ?", "fr", "en", "register of information"),
     ("¿Quién debe pagar el IVA?", "es", "fr", "redevable de la taxe"),  # who pays: the person liable
     ("Wer schuldet die Mehrwertsteuer?", "de", "fr", "redevable de la taxe"),
+    # everyday German: an access request, and sending data to a third country (the GDPR's transfer, not the VAT
+    # Directive's third territories)
+    ("Können wir einen Auskunftsantrag ablehnen?", "de", "en", "right of access"),
+    ("Dürfen wir personenbezogene Daten in ein Drittland übermitteln?", "de", "en", "transfer to a third country"),
 ])
 def test_glossary_translates_key_terms(glossary, question, source, target, expected):
     assert expected in glossary.translate(question, source, target)
