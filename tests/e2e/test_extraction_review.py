@@ -36,14 +36,15 @@ def test_extract_feedback_approve_and_find_the_concept_in_the_explorer(review_ap
     page.get_by_test_id("stFormSubmitButton").get_by_role("button", name="Create content and extract").click()
 
     page.get_by_role("tab", name="New concepts (3)").wait_for(timeout=90_000)
-    assert page.get_by_text("Genetic data").first.is_visible()
+    # (the tab's label can be drawn before its content: under load the first check came too soon, CI session 85)
+    page.get_by_text("Genetic data").first.wait_for(state="visible", timeout=30_000)
     screenshot(page, "extraction_review")
 
     feedback = page.get_by_label("Feedback")
     feedback.fill("drop 3")
     page.get_by_role("button", name="Send feedback").click()
     page.get_by_role("tab", name="New concepts (2)").wait_for(timeout=60_000)
-    assert page.get_by_text("Dropped concept 3 ('Filing system').").first.is_visible()
+    page.get_by_text("Dropped concept 3 ('Filing system').").first.wait_for(state="visible", timeout=30_000)
 
     page.get_by_role("button", name="Approve and commit").click()
     page.get_by_text("Committed: 2 concepts").wait_for(timeout=60_000)
