@@ -330,8 +330,7 @@ def carried_support(question: str, question_language: str, source: Source) -> fl
     Datenschutzbeauftragten" for "Müssen wir einen Datenschutzbeauftragten benennen?"; the titles are read whole,
     the other languages' and the English summary too), or are numbers or acronyms found in it as written. Cognates and shared
     words count for nothing: "service" in an English question is no evidence that a French passage about
-    "services" answers it."""
-    question = DURATION_ASKED_RE.sub(" ", question)
+    "services" answers it. (``question`` comes without how it asks for a period: :func:`lexical_support`.)"""
     words = tokenize(question, question_language)
     noise = question_noise_stems(question_language)
     asked = [position for position, word in enumerate(words) if word not in noise]

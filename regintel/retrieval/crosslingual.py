@@ -330,11 +330,13 @@ class QueryPlan:
     followed by the glossary equivalents of its terms in that language and its other words' nearest words in that
     language's texts (:mod:`regintel.retrieval.word_translation`). ``definitions``: per corpus language, the
     stemmed terms the question asks to define (it carries a definition cue such as "what counts as", "qu'entend-on
-    par", "was versteht man unter"), which the index looks for quoted in its passages."""
+    par", "was versteht man unter"), which the index looks for quoted in its passages. ``searched``: the question
+    with the law's name for what it asks (:func:`with_the_laws_frame`), which the dense run embeds too."""
 
     language: str
     lexical: dict[str, str]
     definitions: dict[str, frozenset[tuple[str, ...]]]
+    searched: str = ""
 
     def translated(self, language: str) -> bool:
         return language != self.language
@@ -387,4 +389,4 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
             wanted.discard(())
             if wanted:
                 definitions[target] = frozenset(wanted)
-    return QueryPlan(language, lexical, definitions)
+    return QueryPlan(language, lexical, definitions, question)

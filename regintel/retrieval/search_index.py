@@ -42,7 +42,6 @@ from regintel.retrieval.crosslingual import (
     QueryPlan,
     detect_question_language,
     load_glossary,
-    with_the_laws_frame,
     plan_query,
     quoted_terms,
     terms,
@@ -649,8 +648,8 @@ class SearchIndex:
             timings["plan"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         # (the law's name for what the question word asks is meant too: "where is ... taxed" is the place of supply)
-        framed = with_the_laws_frame(question, query_language, load_glossary()) if plan is not None else question
-        question_vector = self.embedder.embed([framed], kind="query")[0]
+        question_vector = self.embedder.embed([plan.searched if plan is not None and plan.searched else question],
+                                              kind="query")[0]
         adapter = self.query_adapter if mode in {"hybrid", "dense"} else None
         if adapter is not None and adapter.matrix.shape[0] != len(question_vector):
             if id(adapter) not in self._refused_adapters:  # said once per adapter, not on every search
