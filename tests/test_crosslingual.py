@@ -85,6 +85,26 @@ def test_a_german_participle_of_an_ieren_verb_matches_the_verb(glossary):
     assert "inform" in glossary.translate("Wann muss die Aufsichtsbehörde informiert werden?", "de", "en")
 
 
+def test_a_german_participle_or_strong_form_matches_the_term_lists_verb_through_its_lemma(glossary):
+    """Snowball stems "übermittelt" apart from "übermitteln" (and "gespeichert" from "speichern", "gilt" from
+    "gelten"): "Wann dürfen Daten in ein Drittland übermittelt werden?" missed the transfers entry and abstained."""
+    found = {m.entry.id for m in glossary.matches("Wann dürfen Daten in ein Drittland übermittelt werden?", "de")}
+    assert "gdpr.transfers" in found
+    kept = {m.entry.id for m in glossary.matches("Wie lange dürfen Kundendaten gespeichert werden?", "de")}
+    assert "gen.keep_retain" in kept
+    # a lemma stemmed as another word ("zählen" as "zahlen", to pay) and a stop word ("waren") are read as written
+    assert not {"gen.payment", "vat.payment_service_providers"} & {
+        m.entry.id for m in glossary.matches("Wer zählt als Arbeitskraft in der Wertschöpfungskette?", "de")}
+    assert "vat.goods" not in {m.entry.id for m in glossary.matches("Wir waren nicht sicher", "de")}
+
+
+def test_lemmas_keep_the_positions_of_the_stems():
+    from regintel.retrieval.crosslingual import lemma_terms
+    question = "Müssen ausgestellte Rechnungen 10 Jahre gespeichert werden?"
+    assert len(lemma_terms(question, "de")) == len(terms(question, "de"))
+    assert lemma_terms(question, "en") is None  # only German is read in dictionary forms
+
+
 def test_a_term_inside_a_longer_term_is_not_translated_on_its_own(glossary):
     phrases = glossary.translate("the place of supply of services", "en", "fr")
     assert "lieu des prestations de services" in phrases
@@ -525,3 +545,24 @@ def test_the_term_lists_eu_rules_are_not_the_oss_union_scheme():
     ids = lambda text: {m.entry.id for m in glossary.matches(text, "de")}  # noqa: E731
     assert "vat.union_scheme" not in ids("Gelten die EU-Regeln für Datenexporte auch für diese Weitergabe?")
     assert "vat.union_scheme" in ids("Wann können wir die EU-Regelung des OSS nutzen?")
+
+
+@pytest.mark.parametrize("question, conditions", [
+    ("Wann ist eine Einwilligung wirksam?", True),
+    ("When is a data protection impact assessment required?", True),
+    ("¿Cuándo se pueden transferir datos a un tercer país?", True),
+    ("Bis wann muss eine Verletzung gemeldet werden?", False),  # a period, named as such
+    ("Wann muss eine Verletzung gemeldet werden?", False),  # a time, not a case
+])
+def test_a_when_question_asking_in_which_cases_is_told_apart(question, conditions):
+    from regintel.text.question_kinds import asks_conditions_by_when
+    assert asks_conditions_by_when(question) is conditions
+
+
+def test_a_when_question_asking_for_conditions_is_not_searched_with_the_words_of_time_limits(glossary):
+    """German "wann" stems as the term list's deadline cue "bis wann": "Wann ist eine Einwilligung wirksam?" was
+    searched in the English texts with "deadline time limit by when no later than"."""
+    conditions = plan_query("Wann ist eine Einwilligung wirksam?", ["en", "fr"], glossary)
+    assert "consent" in conditions.lexical["en"] and "deadline" not in conditions.lexical["en"]
+    period = plan_query("Bis wann muss eine Verletzung gemeldet werden?", ["en", "fr"], glossary)
+    assert "deadline" in period.lexical["en"] and "délai" in period.lexical["fr"]

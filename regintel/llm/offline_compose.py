@@ -63,8 +63,8 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import (DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHICH_ACTOR_MUST_RE,
-                                         asks_who_when_or_how, question_noise_stems)
+from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
+                                         WHEN_RE, WHICH_ACTOR_MUST_RE, asks_who_when_or_how, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -163,28 +163,6 @@ LIST_RES = [re.compile(p, _I) for p in (
     r"\bwas (?:muss|müssen|soll|sollen|sollte|sollten) .{0,80}\b(?:enthalten|umfassen|beinhalten|angeben|aufführen|"
     r"regeln|festlegen)\b",
 )]
-DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
-    r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|how much time|deadline|"
-    r"time limit|time-limit|within what|within which|what period|by what date|timeline|until when|from when|"
-    r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
-    r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|cada cuánto|"
-    r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|wie ?viel zeit|innerhalb welcher)\b", _I)
-WHEN_RE = re.compile(OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
-# "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
-# required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
-WHEN_CONDITION_RE = re.compile(
-    # (or valid, or a modal of permission: "When is consent valid?", "When can personal data be transferred to a third
-    # country?", "Quand peut-on ...", "¿Cuándo se puede ...?", "Wann darf ...?" ask for the conditions too)
-    r"^\W*(?:when|in which cases|quand|cuándo|wann)\s+(?:can|may|could|might|peut|peuvent|puede|pueden|se puede|"
-    r"darf|dürfen|kann|können)\b|"
-    r"^\W*(?:when|in which cases|quand|cuándo|wann)\b.{0,80}\b(?:required|necessary|needed|mandatory|compulsory|"
-    r"obligatory|allowed|permitted|lawful|legal|valid|invalid|valables?|válid[oa]s?|gültig|wirksam|exempt|applicable|"
-    r"obligatoires?|nécessaires?|requise?s?|exigée?s?|autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|"
-    r"necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
-    r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
-    r"steuerfrei|befreit|"
-    # "When does the right to erasure not apply?", "Wann gilt eine Verarbeitung als grenzüberschreitend?": in which cases
-    r"apply|applies|s['’]appliqu\w*|aplica|aplican|gilt|gelten)\b", _I)
 ANAPHORA_RE = re.compile(
     r"^\s*(?:and|but|also|what about|et|mais|y|pero|und|aber)\b|\b(?:that|this|it|those|these|they|them|ce|cela|ça|"
     r"celui|celle|ceux|eso|esto|ese|esa|das|dies|diese|dieser|es)\b", _I)

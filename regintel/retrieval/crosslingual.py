@@ -24,9 +24,11 @@ from typing import Callable, Iterable, Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
-from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, language_votes, tokenize
+from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, fold, folded_stopwords, language_votes, tokenize
+from regintel.text.lemmas import in_german_dictionary_forms
 from regintel.text.normalise import contains_phrase, fold_for_comparison
 from regintel.text.law_frames import asks_where_taxed, contents_asked
+from regintel.text.question_kinds import asks_conditions_by_when
 
 GLOSSARY_PATH = REPO_ROOT / "data" / "glossary" / "legal_terms.jsonl"
 LANGUAGES = tuple(SUPPORTED_LANGUAGES)  # en, fr, es, de
@@ -47,6 +49,19 @@ def terms(text: str, language: str) -> list[str]:
     """Folded words minus stop words, stemmed in ``language``: the unit on which glossary terms match (the BM25
     tokens of :func:`regintel.text.analysis.tokenize`)."""
     return tokenize(text, language)
+
+
+LEMMATISED_LANGUAGES = frozenset({"de"})  # no text of the corpus is German: its questions meet it through the list
+
+
+def lemma_terms(text: str, language: str) -> list[str] | None:
+    """:func:`terms` of ``text`` with each word read in its dictionary form first (:mod:`regintel.text.lemmas`),
+    position for position with :func:`terms` ("übermittelt" -> "ubermittel", as "übermitteln" stems); None for a
+    language not lemmatised, or when a lemma splits or drops a word (the positions would no longer match)."""
+    if language not in LEMMATISED_LANGUAGES:
+        return None
+    lemmatised = terms(in_german_dictionary_forms(text, folded_stopwords(language), fold), language)
+    return lemmatised if len(lemmatised) == len(terms(text, language)) else None
 
 
 def terms_line(stems: Sequence[str]) -> str:
@@ -103,6 +118,9 @@ class Glossary:
         # a subject phrase shrinking to one stem (_note_written_form; None: the entry also has a one-word phrase with
         # that stem) and the list's own "written" phrases (GlossaryEntry.written)
         self._written_forms: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
+        # (language, entry id, a phrase's stems read in dictionary forms) -> its stems as written (lemma_terms): a
+        # phrase found by its lemmas must still stand as written where the list requires it
+        self._lemma_stems: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = {}
         self._acronyms: frozenset[str] | None = None
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
@@ -113,6 +131,11 @@ class Glossary:
                         self._note_written_form(language, entry.id, stems, phrase)
                     if stems and (stems, entry) not in by_first.get(stems[0], []):
                         by_first.setdefault(stems[0], []).append((stems, entry))
+                    lemmas = tuple(lemma_terms(phrase, language) or ())
+                    if lemmas and lemmas != stems:
+                        self._lemma_stems[(language, entry.id, lemmas)] = stems
+                        if (lemmas, entry) not in by_first.get(lemmas[0], []):
+                            by_first.setdefault(lemmas[0], []).append((lemmas, entry))
             for language, forms in entry.written.items():
                 for form in forms:
                     key = (language, entry.id, tuple(terms(form.replace(WRITTEN_GAP, " "), language)))
@@ -181,11 +204,16 @@ class Glossary:
         phrase inside a longer matched phrase ("place of supply" in "place of supply of services") is dropped."""
         by_first = self._index.get(language, {})
         tokens = terms(text, language)
+        # a word matches a phrase's word as written or in their dictionary forms ("übermittelt" / "übermitteln")
+        readings = list(zip(tokens, lemma_terms(text, language) or tokens))
         found: list[TermMatch] = []
-        for start, token in enumerate(tokens):
-            for stems, entry in by_first.get(token, ()):
+        for start, (token, lemma) in enumerate(readings):
+            candidates = by_first.get(token, []) + (by_first.get(lemma, []) if lemma != token else [])
+            for stems, entry in candidates:
                 end = start + len(stems)
-                if tuple(tokens[start:end]) == stems and self._matches_as_written(language, entry.id, stems, text):
+                if end <= len(readings) and all(stem in readings[start + i] for i, stem in enumerate(stems)) \
+                        and self._matches_as_written(language, entry.id,
+                                                     self._lemma_stems.get((language, entry.id, stems), stems), text):
                     found.append(TermMatch(entry, language, start, end))
         maximal = [m for m in found if not any(o.start <= m.start and m.end <= o.end and (o.end - o.start) >
                                                (m.end - m.start) for o in found)]
@@ -219,17 +247,17 @@ class Glossary:
         return len(covered)
 
     def translate(self, text: str, source: str, target: str, max_variants: int | None = None,
-                  general_variants: int | None = 1) -> list[str]:
+                  general_variants: int | None = 1, leave_out: frozenset[str] = frozenset()) -> list[str]:
         """The ``target`` phrases of every glossary term found in ``text`` (written in ``source``), each entry
         once, in question order; empty when nothing matches or the languages are the same.
 
         A domain term brings its first ``max_variants`` phrases (all when None: synonyms and the corpus's wording
         variants all help BM25 find the passage); a term of the ``general`` domain (deadline, obligation,
         Member State...) only its first ``general_variants`` (common words: more variants add more noise than
-        recall). ``general_variants=0`` leaves general terms out."""
+        recall). ``general_variants=0`` leaves general terms out, ``leave_out`` the entries of those ids."""
         if source == target:
             return []
-        seen: set[str] = set()
+        seen: set[str] = set(leave_out)
         phrases: list[str] = []
         for match in sorted(self.matches(text, source), key=lambda m: m.start):
             if match.entry.id in seen or target not in match.entry.phrases:
@@ -240,12 +268,12 @@ class Glossary:
         return phrases
 
     def query_for(self, text: str, source: str, target: str, max_variants: int | None = None,
-                  general_variants: int | None = 1) -> str:
+                  general_variants: int | None = 1, leave_out: frozenset[str] = frozenset()) -> str:
         """A lexical query in ``target`` for a question written in ``source``: the glossary equivalents of its
         terms plus its language-neutral tokens (numbers, acronyms). Empty when the languages are the same."""
         if source == target:
             return ""
-        parts = self.translate(text, source, target, max_variants, general_variants)
+        parts = self.translate(text, source, target, max_variants, general_variants, leave_out)
         parts.extend(neutral_tokens(text))
         return " ".join(parts)
 
@@ -310,6 +338,7 @@ _QUOTED = {
 }
 _QUOTED_DEFAULT = re.compile(r"[«‘“]\s*([^«»‘’“”\n]{2,80}?)\s*[»’”]")
 DEFINITION_CUE = "cue.definition"
+DEADLINE_CUE = "cue.deadline"
 
 
 def quoted_terms(text: str, language: str) -> frozenset[tuple[str, ...]]:
@@ -370,13 +399,16 @@ def plan_query(question: str, corpus_languages: Sequence[str], glossary: Glossar
     the term list's equivalents (:mod:`regintel.retrieval.word_translation`; None: the term list alone)."""
     language = detect_question_language(question, glossary)
     question = with_the_laws_frame(question, language, glossary)
+    # "Wann ist eine Einwilligung wirksam?" asks for conditions: "bis wann" stems to "wann", and the deadline cue
+    # sent the words of time limits ("no later than", "délai") to the other language's texts
+    not_asked = frozenset({DEADLINE_CUE}) if asks_conditions_by_when(question) else frozenset()
     lexical: dict[str, str] = {}
     for target in corpus_languages:
         if target == language:
             wording = glossary.corpus_wording(question, language, written)
             lexical[target] = f"{question} {' '.join(wording)}" if wording else ""
         else:
-            extra = glossary.query_for(question, language, target, general_variants=0)
+            extra = glossary.query_for(question, language, target, general_variants=0, leave_out=not_asked)
             if translate_words is not None:
                 extra = f"{extra} {' '.join(translate_words(question, language, target))}".strip()
             lexical[target] = f"{question} {extra}".strip()

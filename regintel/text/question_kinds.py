@@ -80,6 +80,37 @@ DURATION_ASKED_RE = re.compile(
     r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie ?viel zeit|wie viele (?:tage|monate|wochen|stunden|jahre)|"
     r"innerhalb welcher frist)\b", _I)
 
+DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
+    r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|how much time|deadline|"
+    r"time limit|time-limit|within what|within which|what period|by what date|timeline|until when|from when|"
+    r"délai|combien de temps|dans quel délai|jusqu['’]à quand|à partir de quand|date limite|au plus tard|à quelle fréquence|"
+    r"plazo|cuánto tiempo|hasta cuándo|desde cuándo|fecha límite|con qué frecuencia|cada cuánto|"
+    r"bis wann|ab wann|frist\w*|wie lange|wie schnell|wie oft|wie ?viel zeit|innerhalb welcher)\b", _I)
+WHEN_RE = re.compile(OPENING + r"(?:when|quand|cuándo|wann)\b", _I)
+# "When is a DPIA required?" asks in which cases, not at what time: a "when" question about whether something is
+# required, allowed or exempt is answered by its conditions (not by a period that happens to stand beside them)
+WHEN_CONDITION_RE = re.compile(
+    # (or valid, or a modal of permission: "When is consent valid?", "When can personal data be transferred to a third
+    # country?", "Quand peut-on ...", "¿Cuándo se puede ...?", "Wann darf ...?" ask for the conditions too)
+    r"^\W*(?:when|in which cases|quand|cuándo|wann)\s+(?:can|may|could|might|peut|peuvent|pouvons|puede|pueden|"
+    r"podemos|se puede|se pueden|"
+    r"darf|dürfen|kann|können)\b|"
+    r"^\W*(?:when|in which cases|quand|cuándo|wann)\b.{0,80}\b(?:required|necessary|needed|mandatory|compulsory|"
+    r"obligatory|allowed|permitted|lawful|legal|valid|invalid|valables?|válid[oa]s?|gültig|wirksam|exempt|applicable|"
+    r"obligatoires?|nécessaires?|requise?s?|exigée?s?|autorisée?s?|licites?|exonérée?s?|obligatori[oa]s?|"
+    r"necesari[oa]s?|exigid[oa]s?|permitid[oa]s?|lícit[oa]s?|"
+    r"exent[oa]s?|erforderlich|notwendig|vorgeschrieben|pflicht|verpflichtend|zulässig|erlaubt|rechtmäßig|"
+    r"steuerfrei|befreit|"
+    # "When does the right to erasure not apply?", "Wann gilt eine Verarbeitung als grenzüberschreitend?": in which cases
+    r"apply|applies|s['’]appliqu\w*|aplica|aplican|gilt|gelten)\b", _I)
+
+
+def asks_conditions_by_when(question: str) -> bool:
+    """Whether a question opening on "when" asks in which cases (:data:`WHEN_CONDITION_RE`: "Wann ist eine
+    Einwilligung wirksam?") and names no period either ("Bis wann ...?"): its answer is a condition, not a time
+    limit, so search should not look for the words of one."""
+    return bool(WHEN_CONDITION_RE.search(question)) and not DEADLINE_RE.search(question)
+
 
 def asks_who_when_or_how(question: str) -> bool:
     """Whether the question asks who acts, when or how (or whether someone must act), and neither what something
