@@ -98,6 +98,24 @@ def test_a_german_participle_or_strong_form_matches_the_term_lists_verb_through_
     assert "vat.goods" not in {m.entry.id for m in glossary.matches("Wir waren nicht sicher", "de")}
 
 
+def test_a_german_compound_no_phrase_names_meets_the_term_list_by_its_last_part(glossary):
+    """"Was ist Datenverarbeitung?" abstained as too vague with Article 4(2) first: the list holds "Verarbeitung"
+    (processing), not every compound of it. A compound that is a phrase of its own keeps its own entry, and a last
+    part too short to be read safely ("Unter|lagen") or first part ("Tran|sporter") is left alone."""
+    assert "gdpr.processing" in {m.entry.id for m in glossary.matches("Was ist Datenverarbeitung?", "de")}
+    assert {m.entry.id for m in glossary.matches("Wer ist die zuständige Aufsichtsbehörde?", "de")} \
+        >= {"gdpr.supervisory_authority"}
+    assert "vat.sport" not in {m.entry.id for m in glossary.matches("Wer zahlt den Transporter?", "de")}
+    assert "vat.customs_warehouses" not in {m.entry.id for m in glossary.matches("Welche Unterlagen brauchen wir?", "de")}
+
+
+def test_a_report_is_not_a_rectification_though_snowball_stems_them_alike(glossary):
+    """German Snowball stems "Berichtigung" (rectification, adjustment) and "Bericht" (report) alike."""
+    report = {m.entry.id for m in glossary.matches("Welche Angaben muss der Bericht enthalten?", "de")}
+    assert not {"gdpr.rectification", "vat.adjustment"} & report
+    assert "gdpr.rectification" in {m.entry.id for m in glossary.matches("Habe ich ein Recht auf Berichtigung?", "de")}
+
+
 def test_lemmas_keep_the_positions_of_the_stems():
     from regintel.retrieval.crosslingual import lemma_terms
     question = "Müssen ausgestellte Rechnungen 10 Jahre gespeichert werden?"

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
 from regintel.text.analysis import SUPPORTED_LANGUAGES, best_language, fold, folded_stopwords, language_votes, tokenize
-from regintel.text.lemmas import in_german_dictionary_forms
+from regintel.text.lemmas import in_compound_heads, in_german_dictionary_forms
 from regintel.text.normalise import contains_phrase, fold_for_comparison
 from regintel.text.law_frames import asks_where_taxed, contents_asked
 from regintel.text.question_kinds import asks_conditions_by_when
@@ -121,6 +121,7 @@ class Glossary:
         # (language, entry id, a phrase's stems read in dictionary forms) -> its stems as written (lemma_terms): a
         # phrase found by its lemmas must still stand as written where the list requires it
         self._lemma_stems: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._one_word_stems: dict[str, frozenset[str]] = {}  # language -> stems of the one-word subject phrases
         self._acronyms: frozenset[str] | None = None
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
@@ -204,11 +205,13 @@ class Glossary:
         phrase inside a longer matched phrase ("place of supply" in "place of supply of services") is dropped."""
         by_first = self._index.get(language, {})
         tokens = terms(text, language)
-        # a word matches a phrase's word as written or in their dictionary forms ("übermittelt" / "übermitteln")
-        readings = list(zip(tokens, lemma_terms(text, language) or tokens))
+        # a word matches a phrase's word as written, in their dictionary forms ("übermittelt" / "übermitteln") or, a
+        # German compound no phrase begins with, by its last part ("Datenverarbeitung" / "Verarbeitung")
+        readings = [set(reading) for reading in zip(tokens, lemma_terms(text, language) or tokens,
+                                                    self._compound_head_terms(text, language) or tokens)]
         found: list[TermMatch] = []
-        for start, (token, lemma) in enumerate(readings):
-            candidates = by_first.get(token, []) + (by_first.get(lemma, []) if lemma != token else [])
+        for start, reading in enumerate(readings):
+            candidates = [candidate for stem in reading for candidate in by_first.get(stem, [])]
             for stems, entry in candidates:
                 end = start + len(stems)
                 if end <= len(readings) and all(stem in readings[start + i] for i, stem in enumerate(stems)) \
@@ -221,6 +224,28 @@ class Glossary:
         for match in maximal:
             unique.setdefault((match.entry.id, match.start, match.end), match)
         return list(unique.values())
+
+    def _compound_head_terms(self, text: str, language: str) -> list[str] | None:
+        """:func:`terms` of ``text`` with each German compound that is no phrase of its own read as its last part, when
+        that part is a one-word phrase of an act's subject in the list (:func:`regintel.text.lemmas.compound_head`); position for
+        position with :func:`terms`, None otherwise (another language, or a word split or dropped)."""
+        if language not in LEMMATISED_LANGUAGES:
+            return None
+        by_first = self._index.get(language, {})
+        one_word = self._one_word_stems.setdefault(language, frozenset(
+            stems[0] for candidates in by_first.values() for stems, entry in candidates
+            if len(stems) == 1 and entry.is_subject))
+
+        def is_head(part: str) -> bool:
+            stems = terms(part, language)
+            return len(stems) == 1 and stems[0] in one_word
+
+        def whole_word_unknown(word: str) -> bool:  # "Aufsichtsbehörde" is a phrase of its own
+            return not any(stem in one_word for stem in terms(word, language))
+
+        stop = folded_stopwords(language)
+        heads = terms(in_compound_heads(text, is_head, stop, fold, whole_word_unknown), language)
+        return heads if len(heads) == len(terms(text, language)) else None
 
     def equivalents(self, match: TermMatch, text: str, target: str, counterpart_from: int = 0,
                     limit: int | None = None) -> tuple[str, ...]:

@@ -42,3 +42,44 @@ def in_german_dictionary_forms(text: str, stop_words: frozenset[str] = frozenset
         return word if found.lower() in LEMMAS_KEPT_APART or fold(found) in stop_words else found
 
     return _WORD_RE.sub(lemma, text)
+
+
+MIN_COMPOUND_CHARS = 9  # shorter German words are rarely compounds of two words of four letters or more
+MIN_PART_CHARS = 5  # the first part of a compound read here: "Kunden|daten", not "Be|förderung", "Tran|sporter"
+MIN_HEAD_CHARS = 6  # and its last part: "Daten|verarbeitung", not "Tran|sport", "Unter|lagen"
+_LINKING = ("s", "es", "n", "en")  # Fugenelemente: "Aufsicht|s|behörde", "Kunde|n|daten"
+
+
+def compound_head(word: str, is_head: Callable[[str], bool]) -> str | None:
+    """The last part of a German compound when it is a word ``is_head`` accepts and the rest is a German word
+    (with or without its linking letters): "Datenverarbeitung" -> "verarbeitung", "Kundendaten" -> "daten". A German
+    compound names a kind of its last part (data processing is processing), which the term list may hold where it
+    holds no compound. The longest such part; None for a word that is not read so."""
+    import simplemma
+
+    lowered = word.lower()
+    if len(lowered) < MIN_COMPOUND_CHARS:
+        return None
+    for split in range(MIN_PART_CHARS, len(lowered) - MIN_HEAD_CHARS + 1):
+        head, modifier = lowered[split:], lowered[:split]
+        if not is_head(head):
+            continue
+        stripped = [modifier[: -len(link)] for link in _LINKING if modifier.endswith(link)]
+        if any(len(part) >= MIN_PART_CHARS and simplemma.is_known(part, lang="de") for part in [modifier, *stripped]):
+            return head
+    return None
+
+
+def in_compound_heads(text: str, is_head: Callable[[str], bool], stop_words: frozenset[str] = frozenset(),
+                      fold: Callable[[str], str] = str.lower,
+                      decomposable: Callable[[str], bool] = lambda word: True) -> str:
+    """``text`` with each German compound (:func:`compound_head`) replaced by its last part, other words (and those
+    not ``decomposable``) kept."""
+
+    def head(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if fold(word) in stop_words or not decomposable(word):
+            return word
+        return compound_head(word, is_head) or word
+
+    return _WORD_RE.sub(head, text)
