@@ -115,8 +115,17 @@ def definition_term(text: str) -> str:
 
 # how a follow-up asking the previous question of something else opens (see puts_another_in_its_place), and the question
 # words that make it ask another aspect instead
-IN_ITS_PLACE_RE = re.compile(
-    r"^\W*(?:and|what about|how about|et|qu['’]en est-il|y|und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
+IN_ITS_PLACE_OPENERS = {
+    "en": r"and|what about|how about", "fr": r"et|qu['’]en est-il", "es": r"y",
+    "de": r"und|was ist mit|wie (?:sieht|steht) es mit",
+}
+
+
+def _opening(*languages: str) -> re.Pattern[str]:
+    return re.compile(r"^\W*(?:" + "|".join(IN_ITS_PLACE_OPENERS[language] for language in languages) + r")\b", _I)
+
+
+IN_ITS_PLACE_RE = _opening(*IN_ITS_PLACE_OPENERS)
 QUESTION_WORD_RE = re.compile(
     r"\b(?:who|whom|whose|when|where|how|what|which|why|qui|quand|comment|où|quel|quelle|quels|quelles|pourquoi|"
     r"combien|que|quoi|quién|quiénes|cuándo|cómo|dónde|cuál|cuáles|por qué|cuánto|cuánta|cuántos|cuántas|qué|wer|wem|"
@@ -125,7 +134,7 @@ QUESTION_WORD_RE = re.compile(
 CASE_RE = re.compile(r"\b(?:if|when|where|si|lorsque|quand|cuando|wenn|falls|sofern)\b", _I)
 LEADING_ARTICLE_RE = re.compile(
     r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|einen|einer|der|die|das|den)\s+", _I)
-GERMAN_OPENING_RE = re.compile(r"^\W*(?:und|was ist mit|wie (?:sieht|steht) es mit)\b", _I)
+GERMAN_OPENING_RE = _opening("de")
 ONE_RE = re.compile(r"\s*\bones?$", _I)
 MAX_TERM_WORDS = 6
 
