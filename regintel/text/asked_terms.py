@@ -103,7 +103,7 @@ def definition_term(text: str) -> str:
             if quoted:
                 return quoted.group(1).strip()
             term = match.group("t").strip(" ?¿!.,;:\"'‘’“”«»")
-            term = re.sub(r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|der|die|das)\s+", "", term, flags=_I)
+            term = LEADING_ARTICLE_RE.sub("", term)
             if VALUE_OF_RE.search(term) or POINTING_BACK_RE.match(term):
                 return ""
             term = PURPOSE_TAIL_RE.sub("", term)  # "carbon credit for ESRS purposes" -> carbon credit
@@ -132,8 +132,10 @@ QUESTION_WORD_RE = re.compile(
     r"wen|wann|wie|was|wo|welche|welcher|welches|welchen|warum|wieso|weshalb)\b", _I)
 # what stands in the place of the term is a case, not a term ("And if the client is a private individual?")
 CASE_RE = re.compile(r"\b(?:if|when|where|si|lorsque|quand|cuando|wenn|falls|sofern)\b", _I)
+# an article before a term ("a processor", "l'assujetti", "unter einer Einwilligung")
 LEADING_ARTICLE_RE = re.compile(
-    r"^(?:a|an|the|un|une|le|la|les|l['’]|el|los|las|ein|eine|einen|einer|der|die|das|den)\s+", _I)
+    r"^(?:a|an|the|un|une|le|la|les|l['’]|des|el|los|las|ein|eine|einen|einer|einem|eines|der|die|das|den|dem)\s+",
+    _I)
 GERMAN_OPENING_RE = _opening("de")
 ONE_RE = re.compile(r"\s*\bones?$", _I)
 MAX_TERM_WORDS = 6
