@@ -451,3 +451,12 @@ def test_a_section_headed_what_is_x_defines_x_across_languages():
     assert DefiningPassages(chunks).among(asked_term("What is the one-stop shop?"), "en", list(chunks)) == ["oss-1"]
     assert DefiningPassages(chunks).among(asked_term("Qu'est-ce que le One Stop Shop ?"), "fr", list(chunks)) == ["oss-1"]
     assert DefiningPassages(chunks).among(asked_term("What is a data broker?"), "en", list(chunks)) == []
+
+
+@pytest.mark.parametrize("question, term", [
+    ("Was versteht man unter einer Einwilligung?", "Einwilligung"),
+    ("Qu'est-ce que l'assujetti ?", "assujetti"),
+    ("What is a processor?", "processor"),
+])
+def test_the_asked_term_is_read_without_its_article(question, term):
+    assert asked_term(question) == term
