@@ -51,17 +51,19 @@ def terms(text: str, language: str) -> list[str]:
     return tokenize(text, language)
 
 
-LEMMATISED_LANGUAGES = frozenset({"de"})  # no text of the corpus is German: its questions meet it through the list
+GERMAN = "de"  # read in dictionary forms and compounds: no text of the corpus is German, its questions meet the list
 
 
-def lemma_terms(text: str, language: str) -> list[str] | None:
+def lemma_terms(text: str, language: str, plain: Sequence[str] | None = None) -> list[str] | None:
     """:func:`terms` of ``text`` with each word read in its dictionary form first (:mod:`regintel.text.lemmas`),
-    position for position with :func:`terms` ("übermittelt" -> "ubermittel", as "übermitteln" stems); None for a
-    language not lemmatised, or when a lemma splits or drops a word (the positions would no longer match)."""
-    if language not in LEMMATISED_LANGUAGES:
+    position for position with :func:`terms` (``plain``, when the caller has them: "übermittelt" -> "ubermittel", as
+    "übermitteln" stems); None for another language than German, or when a lemma splits or drops a word (the
+    positions would no longer match)."""
+    if language != GERMAN:
         return None
+    plain = terms(text, language) if plain is None else plain
     lemmatised = terms(in_german_dictionary_forms(text, folded_stopwords(language), fold), language)
-    return lemmatised if len(lemmatised) == len(terms(text, language)) else None
+    return lemmatised if len(lemmatised) == len(plain) else None
 
 
 def terms_line(stems: Sequence[str]) -> str:
@@ -121,7 +123,6 @@ class Glossary:
         # (language, entry id, a phrase's stems read in dictionary forms) -> its stems as written (lemma_terms): a
         # phrase found by its lemmas must still stand as written where the list requires it
         self._lemma_stems: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = {}
-        self._one_word_stems: dict[str, frozenset[str]] = {}  # language -> stems of the one-word subject phrases
         self._acronyms: frozenset[str] | None = None
         for entry in self.entries:
             for language, phrases in entry.phrases.items():
@@ -132,7 +133,7 @@ class Glossary:
                         self._note_written_form(language, entry.id, stems, phrase)
                     if stems and (stems, entry) not in by_first.get(stems[0], []):
                         by_first.setdefault(stems[0], []).append((stems, entry))
-                    lemmas = tuple(lemma_terms(phrase, language) or ())
+                    lemmas = tuple(lemma_terms(phrase, language, stems) or ())
                     if lemmas and lemmas != stems:
                         self._lemma_stems[(language, entry.id, lemmas)] = stems
                         if (lemmas, entry) not in by_first.get(lemmas[0], []):
@@ -144,6 +145,9 @@ class Glossary:
         for by_first in self._index.values():
             for candidates in by_first.values():
                 candidates.sort(key=lambda item: -len(item[0]))
+        # the stems of the German one-word subject phrases: the last parts a compound is read by
+        self._compound_heads = frozenset(stems[0] for candidates in self._index.get(GERMAN, {}).values()
+                                         for stems, entry in candidates if len(stems) == 1 and entry.is_subject)
 
     def _note_written_form(self, language: str, entry_id: str, stems: tuple[str, ...], phrase: str) -> None:
         """A subject phrase of several words whose other words are stop words ("otro encargado", "does not apply",
@@ -207,8 +211,8 @@ class Glossary:
         tokens = terms(text, language)
         # a word matches a phrase's word as written, in their dictionary forms ("übermittelt" / "übermitteln") or, a
         # German compound no phrase begins with, by its last part ("Datenverarbeitung" / "Verarbeitung")
-        readings = [set(reading) for reading in zip(tokens, lemma_terms(text, language) or tokens,
-                                                    self._compound_head_terms(text, language) or tokens)]
+        readings = [set(reading) for reading in zip(tokens, lemma_terms(text, language, tokens) or tokens,
+                                                    self._compound_head_terms(text, language, tokens) or tokens)]
         found: list[TermMatch] = []
         for start, reading in enumerate(readings):
             candidates = [candidate for stem in reading for candidate in by_first.get(stem, [])]
@@ -225,27 +229,23 @@ class Glossary:
             unique.setdefault((match.entry.id, match.start, match.end), match)
         return list(unique.values())
 
-    def _compound_head_terms(self, text: str, language: str) -> list[str] | None:
+    def _compound_head_terms(self, text: str, language: str, plain: Sequence[str]) -> list[str] | None:
         """:func:`terms` of ``text`` with each German compound that is no phrase of its own read as its last part, when
-        that part is a one-word phrase of an act's subject in the list (:func:`regintel.text.lemmas.compound_head`); position for
-        position with :func:`terms`, None otherwise (another language, or a word split or dropped)."""
-        if language not in LEMMATISED_LANGUAGES:
+        that part is a one-word phrase of an act's subject in the list (:func:`regintel.text.lemmas.compound_head`);
+        position for position with ``plain`` (its :func:`terms`), None otherwise (another language, or a word split
+        or dropped)."""
+        if language != GERMAN:
             return None
-        by_first = self._index.get(language, {})
-        one_word = self._one_word_stems.setdefault(language, frozenset(
-            stems[0] for candidates in by_first.values() for stems, entry in candidates
-            if len(stems) == 1 and entry.is_subject))
 
         def is_head(part: str) -> bool:
             stems = terms(part, language)
-            return len(stems) == 1 and stems[0] in one_word
+            return len(stems) == 1 and stems[0] in self._compound_heads
 
         def whole_word_unknown(word: str) -> bool:  # "Aufsichtsbehörde" is a phrase of its own
-            return not any(stem in one_word for stem in terms(word, language))
+            return not any(stem in self._compound_heads for stem in terms(word, language))
 
-        stop = folded_stopwords(language)
-        heads = terms(in_compound_heads(text, is_head, stop, fold, whole_word_unknown), language)
-        return heads if len(heads) == len(terms(text, language)) else None
+        heads = terms(in_compound_heads(text, is_head, folded_stopwords(language), fold, whole_word_unknown), language)
+        return heads if len(heads) == len(plain) else None
 
     def equivalents(self, match: TermMatch, text: str, target: str, counterpart_from: int = 0,
                     limit: int | None = None) -> tuple[str, ...]:
