@@ -130,6 +130,13 @@ def test_a_term_inside_a_longer_term_is_not_translated_on_its_own(glossary):
     assert "personal data breach" in glossary.translate("violation de données à caractère personnel", "fr", "en")
 
 
+def test_a_group_of_undertakings_is_its_own_term_not_a_variant_of_enterprise(glossary):
+    """The GDPR defines an enterprise (Article 4(18)) and a group of undertakings (Article 4(19)) apart: listed as one
+    entry, every "entreprise" searched for groups too."""
+    assert "group of undertakings" not in glossary.translate("Quelles sanctions encourt une entreprise ?", "fr", "en")
+    assert "group of undertakings" in glossary.translate("Was ist eine Unternehmensgruppe?", "de", "en")
+
+
 def test_a_kind_of_means_of_transport_is_not_carried_over_as_another_kind(glossary):
     """"vehículo" is not "bateau": the term list listed vehicle and boat as variants of "means of transport", so a
     question on when a land vehicle counts as new quoted Article 2's point on boats, and one on boats the point on
