@@ -386,6 +386,36 @@ def test_a_term_written_with_the_acts_subject_before_it_is_the_term_the_act_defi
     assert passages.anywhere("processor", "en") == ["gdpr-4-8"], "the term as the act writes it is found as before"
 
 
+def test_a_term_x_of_y_is_defined_by_the_definition_of_x_that_speaks_of_y():
+    """"What is processing of personal data?" and "¿Qué es un tratamiento de datos?" quoted Articles 9 and 10, which
+    use the whole phrase: no passage defines it whole, and Article 4(2) defines "processing" as an operation
+    "performed on personal data". The head counts only where the definition speaks of the rest of the term, and
+    only when nothing defines the whole term."""
+    from regintel.retrieval.term_definitions import head_of_term
+
+    gdpr = {c.chunk_id: c for c in (
+        Chunk("gdpr-4-2", "eu-gdpr", "GDPR", "Article 4(2)", "Article 4 — Definitions — ‘processing’", "",
+              "(2) ‘processing’ means any operation or set of operations which is performed on personal data or on "
+              "sets of personal data;", "EU", "en", "eu_law", "", 0),
+        Chunk("gdpr-10", "eu-gdpr", "GDPR", "Article 10", "Article 10 — Processing of personal data relating to "
+              "criminal convictions", "", "Processing of personal data relating to criminal convictions shall be "
+              "carried out only under the control of official authority.", "EU", "en", "eu_law", "", 1),
+        Chunk("gdpr-4-3", "eu-gdpr", "GDPR", "Article 4(3)", "Article 4 — Definitions — ‘restriction of processing’",
+              "", "(3) ‘restriction of processing’ means the marking of stored personal data;", "EU", "en", "eu_law",
+              "", 2),
+    )}
+    passages = DefiningPassages(gdpr)
+    assert head_of_term("processing of personal data", "en") == ("processing", "personal data")
+    assert head_of_term("Verarbeitung personenbezogener Daten", "de") == ("Verarbeitung", "personenbezogener Daten")
+    assert head_of_term("personal data", "en") is None
+    assert passages.among("processing of personal data", "en", ["gdpr-10", "gdpr-4-2"]) == ["gdpr-4-2"]
+    assert passages.anywhere("processing of personal data", "en") == ["gdpr-4-2"]
+    assert passages.anywhere("tratamiento de datos", "es") == ["gdpr-4-2"]
+    assert passages.anywhere("Verarbeitung personenbezogener Daten", "de") == ["gdpr-4-2"]
+    assert passages.anywhere("processing of invoices", "en") == [], "the definition of processing speaks of no invoice"
+    assert passages.anywhere("restriction of processing", "en") == ["gdpr-4-3"], "the whole term, defined, as before"
+
+
 def test_a_name_given_in_brackets_to_what_a_passage_describes_is_a_term_it_defines():
     """Article 5 GDPR names its principles in brackets ("... limited to what is necessary ... (‘data minimisation’)")
     and Article 4(1) the data subject: "What is data minimisation?" abstained, "What is a data subject?" quoted

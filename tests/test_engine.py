@@ -87,6 +87,9 @@ def claims_with_markers(answer: str) -> list[tuple[str, list[int]]]:
     ("What is a data processor?", ("eu-gdpr", "Article 4(8)")),
     ("What is data minimisation?", ("eu-gdpr", "Article 5")),
     ("What is a data subject?", ("eu-gdpr", "Article 4(1)")),
+    # a term "X of Y" whose X the act defines as an operation on Y (Articles 9 and 10 were quoted, which use the phrase)
+    ("What is processing of personal data?", ("eu-gdpr", "Article 4(2)")),
+    ("¿Qué es un tratamiento de datos?", ("eu-gdpr", "Article 4(2)")),
     # a cited provision leads the hits (Article 9 fell out of them once they were kept to the VAT Directive; the
     # E1-6 question abstained as loosely related)
     ("What does Article 9 of the VAT Directive say?", ("eu-vat-directive-fr", "Article 9")),

@@ -56,8 +56,8 @@ from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
-                                                 asked_by_heading, glossary_title_names, term_in_passage, term_variants,
-                                                 without_the_acts_subject)
+                                                 asked_by_heading, glossary_title_names, head_in_passage, term_in_passage,
+                                                 term_variants, without_the_acts_subject)
 from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.normalise import fold
@@ -2116,13 +2116,17 @@ class Composer:
     def _defines_part_of_the_term(ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` (in the question's language) defines a part of the asked term only: "restriction
         of processing" for "the right to restriction of processing". A "data controller" is not asked in part: the
-        word left out names the act's subject (:func:`without_the_acts_subject`)."""
+        word left out names the act's subject (:func:`without_the_acts_subject`), nor is "processing of personal data"
+        when the definition of "processing" speaks of personal data (:func:`head_in_passage`): Article 10, headed
+        "Processing of personal data relating to criminal convictions", is no answer to what processing is."""
         defined = definition.segments[0].defined
         if not defined or definition.source.language != plan.language:
             return False
         stems = set(tokenize(defined, plan.language))
         return stems < set(tokenize(ask.term, plan.language)) \
-            and stems != without_the_acts_subject(ask.term, plan.language, definition.source.title or "")
+            and stems != without_the_acts_subject(ask.term, plan.language, definition.source.title or "") \
+            and stems not in head_in_passage(ask.term, plan.language, plan.language,
+                                             " ".join(segment.text for segment in definition.segments))
 
     def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of

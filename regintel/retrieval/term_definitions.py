@@ -33,6 +33,14 @@ TITLE_TERM_SPLIT_RE = re.compile(r"\s*(?:[,;]|\s[–-]\s|\b(?:and|or|et|ou|y|o|u
 BRACKETED_RE = re.compile(r"\([^)]*\)")  # an abbreviation or a broader word ("Bestechung (Korruption)"): not the term
 DEFINITION_LABEL_RE = re.compile(r"^(?:definitions?|définitions?|definici(?:ón|ones)|definitionen)\b\s*"
                                  r"(?:of|de|du|des|von|der)?\s*", re.IGNORECASE)
+# an asked term "X of Y": X, at most two words, and what it is of ("processing of personal data", "tratamiento de
+# datos", "traitement de données à caractère personnel"); German puts Y after X ("Verarbeitung personenbezogener Daten")
+HEAD_OF_TERM_RES = {
+    "en": re.compile(r"^(?P<head>[\w-]+(?: [\w-]+)?) of (?:the |an? )?(?P<of>\w.*)$", re.IGNORECASE),
+    "fr": re.compile(r"^(?P<head>[\w-]+(?: [\w-]+)?) (?:de la |de l['’]|des |du |de |d['’])(?P<of>\w.*)$", re.IGNORECASE),
+    "es": re.compile(r"^(?P<head>[\w-]+(?: [\w-]+)?) (?:de la |de los |de las |del |de )(?P<of>\w.*)$", re.IGNORECASE),
+    "de": re.compile(r"^(?P<head>[A-ZÄÖÜ][\w-]+) (?:der |des |von |von der |vom )?(?P<of>\w.*)$"),
+}
 CONSIDERED_AS_RE = re.compile(r"\b(?:est|sont) considérée?s? comme (?:une? |des )?[«“]\s*([^»”\n]{2,80}?)\s*[»”]", re.I)
 
 
@@ -303,7 +311,33 @@ def term_in_passage(term: str, question_language: str, language: str, document_i
         found += search_title_translations(term, question_language, language, document_id, ref, heading, text, entries)
         found += cognate_translations(term, question_language, language, text, heading, ref, entries)
     shorter = without_the_acts_subject(term, language, title) if language == question_language else None
-    return found + [shorter] if shorter else found
+    found += [shorter] if shorter else []
+    return found + [head for head in head_in_passage(term, question_language, language, text) if head not in found]
+
+
+def head_of_term(term: str, language: str) -> tuple[str, str] | None:
+    """An asked term "X of Y" as (X, Y): "processing of personal data" -> ("processing", "personal data"),
+    "Verarbeitung personenbezogener Daten" -> ("Verarbeitung", "personenbezogener Daten"); None for another shape."""
+    pattern = HEAD_OF_TERM_RES.get(language)
+    found = pattern.match(term.strip()) if pattern else None
+    if not found or not tokenize(found["head"], language) or not tokenize(found["of"], language):
+        return None
+    return found["head"], found["of"]
+
+
+def head_in_passage(term: str, question_language: str, language: str, text: str) -> list[frozenset[str]]:
+    """The head of an asked term "X of Y" (:func:`head_of_term`) in a passage's ``language``, when the passage speaks
+    of Y: the GDPR defines "processing" as an operation "performed on personal data" (Article 4(2)), and "What is
+    processing of personal data?", "¿Qué es un tratamiento de datos?" quoted Articles 9 and 10, which use the whole
+    phrase, for want of a passage defining it whole. Across languages X and Y are carried by the legal term list."""
+    split = head_of_term(term, question_language)
+    if split is None:
+        return []
+    head, of = split
+    words = set(tokenize(text, language))
+    if not any(stems and stems <= words for stems in asked_term_stems(of, question_language, language)):
+        return []
+    return [stems for stems in asked_term_stems(head, question_language, language) if stems]
 
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "",
