@@ -306,6 +306,24 @@ def test_faut_il_que_asks_for_a_course_of_action_not_what_the_rules_require():
     assert not has_required_evidence("OPINION", "Faut-il conserver les factures pendant dix ans ?")
 
 
+@pytest.mark.parametrize("question", [
+    "Who is liable to us for the sub-processor's failure, and can the customers claim the full damage from us?",
+    "Who is liable to pay the VAT?", "Who is allowed to carry out the test?", "Qui est redevable de la TVA ?",
+    "Qu'est-ce qui est couvert exactement ?", "¿Quién es competente para sancionar?",
+    "Wer ist für uns zuständig?"])
+def test_who_bears_a_role_is_no_term_a_definition_question_asks_about(question):
+    """"Who is liable to us for ...?" was read as asking what "liable to us" means, so the first part was answered as
+    a definition and the composer quoted one article (Article 82, not Article 28 as well); "qu'est-ce qui est couvert"
+    as the French "qui est"."""
+    from regintel.text.asked_terms import definition_term
+
+    assert definition_term(question) == ""
+    assert definition_term("Who is a processor?") == "processor"
+    assert definition_term("Qui est un assujetti ?") == "assujetti"
+    assert definition_term("Wer ist ein Verantwortlicher?") == "Verantwortlicher"
+    assert definition_term("¿Quién es responsable del tratamiento?") == "responsable del tratamiento"
+
+
 @pytest.mark.parametrize("question", ["What are their tasks?", "What does it cover?", "Qu'est-ce que ce mécanisme ?",
                                       "What are these obligations?", "¿Qué es su función?"])
 def test_a_term_opening_with_a_pronoun_is_no_term_a_definition_question_asks_about(question):

@@ -13,6 +13,12 @@ _I = re.IGNORECASE
 # where a German question's term ends: at the act it is read in ("nach der DSGVO", "gemäß", "laut", "im Sinne der",
 # "in der", "in den", "in dem", "im"), or at the question mark
 _DE_END = r"(?:\?|$| nach | gemäß | laut | im sinne| in der | in den | in dem | im )"
+# after "who is": a role borne or a duty, not a term ("liable", "responsible", a participle, a preposition: "für uns");
+# not the French and Spanish "responsable", which opens the controller's name ("responsable du traitement")
+_ROLE_WORDS = (r"(?:liable|responsible|accountable|competent|eligible|exempt|subject|bound|in charge|\w+ed\b|"
+               r"redevable|tenue?s?\b|compétente?s?\b|habilitée?s?\b|exonérée?s?\b|soumise?s?\b|"
+               r"obligée?s?\b|autorisée?s?\b|competentes?|obligad[oa]s?|exent[oa]s?|"
+               r"verantwortlich|zuständig|haftbar|verpflichtet|befreit|für|fuer|zu|von)\b")
 DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bwhat (?:exactly )?(?:does|do) (?:the (?:term|expression|notion|concept) )?(?P<t>.+?) (?:mean(?! by\b)|refer to|cover)\b",
     r"\bhow (?:does|do|is|are) .{0,60}?\bdefin\w* (?:the (?:term|notion|concept) )?(?P<t>.+?)(?:\?|$| under | in the | for the )",
@@ -23,7 +29,8 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\b(?:what|who) is (?:considered|regarded as|deemed) (?:to be )?(?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
     r"\bdefine (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
     r"\bwhat (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | in | for the | according)",
-    r"\bwho (?:is|are) (?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
+    # who bears a role ("Who is liable to pay the VAT?", "qui est redevable", "wer ist für uns zuständig") is no term
+    rf"\bwho (?:is|are) (?!{_ROLE_WORDS})(?:an? |the )?(?P<t>.+?)(?:\?|$| under | in the | for the | according)",
     r"\b(?:qu['’]entend-on|que (?:faut-il|doit-on) (?:entendre|comprendre)) par (?:une? |les? |la |l['’])?(?P<t>.+?)"
     r"(?:\?|$| au sens| selon| dans | en matière)",
     r"\bque (?:signifie|désigne|veut dire) (?:une? |les? |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
@@ -32,13 +39,13 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     # l'OSS permet de faire ?" asks what a thing does, "Qu'est-ce que nous devons faire ?" is no definition question)
     r"\bqu['’]est-ce que (?!(?:je|j['’]|tu|il|ils|elle|elles|on|nous|vous|ce|cela|ça)\b)(?:les? |la |l['’])?(?P<t>[^?\s]+(?:\s+[^?\s]+){0,2}?)\s*(?:\?|$| au sens| selon| dans | en matière)",
     r"\bdéfinition (?:de |du |des |d['’])(?:la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans )",
-    r"\bqui est (?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
+    rf"(?<!\bce )\bqui est (?!{_ROLE_WORDS})(?:un |une |le |la |l['’])?(?P<t>.+?)(?:\?|$| au sens| selon| dans | en matière)",
     r"\bqué (?:se entiende por|significa|se considera) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     # the spoken "C'est quoi un mécanisme de réclamation ?" (a noun phrase of at most three words, as for "qu'est-ce
     # que": "C'est quoi le problème avec notre facture ?" asks about no term), and "Was gilt als ...?" below
     r"\bc['’]est quoi (?:une? |les? |la |l['’])?(?P<t>[^?\s]+(?:\s+[^?\s]+){0,2}?)\s*(?:\?|$| au sens| selon| dans | en matière)",
     r"\bqué (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
-    r"\bquién (?:es|son) (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
+    rf"\bquién (?:es|son) (?!{_ROLE_WORDS})(?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bdefinición de (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bwas (?:bedeutet|versteht man unter|heißt) (?:ein |eine |einem |einer |einen |der |die |das |den |dem )?(?P<t>.+?)" + _DE_END,
     # the act as the one meaning it: "What does DORA mean by ...?", "Qu'entend le RGPD par ... ?", "¿Qué entiende DORA
@@ -48,7 +55,7 @@ DEFINITION_TERM_RES = [re.compile(p, _I) for p in (
     r"\bqué entiende(?:n)? (?:el |la |los |las )?[\w-]+(?: [\w-]+){0,3} (?:exactamente )?por (?:una? |el |la |los |las )?(?P<t>.+?)(?:\?|$| según| en el | en la | a efectos)",
     r"\bwas versteh(?:t|en) (?!man\b)(?:der |die |das |den )?[\w-]+(?: [\w-]+){0,3} (?:genau )?unter (?:einem |einer |einen |ein |eine |dem |der |den |die |das )?(?P<t>.+?)" + _DE_END,
     r"\bwas (?:ist|sind) (?:ein |eine |der |die |das )?(?P<t>.+?)" + _DE_END,
-    r"\b(?:wer (?:ist|gilt als)|was gilt als) (?:ein |eine |der |die |das )?(?P<t>.+?)" + _DE_END,
+    rf"\b(?:wer (?:ist|gilt als)|was gilt als) (?!{_ROLE_WORDS})(?:ein |eine |der |die |das )?(?P<t>.+?)" + _DE_END,
     r"\bwie (?:definiert|bestimmt) .{0,40}?(?:den begriff |die |den |das |der )?(?P<t>.+?)(?:\?|$)",
 )]
 QUOTED_TERM_RE = re.compile(r"(?<!\w)[‘'\"“«]\s*([^’'\"”»]{2,80}?)\s*[’'\"”»](?!\w)")  # not the ' of qu'un
