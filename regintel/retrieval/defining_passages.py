@@ -128,10 +128,10 @@ class DefiningPassages:
     def _defining_the_head(self, term: str, question_language: str) -> Iterator[str]:
         """The chunks defining the head X of an asked term "X of Y" that speak of Y (:func:`head_in_passage`)."""
         head, _ = head_of_term(term, question_language) or ("", "")
-        assert self._by_term is not None
+        by_term = self._by_term or {}
         for language in self._languages:
             for stems in asked_term_stems(head, question_language, language or question_language):
-                for chunk_id in self._by_term.get((language, stems), ()) if stems else ():
+                for chunk_id in by_term.get((language, stems), ()) if stems else ():
                     chunk = self.chunks[chunk_id]
                     if stems in head_in_passage(term, question_language, language or question_language, chunk.text):
                         yield chunk_id

@@ -330,14 +330,25 @@ def head_in_passage(term: str, question_language: str, language: str, text: str)
     of Y: the GDPR defines "processing" as an operation "performed on personal data" (Article 4(2)), and "What is
     processing of personal data?", "¿Qué es un tratamiento de datos?" quoted Articles 9 and 10, which use the whole
     phrase, for want of a passage defining it whole. Across languages X and Y are carried by the legal term list."""
-    split = head_of_term(term, question_language)
+    split = _head_and_rest_stems(term, question_language, language)
     if split is None:
         return []
-    head, of = split
+    head, rest = split
     words = set(tokenize(text, language))
-    if not any(stems and stems <= words for stems in asked_term_stems(of, question_language, language)):
-        return []
-    return [stems for stems in asked_term_stems(head, question_language, language) if stems]
+    return list(head) if any(stems <= words for stems in rest) else []
+
+
+@lru_cache(maxsize=256)
+def _head_and_rest_stems(term: str, question_language: str, language: str
+                         ) -> tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...]] | None:
+    """The stems of X and of Y of an asked term "X of Y" in a passage's ``language``, read once per term (a
+    definition question reads every candidate passage with them)."""
+    split = head_of_term(term, question_language)
+    if split is None:
+        return None
+    head, rest = (tuple(stems for stems in asked_term_stems(part, question_language, language) if stems)
+                  for part in split)
+    return head, rest
 
 
 def defined_stems(text: str, heading: str, language: str, ref: str = "",
