@@ -2125,8 +2125,7 @@ class Composer:
         stems = set(tokenize(defined, plan.language))
         return stems < set(tokenize(ask.term, plan.language)) \
             and stems != without_the_acts_subject(ask.term, plan.language, definition.source.title or "") \
-            and stems not in head_in_passage(ask.term, plan.language, plan.language,
-                                             " ".join(segment.text for segment in definition.segments))
+            and stems not in head_in_passage(ask.term, plan.language, plan.language, _unit_text(definition))
 
     def _defines_part_of_a_heading_asked(self, ask: Ask, plan: QuestionPlan, definition: Unit) -> bool:
         """Whether ``definition`` defines part of the asked term only, the whole of which heads another article of

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from regintel.retrieval.chunking import Chunk, is_definition
-from regintel.retrieval.term_definitions import (asked_term_stems, defined_stems, defines, head_in_passage,
-                                                 head_of_term, term_in_passage, without_the_acts_subject)
+from regintel.retrieval.term_definitions import (asked_term_stems, defined_stems, defines, head_and_rest_stems,
+                                                 head_in_passage, term_in_passage, without_the_acts_subject)
 
 MAX_DEFINING = 2
 # a who / when / how question's ranking is read this many times as deep for passages that are no definition
@@ -121,17 +121,18 @@ class DefiningPassages:
             if shorter:
                 found.update(chunk_id for chunk_id in self._by_term.get((question_language, shorter), ())
                              if self.chunks[chunk_id].title == title)
-        if not found and head_of_term(term, question_language):  # "processing of personal data": "processing"
+        if not found:  # "processing of personal data": "processing"
             found.update(self._defining_the_head(term, question_language))
         return sorted(found, key=self._position.__getitem__)
 
     def _defining_the_head(self, term: str, question_language: str) -> Iterator[str]:
-        """The chunks defining the head X of an asked term "X of Y" that speak of Y (:func:`head_in_passage`)."""
-        head, _ = head_of_term(term, question_language) or ("", "")
+        """The chunks defining the head X of an asked term "X of Y" that speak of Y (:func:`head_in_passage`); none for
+        a term of another shape."""
         by_term = self._by_term or {}
         for language in self._languages:
-            for stems in asked_term_stems(head, question_language, language or question_language):
-                for chunk_id in by_term.get((language, stems), ()) if stems else ():
+            split = head_and_rest_stems(term, question_language, language or question_language)
+            for stems in split[0] if split else ():
+                for chunk_id in by_term.get((language, stems), ()):
                     chunk = self.chunks[chunk_id]
                     if stems in head_in_passage(term, question_language, language or question_language, chunk.text):
                         yield chunk_id

@@ -330,7 +330,7 @@ def head_in_passage(term: str, question_language: str, language: str, text: str)
     of Y: the GDPR defines "processing" as an operation "performed on personal data" (Article 4(2)), and "What is
     processing of personal data?", "¿Qué es un tratamiento de datos?" quoted Articles 9 and 10, which use the whole
     phrase, for want of a passage defining it whole. Across languages X and Y are carried by the legal term list."""
-    split = _head_and_rest_stems(term, question_language, language)
+    split = head_and_rest_stems(term, question_language, language)
     if split is None:
         return []
     head, rest = split
@@ -339,7 +339,7 @@ def head_in_passage(term: str, question_language: str, language: str, text: str)
 
 
 @lru_cache(maxsize=256)
-def _head_and_rest_stems(term: str, question_language: str, language: str
+def head_and_rest_stems(term: str, question_language: str, language: str
                          ) -> tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...]] | None:
     """The stems of X and of Y of an asked term "X of Y" in a passage's ``language``, read once per term (a
     definition question reads every candidate passage with them)."""
