@@ -97,6 +97,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: absent without xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``-n 2 --dist loadgroup`` (the CI command) schedules the suite's own groups (tests/scheduling.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.scheduling import SuiteGroupScheduling
+
+    return SuiteGroupScheduling(config, log)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _stop_graph_servers(_session_root(session.config))
 

@@ -42,6 +42,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+RUNNING_APPS: list["StreamlitApp"] = []  # their logs go into the report of a browser test that fails
+
+
 class StreamlitApp:
     def __init__(self, data_dir: Path, env: dict[str, str], secrets: Path | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
@@ -53,6 +56,7 @@ class StreamlitApp:
              "--server.fileWatcherType", "none", *(["--secrets.files", str(secrets)] if secrets else [])],
             cwd=REPO_ROOT, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT,
         )
+        RUNNING_APPS.append(self)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             try:
@@ -63,11 +67,38 @@ class StreamlitApp:
         raise RuntimeError("Streamlit did not start: " + self.log.read_text(errors="replace")[-2000:])
 
     def stop(self) -> None:
+        if self in RUNNING_APPS:
+            RUNNING_APPS.remove(self)
         self.process.terminate()
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """A browser test that fails reports what the page showed (text, address, a screenshot under
+    tests/artifacts/failures/) and the end of every running app's log: a CI failure can be read, not only rerun."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    page = getattr(item, "funcargs", {}).get("page")
+    if page is not None:
+        report.sections.append(("page at the failure", page_at_failure(page, item.name)))
+    for app in RUNNING_APPS:
+        report.sections.append((f"end of the app's log ({app.url})", app.log.read_text(errors="replace")[-4000:]))
+
+
+def page_at_failure(page, test_name: str) -> str:
+    try:
+        shot = ARTIFACTS / "failures" / (re.sub(r"[^\w.-]+", "_", test_name)[:120] + ".png")
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True, timeout=10_000)
+        return f"address {page.url}\nscreenshot {shot}\n" + page.inner_text("body", timeout=10_000)[-3000:]
+    except Exception as exc:  # a crashed or closed page: say so, keep the test's own error
+        return f"the page could not be read: {exc!r}"
 
 
 @pytest.fixture(scope="session")
