@@ -1,9 +1,15 @@
-"""BM25 tokens (regintel/text/analysis.py): an acronym that is a stop word once lower-cased is kept."""
+"""BM25 tokens (regintel/text/analysis.py): an acronym that is a stop word once lower-cased is kept; folding."""
 
 from __future__ import annotations
 
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from regintel.retrieval.bm25_index import BM25Index
 from regintel.text.analysis import tokenize
+from regintel.text.normalise import fold
 
 
 def test_it_as_an_acronym_reads_as_the_regulations_ict_and_the_pronoun_stays_a_stop_word():
@@ -36,3 +42,19 @@ def test_bases_is_the_plural_of_basis_not_a_form_of_based():
     index.build(["a10", "a6"], ["Processing of data based on Article 6(1) shall be carried out under control.",
                                 "The basis for the processing shall be laid down by Union law."], ["en", "en"])
     assert index.search("What are the lawful bases for processing?", 2)[0][0] == "a6"
+
+
+def _fold_by_character(text: str) -> str:
+    """fold() as it was first written: NFKD, then a per-character test (the indexes on disk were built with it)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@given(st.text(max_size=60))
+def test_fold_gives_what_the_per_character_fold_gave_on_any_text(text):
+    assert fold(text) == _fold_by_character(text)
+
+
+def test_fold_strips_diacritics_and_compatibility_forms():
+    assert fold("Déclaration ŒUVRE Straße ﬁn Ⅳ") == "declaration œuvre straße fin iv"
+    assert fold("İ") == _fold_by_character("İ") == "i"  # lower() adds a combining dot, which goes

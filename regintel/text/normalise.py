@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
+from functools import lru_cache
 
 
 def fold(text: str) -> str:
-    """Lower-case and strip diacritics (so "Déclaration" and "declaration" meet)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """Lower-case and strip diacritics (so "Déclaration" and "declaration" meet): the compatibility decomposition
+    (NFKD) without its combining marks. ASCII text is only lower-cased (NFKD leaves it as it is)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    return unicodedata.normalize("NFKD", lowered).translate(_combining_marks())
+
+
+@lru_cache(maxsize=1)
+def _combining_marks() -> dict[int, None]:
+    """A ``str.translate`` table that deletes every character of non-zero canonical combining class (built on first
+    use, ~0.1 s): ingestion folds millions of characters, and a per-character test in Python was a sixth of it."""
+    return dict.fromkeys(cp for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp)))
 
 
 def fold_for_comparison(text: str) -> str:
