@@ -9,7 +9,7 @@ from regintel.retrieval.defining_passages import DefiningPassages, definitions_f
 from regintel.retrieval.term_definitions import (asked_by_heading, glossary_title_names, term_variants,
                                                  terms_defined_by)
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import asks_who_when_or_how
+from regintel.text.question_kinds import asks_penalty_for_infringement, asks_who_when_or_how
 
 
 def chunk(chunk_id: str, text: str, ref: str, heading: str = "", language: str = "en") -> Chunk:
@@ -189,6 +189,20 @@ def test_definitions_follow_the_other_passages_in_their_order():
 ])
 def test_a_question_asking_who_acts_when_or_how(question, asks):
     assert asks_who_when_or_how(question) is asks
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("Welche Strafen drohen bei einem Verstoß gegen die DSGVO?", True),
+    ("Quelles sanctions encourt une entreprise qui enfreint le RGPD ?", True),
+    ("What fines apply for breaches of the GDPR?", True),
+    ("¿Qué multas se imponen por infracciones del RGPD?", True),
+    ("When must a personal data breach be notified?", False),  # a breach, no penalty
+    ("What is an administrative fine?", False),  # a penalty, no infringement
+    ("What does 'infringement' mean in the context of administrative fines?", False),  # what a term means
+])
+def test_a_question_asking_what_penalty_an_infringement_incurs(question, asks):
+    """No definition says what penalty applies: search puts the definitions behind for these questions too."""
+    assert asks_penalty_for_infringement(question) is asks
 
 
 @pytest.mark.parametrize("question, term", [

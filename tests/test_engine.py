@@ -410,6 +410,9 @@ def test_a_question_asking_where_a_service_to_a_business_is_taxed_cites_the_gene
     ("Wann dürfen Daten in ein Drittland übermittelt werden?", "Article 45"),
     ("Wie lange dürfen personenbezogene Daten gespeichert werden?", "Article 5"),
     ("Was ist Datenverarbeitung?", "Article 4(2)"),
+    # no definition says what penalty applies: the definition of a "relevant and reasoned objection", which names
+    # infringements, led and was quoted (session 88: definitions last for a penalty question)
+    ("Welche Strafen drohen bei einem Verstoß gegen die DSGVO?", "Article 83"),
 ])
 def test_a_german_question_in_participles_or_compounds_is_answered_from_its_article(engine, question, article):
     """Snowball stems "übermittelt" apart from the term list's "übermitteln" and the list holds "Verarbeitung", not

@@ -40,6 +40,7 @@ from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.acronyms import acronyms_in, known_acronyms
 from regintel.retrieval.crosslingual import load_glossary, terms
 from regintel.text.asked_terms import asked_term, definition_term
+from regintel.text.question_kinds import INFRINGEMENT_WORDS, PENALTY_WORDS
 from regintel.text.question_parts import asking_sentence, asking_sentences
 
 log = logging.getLogger(__name__)
@@ -251,13 +252,6 @@ OPINION_WORDS = _rx(
     r"\b(deberíamos|debería|recomiend\w*|recomend\w*|aconsej\w*|vale la pena|mejor|opina\w*|cree usted|prefer\w*)\b",
     r"\b(sollten|sollte|empfehl\w*|rat\w*|lohnt|besser|meinen sie|halten sie|ihre meinung|bevorzug\w*)\b")
 
-
-_PENALTIES = (r"\b(penalt\w*|fines?|sanction\w*|amendes?|pénalités?|sanci[óo]n\w*|multas?|sanktion\w*|bu[ßs]geld\w*|"
-              r"geldbu[ßs]e\w*|strafen?|droh(t|en)|boetes?|sancties?|sanzion\w*)\b")
-_INFRINGEMENTS = (r"\b(infring\w*|breach\w*|violat\w*|non-complian\w*|infractions?|violations?|manquements?|enfrei\w*|"
-                  r"infracci\w*|incumpl\w*|vulneraci\w*|versto[ßs]\w*|verstö[ßs]\w*|verletzung\w*|zuwiderhandl\w*|"
-                  r"inbreuk\w*|overtreding\w*|schending\w*|violazion\w*|infrazion\w*)\b")
-
 # A question asking what an act provides, in the sentence that asks ("Au sens de DORA, parle-t-on d'un incident ?",
 # "Quelle solution DORA prévoit-il dans ce cas ?", "Regeln die Standards, wie wir ...?", "How does DORA decide whether
 # we count as ...?", "Que faut-il entendre par X ?"): told after the asker's situation, or in words that read like a
@@ -275,7 +269,7 @@ ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
     # the penalties an act lays down for infringing it ("Welche Sanktionen drohen bei Verstößen gegen DORA?", "What
     # fines apply for breaches of the GDPR?"): the classifier, with few such allowed questions, reads a prediction or
     # an opinion in "drohen"; the asker's own case is a calculation (its rule goes first)
-    rf"{_PENALTIES}.{{0,60}}{_INFRINGEMENTS}|{_INFRINGEMENTS}.{{0,60}}{_PENALTIES}")
+    rf"{PENALTY_WORDS}.{{0,60}}{INFRINGEMENT_WORDS}|{INFRINGEMENT_WORDS}.{{0,60}}{PENALTY_WORDS}")
 # A view of what will happen, in the sentence that asks: a prediction's evidence against ASKS_WHAT_THE_TEXT_PROVIDES
 PREDICTION_WORDS = _rx(
     _FUTURE, r"\b(likely|probabl[ey]|realistically|expect\w*|future|wahrscheinlich|voraussichtlich|künftig|zukünftig|"

@@ -104,6 +104,16 @@ WHEN_CONDITION_RE = re.compile(
     # "When does the right to erasure not apply?", "Wann gilt eine Verarbeitung als grenzüberschreitend?": in which cases
     r"apply|applies|s['’]appliqu\w*|aplica|aplican|gilt|gelten)\b", _I)
 
+# the penalties an act lays down for infringing it ("What fines apply for breaches of the GDPR?", "Welche Sanktionen
+# drohen bei Verstößen gegen DORA?"): the guardrails read it as asking for the text, search puts the definitions last
+PENALTY_WORDS = (r"\b(penalt\w*|fines?|sanction\w*|amendes?|pénalités?|sanci[óo]n\w*|multas?|sanktion\w*|bu[ßs]geld\w*|"
+                 r"geldbu[ßs]e\w*|strafen?|droh(t|en)|boetes?|sancties?|sanzion\w*)\b")
+INFRINGEMENT_WORDS = (r"\b(infring\w*|breach\w*|violat\w*|non-complian\w*|infractions?|violations?|manquements?|enfrei\w*|"
+                      r"infracci\w*|incumpl\w*|vulneraci\w*|versto[ßs]\w*|verstö[ßs]\w*|verletzung\w*|zuwiderhandl\w*|"
+                      r"inbreuk\w*|overtreding\w*|schending\w*|violazion\w*|infrazion\w*)\b")
+PENALTY_FOR_INFRINGEMENT_RE = re.compile(
+    rf"{PENALTY_WORDS}.{{0,60}}{INFRINGEMENT_WORDS}|{INFRINGEMENT_WORDS}.{{0,60}}{PENALTY_WORDS}", _I)
+
 
 def asks_conditions_by_when(question: str) -> bool:
     """Whether a question opening on "when" asks in which cases (:data:`WHEN_CONDITION_RE`: "Wann ist eine
@@ -119,6 +129,13 @@ def asks_who_when_or_how(question: str) -> bool:
     return bool(WHO_WHEN_HOW_RE.search(question) or WHETHER_BOUND_RE.search(question)
                 or WHICH_ACTOR_MUST_RE.search(question)) \
         and not COUNTS_AS_RE.search(question) and not asked_term(question)
+
+
+def asks_penalty_for_infringement(question: str) -> bool:
+    """Whether the question asks what penalty an infringement incurs and not what a term means: no definition says
+    it ("Welche Strafen drohen bei einem Verstoß gegen die DSGVO?" led with the definition of a "relevant and reasoned
+    objection", which names infringements)."""
+    return bool(PENALTY_FOR_INFRINGEMENT_RE.search(question)) and not asked_term(question)
 
 
 @lru_cache(maxsize=8)
