@@ -40,7 +40,7 @@ from regintel.egress.sanitiser import contains_pii, find_pii, sanitise
 from regintel.retrieval.acronyms import acronyms_in, known_acronyms
 from regintel.retrieval.crosslingual import load_glossary, terms
 from regintel.text.asked_terms import asked_term, definition_term
-from regintel.text.question_kinds import INFRINGEMENT_WORDS, PENALTY_WORDS
+from regintel.text.question_kinds import PENALTY_FOR_INFRINGEMENT
 from regintel.text.question_parts import asking_sentence, asking_sentences
 
 log = logging.getLogger(__name__)
@@ -269,7 +269,7 @@ ASKS_WHAT_THE_TEXT_PROVIDES = _rx(
     # the penalties an act lays down for infringing it ("Welche Sanktionen drohen bei Verstößen gegen DORA?", "What
     # fines apply for breaches of the GDPR?"): the classifier, with few such allowed questions, reads a prediction or
     # an opinion in "drohen"; the asker's own case is a calculation (its rule goes first)
-    rf"{PENALTY_WORDS}.{{0,60}}{INFRINGEMENT_WORDS}|{INFRINGEMENT_WORDS}.{{0,60}}{PENALTY_WORDS}")
+    PENALTY_FOR_INFRINGEMENT)
 # A view of what will happen, in the sentence that asks: a prediction's evidence against ASKS_WHAT_THE_TEXT_PROVIDES
 PREDICTION_WORDS = _rx(
     _FUTURE, r"\b(likely|probabl[ey]|realistically|expect\w*|future|wahrscheinlich|voraussichtlich|künftig|zukünftig|"

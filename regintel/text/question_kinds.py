@@ -106,13 +106,16 @@ WHEN_CONDITION_RE = re.compile(
 
 # the penalties an act lays down for infringing it ("What fines apply for breaches of the GDPR?", "Welche Sanktionen
 # drohen bei Verstößen gegen DORA?"): the guardrails read it as asking for the text, search puts the definitions last
-PENALTY_WORDS = (r"\b(penalt\w*|fines?|sanction\w*|amendes?|pénalités?|sanci[óo]n\w*|multas?|sanktion\w*|bu[ßs]geld\w*|"
-                 r"geldbu[ßs]e\w*|strafen?|droh(t|en)|boetes?|sancties?|sanzion\w*)\b")
-INFRINGEMENT_WORDS = (r"\b(infring\w*|breach\w*|violat\w*|non-complian\w*|infractions?|violations?|manquements?|enfrei\w*|"
-                      r"infracci\w*|incumpl\w*|vulneraci\w*|versto[ßs]\w*|verstö[ßs]\w*|verletzung\w*|zuwiderhandl\w*|"
-                      r"inbreuk\w*|overtreding\w*|schending\w*|violazion\w*|infrazion\w*)\b")
-PENALTY_FOR_INFRINGEMENT_RE = re.compile(
-    rf"{PENALTY_WORDS}.{{0,60}}{INFRINGEMENT_WORDS}|{INFRINGEMENT_WORDS}.{{0,60}}{PENALTY_WORDS}", _I)
+_PENALTY_WORDS = (
+    r"\b(penalt\w*|fines?|sanction\w*|amendes?|pénalités?|sanci[óo]n\w*|multas?|sanktion\w*|bu[ßs]geld\w*|"
+    r"geldbu[ßs]e\w*|strafen?|droh(t|en)|boetes?|sancties?|sanzion\w*)\b")
+_INFRINGEMENT_WORDS = (
+    r"\b(infring\w*|breach\w*|violat\w*|non-complian\w*|infractions?|violations?|manquements?|enfrei\w*|"
+    r"infracci\w*|incumpl\w*|vulneraci\w*|versto[ßs]\w*|verstö[ßs]\w*|verletzung\w*|zuwiderhandl\w*|"
+    r"inbreuk\w*|overtreding\w*|schending\w*|violazion\w*|infrazion\w*)\b")
+PENALTY_FOR_INFRINGEMENT = (
+    rf"{_PENALTY_WORDS}.{{0,60}}{_INFRINGEMENT_WORDS}|{_INFRINGEMENT_WORDS}.{{0,60}}{_PENALTY_WORDS}")
+PENALTY_FOR_INFRINGEMENT_RE = re.compile(PENALTY_FOR_INFRINGEMENT, _I)
 
 
 def asks_conditions_by_when(question: str) -> bool:
