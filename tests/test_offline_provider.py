@@ -1280,6 +1280,10 @@ class _EveryTextAlike:
     ("Was gilt im Gegensatz zu einem Auftragsverarbeiter?", True),
     ("One asks for a copy, the other for an export: how do these two requests differ?", True),
     ("Où se situe le lieu d'imposition dans chacun des deux cas ?", True),
+    ("Quels planchers pour le taux normal d'une part, et pour les taux réduits d'autre part ?", True),
+    ("What applies on the one hand to banks and on the other hand to insurers?", True),
+    ("¿Qué plazo rige por un lado para la autoridad y por otro lado para los interesados?", True),
+    ("Was gilt einerseits für Banken und andererseits für Versicherer?", True),
     ("What are the two conditions for the exemption?", False),
     ("When must a personal data breach be notified to the supervisory authority?", False),
     ("Quelles mentions une facture doit-elle contenir ?", False),
@@ -1693,6 +1697,56 @@ def test_a_second_ask_after_if_so_is_a_part_of_its_own(question, language, secon
     answer quoted only the first one's article (the ASBL guidance on whether it is taxable, not what it must do)."""
     parts = split_question(question, language)
     assert len(parts) == 2 and parts[1] == second, parts
+
+
+@pytest.mark.parametrize("question, language, second", [
+    ("Les cours peuvent-ils être exonérés de TVA, et l'exonération peut-elle couvrir la buvette ?", "fr",
+     "l'exonération peut-elle couvrir la buvette ?"),
+    ("Le délai est-il de trois mois, et ce délai court-il à partir de la demande ?", "fr",
+     "ce délai court-il à partir de la demande ?"),
+    ("How do administrative penalties relate to criminal penalties - can a country rely on criminal sanctions instead?",
+     "en", "can a country rely on criminal sanctions instead?"),
+])
+def test_a_second_ask_with_its_own_subject_or_after_a_dash_is_a_part_of_its_own(question, language, second):
+    """A French ask whose subject comes before its inverted verb ("et l'exonération peut-elle ...?"), and an ask set
+    off by a dash, are asks of their own: read as one part, the answer quoted one article for two questions."""
+    parts = split_question(question, language)
+    assert len(parts) == 2 and parts[1] == second, parts
+
+
+def test_a_comparison_set_off_by_a_dash_from_a_further_ask_keeps_its_two_sides():
+    """"How does X differ from Y – who can claim what?": the clause before the dash is the comparison, its sides are
+    the two asks (the further ask after the dash is left out, as one after ", and" is)."""
+    question = ("Worin unterscheidet sich der Schadensersatzanspruch einer betroffenen Person von einer Geldbuße der "
+                "Aufsichtsbehörde – wer kann was verlangen?")
+    assert split_question(question, "de") == ["der Schadensersatzanspruch einer betroffenen Person",
+                                              "einer Geldbuße der Aufsichtsbehörde"]
+
+
+@pytest.mark.parametrize("question, language", [
+    ("What is the time limit - 72 hours?", "en"),
+    ("Les États membres peuvent-ils appliquer un taux réduit à la livraison de livres ?", "fr"),
+    ("Le prestataire doit-il facturer la TVA et la déclarer lui-même ?", "fr"),
+])
+def test_no_second_ask_without_an_ask_after_the_break(question, language):
+    """A dash before a figure, or "et" joining two verbs of one ask, opens no second part."""
+    assert split_question(question, language) == [question]
+
+
+@pytest.mark.parametrize("question, case", [
+    ("What is a personal data breach, and does a lost laptop count as one?", True),
+    ("Comment savoir si un incident lié aux TIC est « majeur », et quels rapports devons-nous ensuite transmettre ?",
+     False),
+    ("What is a personal data breach, and by when must it be notified to the supervisory authority?", False),
+])
+def test_a_definition_then_a_case_is_told_from_a_definition_then_another_ask(question, case):
+    """A definition then whether a case falls under it is answered by the defining article; a definition then a
+    list or a period asks a second thing, which another article answers."""
+    from regintel.llm.offline_compose import _definition_then_case
+
+    plan = plan_question(question)
+    assert len(plan.asks) == 2, plan.asks
+    assert _definition_then_case(plan) is case, [(a.text, a.shape) for a in plan.asks]
 
 
 def test_a_compound_question_with_if_so_cites_the_article_of_each_part():

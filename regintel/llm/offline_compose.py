@@ -2449,9 +2449,13 @@ class Composer:
 
 
 def _definition_then_case(plan: QuestionPlan) -> bool:
-    """What a term means, then whether a case falls under it: the defining article answers both (not the two
-    sides of a comparison, each of which may be a term defined on its own)."""
-    return plan.asks[0].shape == "definition" and not plan.comparison
+    """What a term means, then whether a case falls under it ("What is a personal data breach, and does a lost
+    laptop count?"): the defining article answers both. Not the two sides of a comparison, each of which may be a
+    term defined on its own, nor a definition followed by a list, a period or a duty ("Comment savoir si un incident
+    est « majeur », et quels rapports devons-nous ensuite transmettre ?": another article says what follows), nor
+    one ask alone (a contrast whose sides are too long to cut out reads as one "definition")."""
+    return (len(plan.asks) >= 2 and plan.asks[0].shape == "definition" and not plan.comparison
+            and all(ask.shape in {"general", "definition"} for ask in plan.asks[1:]))
 
 
 def _antecedent_terms(passage: Passage, segment: Segment) -> set[str]:

@@ -64,8 +64,13 @@ CONTRAST_RE = re.compile(
     # "these two requests", "entre les deux cas", "en ambos casos", "in beiden Fällen": two things named as such
     r"(?:these|those|both|each of the)\s+two|(?:les|ces|chacun\w* des)\s+deux|"
     r"(?:los|las|estos|estas|ambos|ambas)\s+(?:dos\s+)?(?:casos|supuestos|situaciones|solicitudes)|"
-    r"(?:die|diese|den)\s+beiden|in beiden)\b", _I)
+    r"(?:die|diese|den)\s+beiden|in beiden|"
+    # two things set side by side: "on the one hand ... on the other", "d'une part ... d'autre part", "por un lado ...
+    # por otro", "einerseits ... andererseits"
+    r"on the one hand|on the other hand|d['’]une part|d['’]autre part|por una parte|por otra parte|por un lado|"
+    r"por otro lado|einerseits|andererseits)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
+DASH_RE = re.compile(r"\s+[-–—]\s+")
 
 
 def sentences(question: str) -> list[str]:
@@ -83,9 +88,10 @@ def asking_sentence(question: str) -> str:
     asked = asking_sentences(question)
     return asked[-1] if asked else ""
 
-# a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?") is not part of it, nor
+# a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?", "... – wer kann was
+# verlangen?") is not part of it, nor
 # is the situation a clause after it sets ("... differ from the 'VAT unit' criterion when deciding whether ...")
-SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$|"
+SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$|\s+[-–—]\s+.*$|"
                           r",?\s+(?:when|whenever|if|whether|lorsque|lorsqu['’]|quand|cuando|wenn|falls)\b.*$", _I)
 _ASK_WORDS = {
     "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
@@ -104,7 +110,10 @@ _PREPOSED_ASKS = {
     "en": r"(?:on|at|from|for|to|in|by|under|with|of|after|before|until|up to)\s+(?:what|which|whom|how)",
     "fr": r"(?:(?:de|d['’]|sur|à|pour|par|dans|en|avec|sous|selon|jusqu['’]à|après|avant)\s*(?:quel|quelle|quels|quelles|"
           r"qui|quoi|combien|lequel|laquelle|lesquels|lesquelles)|[\wàâçéèêëîïôûùüÿœ]+-(?:t-)?(?:nous|on|il|elle|ils|elles|vous)|"
-          r"y a-t-il|existe-t-il)",
+          r"y a-t-il|existe-t-il|"
+          # a subject, then its verb asking ("et l'exonération peut-elle couvrir ...?", "et ce délai court-il ...?")
+          r"(?:l['’]|le\s|la\s|les\s|ce\s|cet\s|cette\s|ces\s|leur\s|leurs\s|son\s|sa\s|ses\s|notre\s|nos\s)"
+          r"[^,;.!?]{0,60}?[\wàâçéèêëîïôûùüÿœ]+-(?:t-)?(?:il|elle|ils|elles)\b)",
     "es": r"(?:(?:de|a|en|sobre|por|para|con|bajo|hasta|desde|según)\s+(?:qué|cuál|cuáles|quién|quiénes|cuánto|cuánta|"
           r"cuántos|cuántas|dónde|cuándo)|podemos|debemos|tenemos|hay que|se puede|se debe|es|son|está|están)",
     "de": r"(?:(?:ab|auf|für|in|mit|nach|bei|unter|von|bis|an|aus|zu|gegen|über)\s+(?:welche|welcher|welches|welchem|"
@@ -119,7 +128,8 @@ _IF_SO = {"en": r"(?:if so|if yes|if that is the case|in that case)",
           "fr": r"(?:si oui|si c['’]est le cas|dans ce cas|dans l['’]affirmative)",
           "es": r"(?:en caso afirmativo|si es así|en ese caso|si así fuera)",
           "de": r"(?:wenn ja|falls ja|in diesem fall|gegebenenfalls)"}
-SPLIT_RES = {lang: re.compile(rf",?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+"
+# (a dash sets off a second ask too: "How do X relate to Y - can a country rely on Z instead?")
+SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+|\s+[-–—]\s+)"
                               rf"(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)", _I)
              for lang in _ASK_WORDS}
 
@@ -129,7 +139,10 @@ def comparison_sides(question: str) -> list[str]:
     question or in one of its sentences (a case told first, then "how do our duties differ between X and Y? ..."); a
     further ask coordinated after the second side is left out of it. Empty when it compares nothing."""
     text = " ".join(question.split())
-    for sentence in dict.fromkeys([*sentences(text), text]):  # each sentence, then the whole question
+    # each sentence, each clause a dash sets off ("Worin unterscheidet sich X von Y – wer kann was verlangen?"), then
+    # the whole question
+    clauses = [clause for sentence in sentences(text) for clause in DASH_RE.split(sentence)]
+    for sentence in dict.fromkeys([*sentences(text), *clauses, text]):
         comparison = COMPARISON_RE.search(sentence) or next(filter(None, (p.search(sentence) for p in DIFFER_FROM_RES)),
                                                             None)
         sides = [g for g in comparison.groups() if g] if comparison else []
