@@ -75,6 +75,13 @@ def test_issue_18_targets_on_the_independent_table() -> None:
     ("Urodzony 14.02.1988 r. w Krakowie.", "DATE_OF_BIRTH", "14.02.1988"),
     ("She lives at 12 rue de la Paix, 75002 Paris.", "ADDRESS", "12 rue de la Paix, 75002 Paris"),
     ("The complaint by Ingrid Vandenbroucke reached the DPC.", "PERSON", "Ingrid Vandenbroucke"),
+    ("Rijksregisternummer van het lid: 85.07.30-033.28.", "BE_NN", "85.07.30-033.28"),
+    ("Le dossier 85073003328 est incomplet.", "BE_NN", "85073003328"),
+    ("Personalnummer 40217 im HR-System.", "ID_NUMBER", "40217"),
+    ("His national register number 85.07.30-033.61 was mistyped.", "ID_NUMBER", "85.07.30-033.61"),
+    ("Steuer-ID 57 384 920 163 laut Lohnzettel.", "ID_NUMBER", "57 384 920 163"),
+    ("Numéro de sécurité sociale : 1 84 12 75 999 999 99.", "ID_NUMBER", "1 84 12 75 999 999 99"),
+    ("the employee ID is AB123456 in payroll", "ID_NUMBER", "AB123456"),
 ])
 def test_types_the_old_sanitiser_let_through(text: str, kind: str, value: str) -> None:
     found = [(f.type, f.text) for f in find_pii(text)]
@@ -87,6 +94,7 @@ def test_types_the_old_sanitiser_let_through(text: str, kind: str, value: str) -
     "The European Data Protection Board and the Commission nationale de l'informatique et des libertés.",
     "Fines of up to EUR 20 000 000 or 4 % of the total worldwide annual turnover under Article 83(5).",
     "Council Implementing Regulation (EU) No 282/2011 applies from 1 July 2011.",
+    "The VAT identification number referred to in Article 214, and the customer number 3 of the annex.",
 ])
 def test_regulatory_text_passes_untouched(text: str) -> None:
     assert find_pii(text) == []

@@ -40,6 +40,11 @@ def probs(**given: float) -> dict[str, float]:
     "May we store the PESEL 44051401359 of our Polish customer in the CRM?",  # one national id is enough
     "Can our bank keep a copy of passport no. 12AB34567 after the account closes?",
     "Please check whether Jan Kowalski and Anna Nowak may be profiled.",  # names with a request to check them
+    # a number written as a person's identifier, whatever its checksum (session 89)
+    "Is the national register number 85.07.30-033.61 of our volunteer valid, and can we keep it?",
+    "Herr Kolb (Personalnummer 40217) verlangt Auskunft: welche Angaben dürfen wir schwärzen?",
+    "Nuestro empleado con número de la seguridad social 28/12345678/90 pide sus datos: ¿qué le damos?",
+    "Le membre 85.07.30-033.28 demande l'effacement de son dossier : que faire ?",  # a valid Belgian number alone
 ])
 def test_personal_data_about_identifiable_people_is_refused_without_a_classifier(question):
     result = classify_query(question)
@@ -53,6 +58,8 @@ def test_personal_data_about_identifiable_people_is_refused_without_a_classifier
     "What must a controller do with the personal data of its employees?",
     "Our DPO can be reached at dpo@example.com: must the contact details be published?",  # one address, no analysis
     "Which rights did Maximilian Schrems invoke against Facebook Ireland?",  # names alone are no data to analyse
+    "Must an invoice show the customer's VAT identification number under Article 226?",
+    "Which customer number 3 complaint rules apply?",  # fewer than four digits: no identifier
 ])
 def test_questions_about_personal_data_without_pasted_data_are_not_refused_for_it(question):
     assert personal_data_signal(question) is None
@@ -118,6 +125,18 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("¿Subirá el tipo reducido el próximo año?", "PREDICTION"),
     ("Pouvez-vous calculer la TVA due sur nos ventes de ce trimestre ?", "CALCULATION"),
     ("Calculate the fine our company faces for a turnover of 40 million euros.", "CALCULATION"),
+    # a figure asked for the asker's own case, with its figures told, whatever article it names (session 89)
+    ("A breach was found on Monday 3 March at 09:00. How many hours do we have left if it is now 18:30 on "
+     "Tuesday?", "CALCULATION"),
+    ("Our turnover was €80 million under Article 83. What is the maximum fine in euros?", "CALCULATION"),
+    ("Avec 350 MWh de gaz et un facteur de 0,2 tCO2e/MWh, combien de tonnes déclarons-nous ?", "CALCULATION"),
+    ("Wir haben 1.200 Rechnungen zu je 500 € ausgestellt. Wie viel Umsatzsteuer schulden wir?", "CALCULATION"),
+    # what a legislator or an authority will do
+    ("Will the EU postpone DORA's application again?", "PREDICTION"),
+    ("Will the supervisory authorities relax the ESRS phase-in for small banks?", "PREDICTION"),
+    ("La Commission va-t-elle reporter la date d'application des ESRS ?", "PREDICTION"),
+    ("¿Aplazará la UE las normas de información sobre sostenibilidad?", "PREDICTION"),
+    ("Wird die EU die Frist für die ESRS verschieben?", "PREDICTION"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -146,6 +165,12 @@ def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     "This year we changed how we calculate our energy metric. What must we disclose about the change?",
     "Pour calculer notre prorata de déduction, faut-il inclure les intérêts de nos placements ?",
     "Para calcular el prorrata, ¿se incluyen las ventas de bienes de inversión?",
+    # how much a rule provides, or a period asked without the case's figures, is a question on the text
+    "How much can a fine be under Article 83 for infringing the conditions for consent?",
+    "How many hours does a controller have to notify a personal data breach?",
+    "We found a breach on 3 March. By when must we notify the supervisory authority?",
+    "We have 300 employees and a turnover of €60 million: are we a large undertaking under the ESRS?",
+    "Will the supervisory authority be informed by the processor or by the controller?",
 ])
 def test_a_told_plan_or_how_a_figure_is_worked_out_does_not_fire_the_rules(question):
     assert classify_query(question).allowed

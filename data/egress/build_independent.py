@@ -9,6 +9,9 @@ article numbers, CELEX and ECLI ids, OJ references, amounts, rates, dates of act
 Every row gets a split from a hash of its id: ``dev`` may be looked at while tuning, ``test`` is held back
 (scored by the bench, never read row by row while tuning). Deterministic: ``python data/egress/build_independent.py``
 rewrites the same file.
+
+The session-89 rows (BE_NN, ID_NUMBER and their lookalikes, kinds ``be_nn``, ``id_number``, ``lookalike89``) were
+written after the detector for those types existed, by a writer who did not read the detector.
 """
 
 from __future__ import annotations
@@ -503,10 +506,189 @@ def lookalikes() -> None:
         add("lookalike", "lookalike", text, [])
 
 
+# --- session 89: BE_NN, ID_NUMBER and their lookalikes (own generator, so the rows above stay byte-identical) -----
+rng89 = random.Random(89)
+
+
+def _pesel_valid(digits: str) -> bool:
+    weights = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
+    return len(digits) == 11 and (10 - sum(int(d) * w for d, w in zip(digits, weights)) % 10) % 10 == int(digits[10])
+
+
+def _mod11_10(digits: str) -> int:
+    """ISO 7064 MOD 11,10 check digit (German Steuer-ID and USt-IdNr)."""
+    product = 10
+    for d in digits:
+        total = (int(d) + product) % 10 or 10
+        product = (total * 2) % 11
+    check = 11 - product
+    return 0 if check == 10 else check
+
+
+def _steuer_id_valid(digits: str) -> bool:
+    return len(digits) == 11 and digits[0] != "0" and _mod11_10(digits[:10]) == int(digits[10])
+
+
+def be_nn(style: str, year: int) -> str:
+    """Belgian national register number YYMMDDSSSCC: CC = 97 - (YYMMDDSSS mod 97), with a leading 2 from 2000 on.
+
+    Values that would also pass the PESEL or Steuer-ID check are drawn again, so each row has one expected type.
+    """
+    while True:
+        month, day, serial = rng89.randint(1, 12), rng89.randint(1, 28), rng89.randint(1, 997)
+        body = f"{year % 100:02d}{month:02d}{day:02d}{serial:03d}"
+        check = 97 - int(("2" if year >= 2000 else "") + body) % 97
+        value = f"{body}{check:02d}"
+        if not (_pesel_valid(value) or _steuer_id_valid(value)):
+            break
+    if style == "dotted":
+        return f"{value[:2]}.{value[2:4]}.{value[4:6]}-{value[6:9]}.{value[9:]}"
+    if style == "spaced":
+        return f"{value[:2]} {value[2:4]} {value[4:6]} {value[6:9]} {value[9:]}"
+    return value
+
+
+def at_svnr() -> str:
+    """Austrian social security number: 3-digit serial, check digit, birth date DDMMYY (weights 3 7 9 . 5 8 4 2 1 6)."""
+    day, month, year = rng89.randint(1, 28), rng89.randint(1, 12), rng89.randint(50, 99)
+    while True:
+        serial = f"{rng89.randint(100, 999)}"
+        digits = serial + f"{day:02d}{month:02d}{year:02d}"
+        check = sum(int(d) * w for d, w in zip(digits, (3, 7, 9, 5, 8, 4, 2, 1, 6))) % 11
+        if check < 10:
+            return f"{serial}{check} {digits[3:]}"
+
+
+def de_rvnr() -> str:
+    """German pension insurance number: area, DDMMYY, initial of the birth name, serial, check digit."""
+    area, birth = rng89.choice(["12", "13", "24", "38", "53", "65"]), f"{rng89.randint(1, 28):02d}{rng89.randint(1, 12):02d}{rng89.randint(55, 99):02d}"
+    letter, serial = rng89.choice("ABDFGHKLMNRSTW"), f"{rng89.randint(0, 99):02d}"
+    digits = area + birth + f"{ord(letter) - 64:02d}" + serial
+    check = sum(sum(map(int, str(int(d) * w))) for d, w in zip(digits, (2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1))) % 10
+    return f"{area} {birth} {letter} {serial}{check}"
+
+
+def es_nss() -> str:
+    """Spanish social security affiliation number PP/NNNNNNNN/CC, CC = PPNNNNNNNN mod 97."""
+    province, number = rng89.choice(["08", "28", "41", "46"]), rng89.randint(10_000_000, 99_999_999)
+    return f"{province}/{number}/{int(f'{province}{number}') % 97:02d}"
+
+
+def pt_nif() -> str:
+    """Portuguese personal tax number: 9 digits starting with 1-3, weights 9..2, check 11 - sum mod 11 (0 if >= 10)."""
+    while True:
+        body = str(rng89.randint(1, 3)) + "".join(str(rng89.randint(0, 9)) for _ in range(7))
+        check = 11 - sum(int(d) * w for d, w in zip(body, range(9, 1, -1))) % 11
+        value = body + str(0 if check >= 10 else check)
+        bsn_sum = sum(int(d) * w for d, w in zip(value, range(9, 1, -1))) - int(value[8])
+        if bsn_sum % 11:  # not also a valid BSN
+            return f"{value[:3]} {value[3:6]} {value[6:]}"
+
+
+def be_company_number() -> str:
+    """Belgian enterprise (KBO/BCE) number 0NNN.NNN.NNN: last two digits = 97 - (first eight mod 97)."""
+    body = "0" + "".join(str(rng89.randint(0, 9)) for _ in range(7))
+    value = f"{body}{97 - int(body) % 97:02d}"
+    return f"{value[:4]}.{value[4:7]}.{value[7:]}"
+
+
+def fr_company_vat() -> str:
+    """French VAT number: FR + key + SIREN (Luhn-valid), key = (12 + 3 * (SIREN mod 97)) mod 97."""
+    while True:
+        siren = "".join(str(rng89.randint(0, 9)) for _ in range(9))
+        total = sum(int(c) if i % 2 == 0 else (2 * int(c) - 9 if 2 * int(c) > 9 else 2 * int(c)) for i, c in enumerate(siren))
+        if total % 10 == 0 and siren[0] != "0":
+            return f"FR{(12 + 3 * (int(siren) % 97)) % 97:02d}{siren}"
+
+
+def de_company_vat() -> str:
+    body = str(rng89.randint(1, 3)) + "".join(str(rng89.randint(0, 9)) for _ in range(7))
+    return f"DE{body}{_mod11_10(body)}"
+
+
+def it_partita_iva() -> str:
+    """Italian VAT number: 7-digit company number, 3-digit office code, Luhn-style check digit."""
+    while True:
+        body = "".join(str(rng89.randint(0, 9)) for _ in range(7)) + f"{rng89.randint(1, 100):03d}"
+        total = sum(int(c) if i % 2 == 0 else (2 * int(c) - 9 if 2 * int(c) > 9 else 2 * int(c)) for i, c in enumerate(body))
+        value = body + str((10 - total % 10) % 10)
+        if not (_pesel_valid(value) or _steuer_id_valid(value)
+                or int(value[9:]) in (97 - int(value[:9]) % 97, 97 - int("2" + value[:9]) % 97)):
+            return value
+
+
+def session89() -> None:
+    # BE_NN: some with the label word, some without any label (the number alone in a Belgian file)
+    for template, style, year in [
+            ("Mon numéro de registre national est {v}, la banque peut-elle le conserver ?", "dotted", 1985),
+            ("NISS {v} : l'employeur peut-il l'utiliser comme identifiant dans le logiciel RH ?", "plain", 1972),
+            ("Dossier {v} : le client demande l'effacement de ses données au titre de l'article 17.", "plain", 1991),
+            ("{v} — ce numéro a été envoyé par erreur à un autre assuré, faut-il notifier l'APD ?", "spaced", 2003),
+            ("Mijn rijksregisternummer is {v}; mag de verzekeraar het opvragen?", "spaced", 1968),
+            ("Het INSZ-nummer {v} stond in de export naar de cloudprovider.", "dotted", 2001),
+            ("Klantdossier {v} werd per vergissing met een andere klant gedeeld.", "plain", 1979),
+            ("The Belgian employee's national register number {v} was included in the payroll file sent to the auditor.", "dotted", 1988),
+            ("Can we store {v} in the CRM to identify our Belgian customers?", "plain", 2005),
+            ("Case file {v}: the data subject asks for erasure under Article 17 GDPR.", "spaced", 1963),
+            ("Die belgische Nationalregisternummer {v} des Mitarbeiters wurde im Ticket genannt.", "dotted", 1995),
+            ("Akte {v}: Der Kunde verlangt Auskunft nach Art. 15 DSGVO.", "plain", 2000)]:
+        v = be_nn(style, year)
+        add("positive", "be_nn", template.format(v=v), [("BE_NN", v)])
+    # ID_NUMBER: the number after a word naming a person's identifier, whatever its format or checksum
+    for template, v in [
+            ("Employee number {v} asked for a copy of his appraisal under Article 15; must we include the manager's notes?", "40217"),
+            ("Can HR send the staff number {v} to the pension trustee without the employee's consent?", "AB123456"),
+            ("Customer number {v} asked for erasure; do we still have to keep the invoices for ten years?", "2024-00871"),
+            ("The patient number {v} was printed on a letter sent to the wrong address: is that a notifiable breach under Article 33?", "PT-00482913"),
+            ("Our client's Portuguese tax ID {v} was copied into the onboarding spreadsheet; is that allowed under Article 5(1)(c)?", pt_nif()),
+            ("The Austrian employee's social security number {v} appears in the sick-leave log shared with the works council.", at_svnr()),
+            ("Client number {v} objected to the transfer of his data to our US parent company.", "C-10458"),
+            ("Le salarié matricule {v} conteste son évaluation : peut-il obtenir les notes de son manager ?", "004512"),
+            ("Numéro client {v} : le client demande la suppression de son compte, faut-il conserver les factures ?", "7845-2210-03"),
+            ("Un adhérent (numéro d'adhérent {v}) demande la portabilité de ses données au titre de l'article 20.", "2023/045781"),
+            ("Darf der Betriebsrat die Personalnummer {v} zusammen mit den Krankheitstagen erhalten?", "0815-4711"),
+            ("Kundennummer {v}: Der Kunde verlangt Auskunft nach Art. 15 DSGVO, welche Frist gilt?", "KD-558104"),
+            ("Die Sozialversicherungsnummer {v} des Mitarbeiters stand in der E-Mail an den externen Lohnabrechner.", de_rvnr()),
+            ("Mitgliedsnummer {v} wurde im Newsletter-Verteiler offengelegt; ist das eine Datenpanne nach Art. 33 DSGVO?", "30 118 442"),
+            ("Meine Steuernummer {v} steht auf dem Einkommensteuerbescheid; darf die Bank sie speichern?", "21/815/08150"),
+            ("El trabajador con número de empleado {v} pide acceso a sus evaluaciones de desempeño.", "0045-7781"),
+            ("Número de cliente {v}: ¿podemos conservar sus datos tras la baja del contrato?", "88120456"),
+            ("¿Puede la empresa comunicar el número de la seguridad social {v} del empleado a la mutua sin su consentimiento?", es_nss()),
+            ("Personeelsnummer {v} stond op de gedeelde lijst; moeten we dit melden als datalek?", "102938"),
+            ("Klantnummer {v} vraagt om verwijdering van zijn gegevens op grond van artikel 17 AVG.", "4400-1187-2"),
+            ("Il dipendente con numero di matricola {v} chiede l'accesso al proprio fascicolo personale.", "77A0312"),
+            ("Codice cliente {v}: il cliente chiede la cancellazione ai sensi dell'art. 17 GDPR.", "CL-2024-3381")]:
+        add("positive", "id_number", template.format(v=v), [("ID_NUMBER", v)])
+    # lookalikes: identifier words without a person's number, company numbers, counts, rates, dates, act numbers
+    for text in [
+            "Customer number 3 in the sample file of Annex II is a placeholder.",
+            f"VAT number BE{be_company_number()} of the supplier must appear on the invoice under Article 226(3).",
+            f"Numéro de TVA intracommunautaire {fr_company_vat()} du fournisseur, à reporter sur la facture.",
+            f"Umsatzsteuer-Identifikationsnummer {de_company_vat()} des Lieferanten gemäß § 14 Abs. 4 Nr. 2 UStG.",
+            f"Partita IVA {it_partita_iva()} del fornitore, da indicare in fattura.",
+            f"Ondernemingsnummer {be_company_number()} van de leverancier volgens de Kruispuntbank van Ondernemingen.",
+            "Article 4 number 12 GDPR defines a personal data breach.",
+            "Regulation (EU) No 2022/2554 applies to financial entities from 17 January 2025.",
+            "Employee numbers above 250 count as a large undertaking under Article 3(4) of Directive 2013/34/EU.",
+            "The number of employees (250) and a turnover of EUR 50 million are the SME thresholds.",
+            "El número de empleados (1.250) supera el umbral del artículo 19 bis de la Directiva 2013/34/UE.",
+            "Kundennummer und Personalnummer sind nach Art. 4 Nr. 1 DSGVO personenbezogene Daten.",
+            "Le numéro client doit figurer sur la facture selon l'article 242 nonies A de l'annexe II au CGI.",
+            "The client number field in template B_05.01, column 0050, must not be left empty.",
+            "Het btw-tarief van 21 % geldt sinds 1 januari 1996; het verlaagde tarief is 6 %.",
+            "CELEX 32022R2554 was published on 27.12.2022 (OJ L 333).",
+            "Il numero di dipendenti (250) e il fatturato (50 milioni di euro) determinano la categoria dell'impresa.",
+            "Social security contributions rose to 13.07 % on 1 January 2024.",
+            "Mitgliedsnummer: siehe Feld 12 des Meldebogens 2024.",
+            "Le numéro de sécurité sociale est une donnée encadrée par le décret n° 2019-341 du 19 avril 2019."]:
+        add("lookalike", "lookalike89", text, [])
+
+
 def main() -> None:
     positives()
     mixed()
     lookalikes()
+    session89()
     ids = [r["id"] for r in ROWS]
     assert len(ids) == len(set(ids))
     with OUT.open("w", encoding="utf-8") as handle:

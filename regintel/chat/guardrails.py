@@ -66,9 +66,29 @@ _FUTURE = (r"\b(?:will|won't|going to|likely to|expected to|set to|\w+(?:ra|ront
 _NEXT_YEAR = r"(?:\b(?:next|coming|following) (?:year|years|decade)\b|\bl['’]année prochaine\b|\bel próximo año\b)"
 
 
+# who makes or enforces the rules, as the subject of a prediction
+_INSTITUTION = (r"(?:eu|european union|(?:european )?commission|(?:european )?parliament|council|co-legislators|"
+                r"legislators?|lawmakers?|regulators?|supervisors?|(?:supervisory |data protection |tax )?authorit(?:y|ies)|"
+                r"esas|eba|eiopa|esma|edpb|efrag|ecb|member states|governments?|courts?|cjeu|dpas?)")
+_INSTITUTION_DE = (r"(?:eu|kommission|parlament|rat|gesetzgeber|aufsicht|aufsichtsbehörden?|bafin|behörden?|"
+                   r"mitgliedstaaten|regierung|bundesregierung)")
+
+
 FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
     "PREDICTION": _rx(
         r"\bwill\b.{0,40}\b(require|change|introduce|adopt|ban|tighten|amend|become|be (?:adopted|amended|repealed))\b",
+        # what a legislator or an authority will do ("Will the EU postpone DORA's application again?", "La Commission
+        # va-t-elle reporter ...?", "¿Aplazará la UE ...?", "Wird die EU die Frist verschieben?")
+        rf"\bwill (?:the )?{_INSTITUTION}\b.{{0,60}}\b(postpone|delay|defer|push back|extend|relax|loosen|scrap|abolish|"
+        r"repeal|withdraw|revise|simplify|raise|lower|increase|decrease|reduce|cut|drop|harmoni[sz]e|fine|sanction|"
+        r"designate|approve|reject|delay)\b",
+        r"\b(?:va|vont)-t-(?:il|elle|ils|elles)\s+(?:encore\s+|de nouveau\s+)?(?:reporter|repousser|retarder|assouplir|"
+        r"supprimer|modifier|relever|abaisser|prolonger|durcir)\b|\b(?:reportera|repoussera|retardera|assouplira|"
+        r"supprimera|prolongera|durcira)(?:-t-(?:il|elle)|nt-(?:ils|elles))?\b",
+        r"\b(?:aplazar[áa]n?|retrasar[áa]n?|pospondr[áa]n?|suavizar[áa]n?|endurecer[áa]n?|prorrogar[áa]n?|"
+        r"flexibilizar[áa]n?)\b",
+        rf"\b(?:wird|werden)\s+(?:die |der |das )?{_INSTITUTION_DE}\b.{{0,60}}\b(?:verschieben|aufschieben|lockern|"
+        r"aufheben|verschärfen|verlängern|abschaffen|senken|erhöhen)\b",
         # next year in the sentence that asks, with a verb in the future ("Will the GDPR be amended next year?"): a
         # plan told before the question ("We want to leave the OSS next year. How much notice ...?") or a date an
         # obligation starts from ("And from next year on, what must we disclose?") is no prediction
@@ -203,7 +223,7 @@ ANALYSIS_VERBS = re.compile(
 # One of these is enough: accounts, cards, national ids and passports, dates of birth (an address alone may be a
 # business's: it counts as one identifier).
 STRONG_IDENTIFIERS = {"IBAN", "CARD", "ES_DNI", "ES_NIE", "IE_PPSN", "UK_NINO", "FR_NIR", "PL_PESEL", "IT_FISCAL_CODE",
-                      "NL_BSN", "DE_TAX_ID", "PASSPORT", "DATE_OF_BIRTH"}
+                      "NL_BSN", "DE_TAX_ID", "BE_NN", "ID_NUMBER", "PASSPORT", "DATE_OF_BIRTH"}
 # A person's name alone is no data to analyse ("What did Max Schrems challenge?"): it counts with an identifier.
 NAME_TYPES = {"PERSON"}
 
@@ -511,8 +531,51 @@ def personal_data_signal(question: str, probabilities: Mapping[str, float] | Non
     return "personal data in the question: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
 
 
+# The figures of the asker's own case: amounts of money, quantities with a unit, dates and clock times (not article
+# numbers or a bare year, which name a rule or its date)
+_SCALE = (r"(?:\s?(?:million|billion|bn|mn|k|mio\.?|mrd\.?|millions?|milliards?|millones|mill[óo]n|milliarden?|"
+          r"millionen?))?")
+MONEY_FIGURE_RE = re.compile(
+    rf"(?:[€$£]|\b(?:EUR|USD|GBP))\s?\d[\d.,\u202f\u00a0 ]*{_SCALE}|"
+    rf"\b\d[\d.,\u202f\u00a0]*{_SCALE}\s?(?:€|\b(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)", re.IGNORECASE)
+CASE_FIGURE_RE = re.compile(
+    MONEY_FIGURE_RE.pattern + r"|"
+    r"\b\d[\d.,]*\s?(?:%|(?:MWh|kWh|GWh|TWh|tCO2e?|t|tonnes?|tons?|toneladas?|tonnen|kg|km|m²|m2|m3|litres?|liters?|"
+    r"hours?|heures?|horas?|stunden|days?|jours?|d[íi]as?|tage[n]?|employees?|salari[ée]s|empleados|mitarbeiter\w*|"
+    r"invoices?|factures?|facturas?|rechnungen)\b)|"
+    r"\b\d{1,2}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|"
+    r"febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|april|"
+    r"juni|juli|oktober|dezember)\b|"
+    r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}(?::|h)\d{2}\b", re.IGNORECASE)
+# a figure asked for: how much, how many, what total or amount, in euros
+FIGURE_ASKED_RE = _rx(
+    r"\bhow (?:much|many)\b|\bin (?:euros?|eur|dollars?)\b|\bwhat (?:is|would be|will be|are) (?:the|our) (?:total|"
+    r"amount|exact|resulting|maximum|max)\b|\bwhat (?:amount|total)\b",
+    r"\bcombien\b|\ben euros?\b|\bquel (?:montant|total)\b|\bà combien\b",
+    r"\bcu[áa]nt[oa]s?\b|\ben euros?\b|\bqu[ée] (?:importe|cantidad|total)\b",
+    r"\bwie (?:viel|viele|hoch)\b|\bin euro\b|\bwelche[rn]? (?:betrag|summe)\b")
+MIN_CASE_FIGURES = 2
+
+
+def asks_figure_for_own_case(question: str) -> bool:
+    """The question tells figures of its own case and asks for a figure ("We became aware of a breach on Friday 14
+    November at 17:00. How many hours remain ... if it's now Sunday at 10:00?", "With 1.200 MWh and a factor of 0,202
+    tCO2e/MWh, ¿cuántas toneladas ...?", "A turnover of €3.2 billion ... What is the maximum fine in euros?"): a
+    calculation for a specific case, whichever article it names. Two figures of the case, or one amount of money
+    when a figure is asked in the sentence that asks; how much a rule provides ("How much can a fine be under Article
+    83?") tells no figure of a case."""
+    asked = asking_sentence(question) or question
+    if not FIGURE_ASKED_RE.search(asked):
+        return False
+    figures = len(CASE_FIGURE_RE.findall(question))
+    return figures >= MIN_CASE_FIGURES or bool(MONEY_FIGURE_RE.search(question))
+
+
 def forbidden_rule(question: str) -> tuple[str, str] | None:
     """(refused type, matched text) of the first precise rule that fires."""
+    if asks_figure_for_own_case(question):
+        return "CALCULATION", FIGURE_ASKED_RE.search(asking_sentence(question) or question).group(0)
     for query_type, pattern in FORBIDDEN_PATTERNS.items():
         match = pattern.search(question)
         if match and not (query_type == "CALCULATION" and _is_rule_question(question)):

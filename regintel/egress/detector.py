@@ -25,12 +25,14 @@ TYPE_OF = {
     "CREDIT_CARD": "CARD", "IBAN_CODE": "IBAN", "IP_ADDRESS": "IP_ADDRESS", "PHONE_NUMBER": "PHONE",
     "UK_NINO": "UK_NINO", "ES_NIF": "ES_DNI", "ES_NIE": "ES_NIE", "IT_FISCAL_CODE": "IT_FISCAL_CODE",
     "PL_PESEL": "PL_PESEL", "DE_TAX_ID": "DE_TAX_ID", "FR_NIR": "FR_NIR", "NL_BSN": "NL_BSN", "IE_PPSN": "IE_PPSN",
+    "BE_NN": "BE_NN", "ID_NUMBER": "ID_NUMBER",
     "PASSPORT": "PASSPORT", "EMAIL": "EMAIL", "DATE_OF_BIRTH": "DATE_OF_BIRTH", "ADDRESS": "ADDRESS",
     "PERSON": "PERSON",
 }  # fmt: skip
 # Most specific first: when two findings overlap, the earlier type wins (an IBAN is never re-read as a phone).
 PRIORITY = ("EMAIL", "IBAN", "CARD", "FR_NIR", "PL_PESEL", "IT_FISCAL_CODE", "ES_NIE", "ES_DNI", "NL_BSN",
-            "DE_TAX_ID", "UK_NINO", "IE_PPSN", "PASSPORT", "IP_ADDRESS", "DATE_OF_BIRTH", "ADDRESS", "PHONE", "PERSON")
+            "DE_TAX_ID", "UK_NINO", "IE_PPSN", "BE_NN", "PASSPORT", "ID_NUMBER", "IP_ADDRESS", "DATE_OF_BIRTH", "ADDRESS",
+            "PHONE", "PERSON")
 PII_TYPES = PRIORITY
 MIN_SCORE = {"PHONE": 0.4}  # libphonenumber's match is its validation; other types need 0.5
 EU_PHONE_REGIONS = ("FR", "DE", "ES", "IT", "NL", "PL", "IE", "GB", "BE", "AT", "PT", "LU", "DK", "SE", "FI")

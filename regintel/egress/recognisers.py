@@ -1,8 +1,11 @@
 """Our own Presidio recognisers, only for what Presidio 2.2 does not ship (issue 18):
 
 - Mastercard's 2-series card numbers (Presidio's card pattern knows the 51-55 range only);
-- national identifiers without a Presidio recogniser: French NIR, Dutch BSN, Irish PPSN (checksums from
-  python-stdnum, a maintained library, rather than hand-written arithmetic);
+- national identifiers without a Presidio recogniser: French NIR, Dutch BSN, Irish PPSN, the Belgian national
+  register number (checksums from python-stdnum, a maintained library, rather than hand-written arithmetic);
+- any number written after a word naming a person's identifier ("Personalnummer 40217", "national register number
+  85.07.30-033.61", "numéro de sécurité sociale ...", "Kundennummer ..."), checksum or not: a mistyped or made-up
+  number pasted as someone's identifier is still treated as theirs;
 - passport numbers of any EU country, only next to a passport word (Presidio's passport patterns cover a few
   countries and rely on a lemma-based context boost that our NER-only pipeline does not compute);
 - e-mail addresses, also obfuscated ("name [at] domain [dot] fr") or split by a line break around the "@"
@@ -21,6 +24,7 @@ from typing import Callable, Optional
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from stdnum import luhn as stdnum_luhn
+from stdnum.be import nn as stdnum_be_nn
 from stdnum.de import idnr as stdnum_idnr
 from stdnum.fr import nir as stdnum_nir
 from stdnum.ie import pps as stdnum_pps
@@ -71,6 +75,31 @@ NL_BSN = re.compile(r"(?<![\w.,-])(?P<value>\d{4}\.\d{2}\.\d{3}|\d{9})(?![\w-]|[
 # Presidio's DE_TAX_ID pattern reads the 11 digits unbroken; the printed form groups them "12 345 678 901".
 DE_TAX_ID_GROUPED = re.compile(r"(?<![\w-])(?P<value>[1-9]\d \d{3} \d{3} \d{3})(?![\w-])")
 IE_PPSN = re.compile(r"(?<![\w-])(?P<value>\d{7}[A-W][A-IW]?)(?![\w-])", re.IGNORECASE)
+# the Belgian national register number, printed "85.07.30-033.61" or as 11 digits
+BE_NN = re.compile(r"(?<![\w.-])(?P<value>\d{2}(?P<sep>[. ]?)\d{2}(?P=sep)\d{2}[-. ]?\d{3}[. ]?\d{2})(?![\w-]|[.,]?\d)")
+
+# --- a number after a word naming a person's identifier (EN, FR, ES, DE, NL, IT) -----------------------------------
+# (not a company's: VAT and company registration numbers name a business)
+_ID_WORDS = (
+    r"national (?:register|registry|insurance|identity|id) (?:number|no\.?)|national number|social security (?:number|no\.?)|"
+    r"ssn|(?:personal )?tax (?:id|identification number|number)|personnel (?:number|no\.?)|employee (?:number|id|no\.?)|"
+    r"staff (?:number|id)|payroll (?:number|id)|customer (?:number|id|no\.?)|client (?:number|id)|member(?:ship)? "
+    r"(?:number|id)|patient (?:number|id)|identity card (?:number|no\.?)|id card (?:number|no\.?)|id number|"
+    r"num[ée]ro (?:de |du )?registre national|num[ée]ro national|niss|inss|num[ée]ro de s[ée]curit[ée] sociale|"
+    r"num[ée]ro fiscal|num[ée]ro d['’]identification fiscale|matricule|num[ée]ro (?:de |d['’])?(?:salari[ée]|employ[ée]|"
+    r"client|adh[ée]rent|membre|carte d['’]identit[ée]|patient)|"
+    r"n[úu]mero de (?:la )?seguridad social|n[úu]mero de (?:identificaci[óo]n fiscal|empleado|cliente|socio|afiliaci[óo]n|"
+    r"paciente)|"
+    r"steuer-?id|steuer-?identifikationsnummer|steueridentifikationsnummer|sozialversicherungsnummer|sv-nummer|"
+    r"steuernummer|personalnummer|mitarbeiter(?:nummer|-nr\.?|-id)|kunden(?:nummer|-nr\.?)|mitglieds(?:nummer|-nr\.?)|"
+    r"versichertennummer|(?:personal)?ausweisnummer|patientennummer|"
+    r"rijksregisternummer|burgerservicenummer|bsn|personeelsnummer|klantnummer|lidnummer|"
+    r"codice fiscale|codice cliente|numero di matricola|numero (?:del )?cliente|numero di previdenza")
+LABELLED_ID = re.compile(
+    rf"\b(?:{_ID_WORDS})\b\s*(?:[:#=]|n[°º]\.?|no\.?|nr\.?|is|est|es|ist|was)?\s*"
+    # ("40217", "AB123456", "PT-00482913", "2024-00871", "57 384 920 163", the German "65 160690 M 365")
+    r"(?P<value>(?:[A-Z]{1,4}-?)?\d(?:[\d.\-/]*\d)?(?: \d(?:[\d.\-/]*\d)?){0,7}(?: ?[A-Z](?: ?\d+)?)?)(?![\w-])",
+    re.IGNORECASE)
 
 # --- Mastercard's 2-series (2221-2720), which Presidio's card pattern predates --------------------------------------
 CARD_2_SERIES = re.compile(r"(?<![\w-])(?P<value>2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)(?:[ -]?\d{4}){3})(?![\w-])")
@@ -162,6 +191,11 @@ TITLED_NAME = re.compile(
 )
 
 
+def _has_four_digits(value: str) -> bool:
+    """An identifier has four digits or more ("Personalnummer 40217"); "customer number 3" is a rank, not an id."""
+    return sum(c.isdigit() for c in value) >= 4
+
+
 def own_recognisers(language: str) -> list[EntityRecognizer]:
     """Our recognisers for the analysis language of the engine."""
     return [
@@ -169,6 +203,8 @@ def own_recognisers(language: str) -> list[EntityRecognizer]:
         RegexRecognizer("NL_BSN", NL_BSN, language, 0.9, _valid(stdnum_bsn)),
         RegexRecognizer("DE_TAX_ID", DE_TAX_ID_GROUPED, language, 1.0, _valid(stdnum_idnr), name="DeTaxIdGroupedRecognizer"),
         RegexRecognizer("IE_PPSN", IE_PPSN, language, 1.0, _valid(stdnum_pps)),
+        RegexRecognizer("BE_NN", BE_NN, language, 1.0, _valid(stdnum_be_nn)),
+        RegexRecognizer("ID_NUMBER", LABELLED_ID, language, 0.9, _has_four_digits, name="LabelledIdRecognizer"),
         RegexRecognizer("CREDIT_CARD", CARD_2_SERIES, language, 1.0,
                         lambda v: _valid(stdnum_luhn)(re.sub(r"\D", "", v)), name="Card2SeriesRecognizer"),
         RegexRecognizer("PASSPORT", PASSPORT, language, 0.9, name="PassportRecognizer"),
