@@ -68,7 +68,8 @@ _NEXT_YEAR = r"(?:\b(?:next|coming|following) (?:year|years|decade)\b|\bl['’]a
 
 # who makes or enforces the rules, as the subject of a prediction
 _INSTITUTION = (r"(?:eu|european union|(?:european )?commission|(?:european )?parliament|council|co-legislators|"
-                r"legislators?|lawmakers?|regulators?|supervisors?|(?:supervisory |data protection |tax )?authorit(?:y|ies)|"
+                r"legislators?|lawmakers?|regulators?|supervisors?|"
+                r"(?:supervisory |data protection |tax )?authorit(?:y|ies)|"
                 r"esas|eba|eiopa|esma|edpb|efrag|ecb|member states|governments?|courts?|cjeu|dpas?)")
 _INSTITUTION_DE = (r"(?:eu|kommission|parlament|rat|gesetzgeber|aufsicht|aufsichtsbehörden?|bafin|behörden?|"
                    r"mitgliedstaaten|regierung|bundesregierung)")
@@ -79,8 +80,9 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bwill\b.{0,40}\b(require|change|introduce|adopt|ban|tighten|amend|become|be (?:adopted|amended|repealed))\b",
         # what a legislator or an authority will do ("Will the EU postpone DORA's application again?", "La Commission
         # va-t-elle reporter ...?", "¿Aplazará la UE ...?", "Wird die EU die Frist verschieben?")
-        rf"\bwill (?:the )?{_INSTITUTION}\b.{{0,60}}\b(postpone|delay|defer|push back|extend|relax|loosen|scrap|abolish|"
-        r"repeal|withdraw|revise|simplify|raise|lower|increase|decrease|reduce|cut|drop|harmoni[sz]e|fine|sanction|"
+        rf"\bwill (?:the )?{_INSTITUTION}\b.{{0,60}}\b(postpone|delay|defer|push back|extend|relax|loosen|scrap|"
+        r"abolish|repeal|withdraw|revise|simplify|raise|lower|increase|decrease|reduce|cut|drop|harmoni[sz]e|"
+        r"fine|sanction|"
         r"designate|approve|reject|delay)\b",
         r"\b(?:va|vont)-t-(?:il|elle|ils|elles)\s+(?:encore\s+|de nouveau\s+)?(?:reporter|repousser|retarder|assouplir|"
         r"supprimer|modifier|relever|abaisser|prolonger|durcir)\b|\b(?:reportera|repoussera|retardera|assouplira|"
@@ -543,8 +545,9 @@ CASE_FIGURE_RE = re.compile(
     r"\b\d[\d.,]*\s?(?:%|(?:MWh|kWh|GWh|TWh|tCO2e?|t|tonnes?|tons?|toneladas?|tonnen|kg|km|m²|m2|m3|litres?|liters?|"
     r"hours?|heures?|horas?|stunden|days?|jours?|d[íi]as?|tage[n]?|employees?|salari[ée]s|empleados|mitarbeiter\w*|"
     r"invoices?|factures?|facturas?|rechnungen)\b)|"
-    r"\b\d{1,2}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?(?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|"
+    r"\b\d{1,2}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?(?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|"
+    r"enero|"
     r"febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|april|"
     r"juni|juli|oktober|dezember)\b|"
     r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}(?::|h)\d{2}\b", re.IGNORECASE)

@@ -31,8 +31,8 @@ TYPE_OF = {
 }  # fmt: skip
 # Most specific first: when two findings overlap, the earlier type wins (an IBAN is never re-read as a phone).
 PRIORITY = ("EMAIL", "IBAN", "CARD", "FR_NIR", "PL_PESEL", "IT_FISCAL_CODE", "ES_NIE", "ES_DNI", "NL_BSN",
-            "DE_TAX_ID", "UK_NINO", "IE_PPSN", "BE_NN", "PASSPORT", "ID_NUMBER", "IP_ADDRESS", "DATE_OF_BIRTH", "ADDRESS",
-            "PHONE", "PERSON")
+            "DE_TAX_ID", "UK_NINO", "IE_PPSN", "BE_NN", "PASSPORT", "ID_NUMBER", "IP_ADDRESS", "DATE_OF_BIRTH",
+            "ADDRESS", "PHONE", "PERSON")
 PII_TYPES = PRIORITY
 MIN_SCORE = {"PHONE": 0.4}  # libphonenumber's match is its validation; other types need 0.5
 EU_PHONE_REGIONS = ("FR", "DE", "ES", "IT", "NL", "PL", "IE", "GB", "BE", "AT", "PT", "LU", "DK", "SE", "FI")

@@ -81,14 +81,17 @@ BE_NN = re.compile(r"(?<![\w.-])(?P<value>\d{2}(?P<sep>[. ]?)\d{2}(?P=sep)\d{2}[
 # --- a number after a word naming a person's identifier (EN, FR, ES, DE, NL, IT) -----------------------------------
 # (not a company's: VAT and company registration numbers name a business)
 _ID_WORDS = (
-    r"national (?:register|registry|insurance|identity|id) (?:number|no\.?)|national number|social security (?:number|no\.?)|"
-    r"ssn|(?:personal )?tax (?:id|identification number|number)|personnel (?:number|no\.?)|employee (?:number|id|no\.?)|"
+    r"national (?:register|registry|insurance|identity|id) (?:number|no\.?)|national number|"
+    r"social security (?:number|no\.?)|ssn|(?:personal )?tax (?:id|identification number|number)|"
+    r"personnel (?:number|no\.?)|employee (?:number|id|no\.?)|"
     r"staff (?:number|id)|payroll (?:number|id)|customer (?:number|id|no\.?)|client (?:number|id)|member(?:ship)? "
     r"(?:number|id)|patient (?:number|id)|identity card (?:number|no\.?)|id card (?:number|no\.?)|id number|"
     r"num[ée]ro (?:de |du )?registre national|num[ée]ro national|niss|inss|num[ée]ro de s[ée]curit[ée] sociale|"
-    r"num[ée]ro fiscal|num[ée]ro d['’]identification fiscale|matricule|num[ée]ro (?:de |d['’])?(?:salari[ée]|employ[ée]|"
+    r"num[ée]ro fiscal|num[ée]ro d['’]identification fiscale|matricule|"
+    r"num[ée]ro (?:de |d['’])?(?:salari[ée]|employ[ée]|"
     r"client|adh[ée]rent|membre|carte d['’]identit[ée]|patient)|"
-    r"n[úu]mero de (?:la )?seguridad social|n[úu]mero de (?:identificaci[óo]n fiscal|empleado|cliente|socio|afiliaci[óo]n|"
+    r"n[úu]mero de (?:la )?seguridad social|"
+    r"n[úu]mero de (?:identificaci[óo]n fiscal|empleado|cliente|socio|afiliaci[óo]n|"
     r"paciente)|"
     r"steuer-?id|steuer-?identifikationsnummer|steueridentifikationsnummer|sozialversicherungsnummer|sv-nummer|"
     r"steuernummer|personalnummer|mitarbeiter(?:nummer|-nr\.?|-id)|kunden(?:nummer|-nr\.?)|mitglieds(?:nummer|-nr\.?)|"
