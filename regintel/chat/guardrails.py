@@ -546,8 +546,8 @@ CASE_FIGURE_RE = re.compile(
     r"hours?|heures?|horas?|stunden|days?|jours?|d[íi]as?|tage[n]?|employees?|salari[ée]s|empleados|mitarbeiter\w*|"
     r"invoices?|factures?|facturas?|rechnungen)\b)|"
     r"\b\d{1,2}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?(?:january|february|march|april|may|june|july|august|september|"
-    r"october|november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|"
-    r"enero|"
+    r"october|november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
+    r"décembre|enero|"
     r"febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|april|"
     r"juni|juli|oktober|dezember)\b|"
     r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}(?::|h)\d{2}\b", re.IGNORECASE)
