@@ -70,7 +70,7 @@ CONTRAST_RE = re.compile(
     r"on the one hand|on the other hand|d['’]une part|d['’]autre part|por una parte|por otra parte|por un lado|"
     r"por otro lado|einerseits|andererseits)\b", _I)
 SENTENCE_END_RE = re.compile(r"(?<=[?.!])\s+(?=\S)")
-DASH_RE = re.compile(r"\s+[-–—]\s+")
+_DASH = r"\s+[-–—]\s+"  # a dash between spaces sets off what follows ("X vs Y – who else?"); a hyphen does not
 
 
 def sentences(question: str) -> list[str]:
@@ -91,7 +91,7 @@ def asking_sentence(question: str) -> str:
 # a further ask coordinated after the second side ("..., y en qué país puede hacer cada una?", "... – wer kann was
 # verlangen?") is not part of it, nor
 # is the situation a clause after it sets ("... differ from the 'VAT unit' criterion when deciding whether ...")
-SIDE_TAIL_RE = re.compile(r",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$|\s+[-–—]\s+.*$|"
+SIDE_TAIL_RE = re.compile(rf",\s+(?:and|or|et|ou|y|e|o|und|oder)\s+.*$|{_DASH}.*$|"
                           r",?\s+(?:when|whenever|if|whether|lorsque|lorsqu['’]|quand|cuando|wenn|falls)\b.*$", _I)
 _ASK_WORDS = {
     "en": r"(?:by when|when|what|which|how|who|whom|whether|where|within|is|are|does|do|did|must|can|could|should|"
@@ -129,7 +129,7 @@ _IF_SO = {"en": r"(?:if so|if yes|if that is the case|in that case)",
           "es": r"(?:en caso afirmativo|si es así|en ese caso|si así fuera)",
           "de": r"(?:wenn ja|falls ja|in diesem fall|gegebenenfalls)"}
 # (a dash sets off a second ask too: "How do X relate to Y - can a country rely on Z instead?")
-SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+|\s+[-–—]\s+)"
+SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+|{_DASH})"
                               rf"(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)", _I)
              for lang in _ASK_WORDS}
 
@@ -139,10 +139,7 @@ def comparison_sides(question: str) -> list[str]:
     question or in one of its sentences (a case told first, then "how do our duties differ between X and Y? ..."); a
     further ask coordinated after the second side is left out of it. Empty when it compares nothing."""
     text = " ".join(question.split())
-    # each sentence, each clause a dash sets off ("Worin unterscheidet sich X von Y – wer kann was verlangen?"), then
-    # the whole question
-    clauses = [clause for sentence in sentences(text) for clause in DASH_RE.split(sentence)]
-    for sentence in dict.fromkeys([*sentences(text), *clauses, text]):
+    for sentence in dict.fromkeys([*sentences(text), text]):  # each sentence, then the whole question
         comparison = COMPARISON_RE.search(sentence) or next(filter(None, (p.search(sentence) for p in DIFFER_FROM_RES)),
                                                             None)
         sides = [g for g in comparison.groups() if g] if comparison else []
