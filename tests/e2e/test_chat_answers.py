@@ -125,6 +125,16 @@ def test_opinions_and_pasted_personal_data_are_refused_with_suggestions(answers_
     assert "an.peeters@example.com" not in text.split("was not answered because", 1)[1]
 
 
+def test_a_labelled_identifier_in_the_question_is_refused_and_not_shown_back(answers_app, page):
+    """A number pasted as a person's identifier, checksum or not ("employee ID 55821"), makes the question an analysis
+    of personal data (session 89): refused with suggestions, and the number is not repeated in the reply."""
+    question = "Employee ID 55821 asked for his file under Article 15: which parts may we redact?"
+    answer = ask(page, f"{answers_app.url}/Chat", question)
+    text = answer.inner_text()
+    assert "was not answered because" in text and "Instead, try asking:" in text, text[:600]
+    assert "55821" not in text.split("was not answered because", 1)[1]
+
+
 def test_a_german_opinion_question_is_refused_in_german(answers_app, page):
     """The refusal and its reason are in the question's language (a German question was refused in English)."""
     answer = ask(page, f"{answers_app.url}/Chat", "Was halten Sie von der DSGVO, ist sie eine gute Regelung?")
