@@ -1700,6 +1700,34 @@ def test_a_second_ask_after_if_so_is_a_part_of_its_own(question, language, secon
 
 
 @pytest.mark.parametrize("question, language, second", [
+    ("Do we need an impact assessment first, and if it shows a high risk we cannot bring down, what must we do?", "en",
+     "if it shows a high risk we cannot bring down, what must we do?"),
+    ("How do we decide whether an incident is major, and once it is, what do we have to send?", "en",
+     "once it is, what do we have to send?"),
+    ("Devons-nous appliquer la TVA du pays de l'acheteur, et si nous passons par l'OSS, quand faut-il déclarer ?", "fr",
+     "si nous passons par l'OSS, quand faut-il déclarer ?"),
+    ("¿Debemos registrarnos y, una vez registrados, qué declaraciones hay que presentar?", "es",
+     "una vez registrados, qué declaraciones hay que presentar?"),
+    ("Müssen wir den Vorfall melden und, sobald er als schwerwiegend gilt, welche Berichte sind fällig?", "de",
+     "sobald er als schwerwiegend gilt, welche Berichte sind fällig?"),
+])
+def test_a_second_ask_after_a_condition_keeps_the_condition(question, language, second):
+    """"X, and if <condition>, what ...?": the condition opens the second ask and stays with it (its words are what
+    that ask is about: the high risk of a prior consultation); read as one part, the answer quoted one article."""
+    parts = split_question(question, language)
+    assert len(parts) == 2 and parts[1] == second, parts
+
+
+@pytest.mark.parametrize("question, language", [
+    ("What must controllers and processors, which are established outside the Union, do?", "en"),
+    ("Must we notify the authority and, where possible, the individuals?", "en"),
+])
+def test_a_clause_after_and_without_an_ask_opens_no_second_part(question, language):
+    """A relative clause, or a condition followed by no ask of its own, is not a second question."""
+    assert split_question(question, language) == [question]
+
+
+@pytest.mark.parametrize("question, language, second", [
     ("Les cours peuvent-ils être exonérés de TVA, et l'exonération peut-elle couvrir la buvette ?", "fr",
      "l'exonération peut-elle couvrir la buvette ?"),
     ("Le délai est-il de trois mois, et ce délai court-il à partir de la demande ?", "fr",

@@ -128,9 +128,21 @@ _IF_SO = {"en": r"(?:if so|if yes|if that is the case|in that case)",
           "fr": r"(?:si oui|si c['’]est le cas|dans ce cas|dans l['’]affirmative)",
           "es": r"(?:en caso afirmativo|si es así|en ese caso|si así fuera)",
           "de": r"(?:wenn ja|falls ja|in diesem fall|gegebenenfalls)"}
+# "X, and if the assessment shows a high risk, what ...?", "..., and once it is major, what ...?", "..., et si nous
+# passons par l'OSS, quand ...?": a clause setting the condition of the second ask, which stays with that ask (its
+# words are what the second ask is about: the high risk of Article 36's prior consultation)
+_CONDITIONS = {"en": r"(?:once|if|when|where|after|before|unless|provided)",
+               "fr": r"(?:une fois|si|s['’]il|s['’]ils|lorsque|lorsqu['’]|quand|dès que|dès lors que|après|avant)",
+               "es": r"(?:una vez|si|cuando|después de|antes de|en cuanto)",
+               "de": r"(?:wenn|falls|sobald|nachdem|bevor|sofern)"}
+_CONDITION_CLAUSE = {lang: rf"{words}\b[^,;.!?]{{1,80}},\s*" for lang, words in _CONDITIONS.items()}
 # (a dash sets off a second ask too: "How do X relate to Y - can a country rely on Z instead?")
-SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?\s+|{_DASH})"
-                              rf"(?={_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)", _I)
+_ASK_AHEAD = {lang: rf"(?:{_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)" for lang in _ASK_WORDS}
+SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?"
+                              # "y, una vez registrados, qué ...": a comma after the conjunction, before a condition
+                              rf"(?:\s*,\s*(?={_CONDITION_CLAUSE[lang]}{_ASK_AHEAD[lang]})|"
+                              rf"\s+(?=(?:{_CONDITION_CLAUSE[lang]})?{_ASK_AHEAD[lang]}))|"
+                              rf"{_DASH}(?={_ASK_AHEAD[lang]}))", _I)
              for lang in _ASK_WORDS}
 
 
