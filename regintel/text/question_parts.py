@@ -136,10 +136,12 @@ _CONDITIONS = {"en": r"(?:once|if|when|where|after|before|unless|provided)",
                "es": r"(?:una vez|si|cuando|después de|antes de|en cuanto)",
                "de": r"(?:wenn|falls|sobald|nachdem|bevor|sofern)"}
 _CONDITION_CLAUSE = {lang: rf"{words}\b[^,;.!?]{{1,80}},\s*" for lang, words in _CONDITIONS.items()}
-# (a dash sets off a second ask too: "How do X relate to Y - can a country rely on Z instead?")
 _ASK_AHEAD = {lang: rf"(?:{_ASK_WORDS[lang]}\b|(?:{_PREPOSED_ASKS[lang]})\b[^.!?]*\?)" for lang in _ASK_WORDS}
+# (a dash sets off a second ask too: "How do X relate to Y - can a country rely on Z instead?")
 SPLIT_RES = {lang: re.compile(rf"(?:,?\s+{_CONJUNCTIONS[lang]}(?:\s*,?\s*{_IF_SO[lang]}\s*,?)?"
-                              # "y, una vez registrados, qué ...": a comma after the conjunction, before a condition
+                              # "y, una vez registrados, qué ...": a comma after the conjunction only before a condition
+                              # *and* its ask ("and, where possible, the individuals?" asks nothing more: "where" is
+                              # no ask there)
                               rf"(?:\s*,\s*(?={_CONDITION_CLAUSE[lang]}{_ASK_AHEAD[lang]})|"
                               rf"\s+(?=(?:{_CONDITION_CLAUSE[lang]})?{_ASK_AHEAD[lang]}))|"
                               rf"{_DASH}(?={_ASK_AHEAD[lang]}))", _I)
