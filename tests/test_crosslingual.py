@@ -239,6 +239,10 @@ def test_loading_rejects_an_entry_with_one_language(tmp_path):
     ("Welche Aufgaben hat die federführende Überwachungsbehörde?", "de"),
     ("DORA", "en"),
     ("", "en"),
+    # no stop word, and "sanctions" / "Fristen" hold no cue of their own: the question word says the language
+    ("Quelles sanctions prévoit DORA ?", "fr"),
+    ("Welche Fristen gelten?", "de"),
+    ("What does 'quel que soit' mean in English?", "en"),
 ])
 def test_question_language(glossary, question, language):
     assert detect_question_language(question, glossary) == language

@@ -28,6 +28,13 @@ STOPWORDS = {
 # letters (in the unfolded text) that only one of the supported languages writes, worth two stop words each
 SCRIPT_CUES = {"es": re.compile(r"[¿¡ñÑ]"), "de": re.compile(r"[äöüÄÖÜß]")}
 SCRIPT_CUE_WEIGHT = 2
+# question words no stop word list holds: "Quelles sanctions prévoit DORA ?" has no French stop word, and its one
+# other word ("sanctions") is English too, so it was read as English (its French words then matched nothing)
+QUESTION_WORD_CUES = {
+    "fr": re.compile(r"\b(?:quel|quelle|quels|quelles|lequel|laquelle|lesquels|lesquelles|combien|pourquoi)\b", re.I),
+    "es": re.compile(r"\b(?:cuál|cuáles|cuándo|cuánto|cuánta|cuántos|cuántas|dónde|qué|quién|quiénes)\b", re.I),
+    "de": re.compile(r"\b(?:welche|welcher|welches|welchen|welchem|wann|warum|wieso|weshalb)\b", re.I),
+}
 TOKEN_RE = re.compile(r"[a-z0-9]+")
 
 
@@ -43,12 +50,16 @@ def folded_stopwords(language: str) -> frozenset[str]:
 
 
 def language_votes(text: str) -> dict[str, float]:
-    """Per supported language: its stop words in ``text`` plus its script cues (``SCRIPT_CUES``)."""
+    """Per supported language: its stop words in ``text`` plus its script cues (``SCRIPT_CUES``) and question words
+    (``QUESTION_WORD_CUES``)."""
     words = TOKEN_RE.findall(fold(text))
     votes = {lang: float(sum(1 for w in words if w in folded_stopwords(lang))) for lang in SUPPORTED_LANGUAGES}
     for lang, cue in SCRIPT_CUES.items():
         if cue.search(text):
             votes[lang] += SCRIPT_CUE_WEIGHT
+    for lang, cue in QUESTION_WORD_CUES.items():
+        if cue.search(text):
+            votes[lang] += 1
     return votes
 
 
