@@ -426,6 +426,21 @@ def test_a_german_question_in_participles_or_compounds_is_answered_from_its_arti
         [s.ref for s in turn.cited]
 
 
+@pytest.mark.parametrize("question", [
+    "Quelles sont les sanctions du RGPD ?", "Welche Sanktionen sieht die DSGVO vor?", "¿Qué sanciones prevé el RGPD?",
+    "What are the sanctions under the GDPR?",
+])
+def test_what_penalties_a_named_act_provides_is_answered_from_its_penalties_article_in_any_language(engine, question):
+    """Searched with its name, the GDPR's opening article led the French question (the name is close in meaning to
+    "This Regulation lays down rules relating to the protection of natural persons ..."), and carried into English the
+    German question kept "DSGVO" and "sieht" as words no sentence holds, so it abstained with Article 84 first. Search
+    within a named act leaves its name out, and so does the carrying of the question's words."""
+    _, turn = ask(engine, new_conversation(engine), question)
+    assert turn.response_mode in {"DIRECT", "QUALIFIED"}, turn.answer
+    assert [(s.document_id, s.ref.split(" (")[0]) for s in turn.cited][:1] == [("eu-gdpr", "Article 84")], \
+        [s.ref for s in turn.cited]
+
+
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
                                            "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):

@@ -145,3 +145,19 @@ def test_national_tax_and_transfer_regimes_outside_the_demo_corpus_are_not_held(
 def test_questions_on_held_acts_are_not_mistaken_for_national_regimes(demo, question):
     """Belgium's VAT guidance is held; 'SII' also abbreviates an internal reporting channel, so it names no act."""
     assert not demo.coverage(question).uncovered
+
+
+def test_the_names_of_held_acts_are_taken_out_of_what_is_searched_within_them(demo):
+    """"Quelles sont les sanctions du RGPD ?": within the GDPR, its name asks nothing, and close in meaning to the
+    act's opening article it led search there (Article 84 "Sanctions" third). A name carrying a code says which
+    standard is asked about and stays; an act the corpus does not hold is not the search's business here."""
+    from regintel.retrieval.instruments import without_held_act_names
+
+    def besides(question):
+        return " ".join(without_held_act_names(question, demo.coverage(question)).split())
+
+    assert besides("Quelles sont les sanctions du RGPD ?") == "Quelles sont les sanctions du ?"
+    assert besides("Welche Sanktionen sieht die Datenschutz-Grundverordnung vor?") == "Welche Sanktionen sieht die vor?"
+    assert besides("What does DORA require of the GDPR's controllers?") == "What does require of the controllers?"
+    assert besides("What does ESRS E1 require on transition plans?") == "What does ESRS E1 require on transition plans?"
+    assert besides("Does DORA apply to firms authorised under MiFID II?") == "Does apply to firms authorised under MiFID II?"

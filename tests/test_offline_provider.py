@@ -2133,3 +2133,43 @@ def test_whether_a_provision_applies_is_read_in_the_provisions_language():
         "verarbeitet werden?")) == set()
     assert len(composer._leading_scope_articles(plan_question(
         "Gilt die DSGVO für die Mitgliederliste eines Nachbarschaftsvereins?"))) == 2
+
+
+def test_an_acts_name_and_the_verb_it_provides_with_are_not_words_left_behind_across_languages():
+    """Carried into the English GDPR, "Welche Sanktionen sieht die DSGVO vor?" kept "DSGVO" and "sieht" as words the
+    term list could not carry ("~dsgvo", "~sieht"): no sentence holds them, so Article 84 covered half of the question
+    and the answer abstained. The act's name is no word of its provisions, and "sieht ... vor", "prévoit", "prevé"
+    say that the act provides, as "say" does. A content word the list cannot carry stays behind as before."""
+    from regintel.llm.offline_compose import _carried_enough, _glossary, carried_terms
+    from regintel.text.analysis import tokenize
+
+    known = set(tokenize("penalties sanctions infringements fines breach", "en"))
+    glossary = _glossary()
+    assert carried_terms("Welche Sanktionen sieht die DSGVO vor?", "de", "en", glossary, known) == {"penalti", "sanction"}
+    assert carried_terms("Quelles sanctions prévoit le RGPD ?", "fr", "en", glossary, known) == {"penalti", "sanction"}
+    assert carried_terms("Was sieht die DSGVO für Haustiere vor?", "de", "en", glossary, known) == {"~hausti"}
+    # every term the question has, carried: scored by coverage though it is one; one carried beside one left: not
+    assert _carried_enough({"penalti": 1.0}) and _carried_enough({"penalti": 1.0, "fine": 1.0})
+    assert not _carried_enough({"penalti": 1.0, "~hausti": 1.0}) and not _carried_enough({})
+
+
+def test_the_words_one_term_is_carried_into_count_once():
+    """"Quelles sanctions prévoit DORA ?" carries "sanctions" into "penalties" and "sanctions", both DORA's words: a
+    sentence holding one of them covered half of a question that asked one thing. The variants now stand for one
+    term, on the question's side and on the sentence's; a word of another term still counts apart."""
+    from regintel.llm.offline_compose import LexicalScorer, _glossary, carried_variants
+    from regintel.text.analysis import tokenize
+
+    known = set(tokenize("penalties sanctions criminal publication infringements", "en"))
+    variants = carried_variants("Quelles sanctions prévoit DORA ?", "fr", {"en"}, _glossary(), known)
+    penalty, sanction = tokenize("penalties", "en")[0], tokenize("sanctions", "en")[0]
+    assert variants in ({sanction: penalty}, {penalty: sanction})
+    assert carried_variants("Quelles sanctions prévoit DORA ?", "fr", {"en"}, _glossary(), {penalty}) == {}
+
+    scorer = LexicalScorer([])
+    weights = {penalty: 1.0, sanction: 1.0}
+    assert scorer.coverage({penalty}, weights) == pytest.approx(0.5)  # two words asked, one held
+    scorer.variants = variants
+    assert scorer.coverage({penalty}, weights) == pytest.approx(1.0) == scorer.coverage({sanction}, weights)
+    criminal = tokenize("criminal", "en")[0]
+    assert scorer.coverage({penalty}, {**weights, criminal: 1.0}) == pytest.approx(0.5)

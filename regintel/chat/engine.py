@@ -56,7 +56,7 @@ from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_t
 from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
-from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments
+from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun_stems
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
@@ -65,7 +65,8 @@ from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
-from regintel.text.analysis import detect_language
+from regintel.text.analysis import detect_language, tokenize
+from regintel.text.question_kinds import question_noise_stems
 from regintel.text.question_parts import comparison_sides
 
 log = logging.getLogger(__name__)
@@ -251,9 +252,12 @@ class ComplianceEngine:
             fresh = self._retrieve(search_text, trace, definitions_behind=behind)
             filters = None
             named = self._named_titles(coverage)
-            if named and fresh and fresh[0].title not in named:  # "Does the GDPR apply to ...?" led elsewhere
-                documents = self._documents_titled(named)
-                in_named = self._retrieve(search_text, trace, {"document_id": documents}, behind)
+            documents = self._documents_titled(named) if named else []
+            besides_acts = self._besides_named_acts(search_text, coverage, self._languages_of(documents))
+            if named and fresh and (besides_acts or fresh[0].title not in named):
+                # "Does the GDPR apply to ...?" led elsewhere; "Quelles sont les sanctions du RGPD ?" led by the act's
+                # opening article, close in meaning to the act's name (Article 84 "Sanctions" third)
+                in_named = self._retrieve(besides_acts or search_text, trace, {"document_id": documents}, behind)
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
             conversation = self._conversation_documents(turn) if decision.continues and not named else []
@@ -587,6 +591,32 @@ class ComplianceEngine:
         if coverage is None or not coverage.held or coverage.missing:
             return set()
         return self._corpus_instruments().titles_holding(coverage.held)
+
+    @staticmethod
+    def _besides_named_acts(text: str, coverage: Coverage | None, languages: set[str]) -> str | None:
+        """What a question asks about the held acts it names, searched within them (written in ``languages``):
+        ``text`` without their names (:func:`without_held_act_names`), when it is written in another language than
+        theirs. Across languages the act's name is what the question shares best with the act's opening article
+        ("Quelles sont les sanctions du RGPD ?": "règlement général sur la protection des données" and "This Regulation
+        lays down rules relating to the protection of natural persons"), its other words carried less well. None when
+        it names no held act, is written in an act's own language, asks about an act as a whole ("What is DORA?") or
+        from when one applies (its application units lead: :mod:`regintel.retrieval.scope_search`), or says nothing
+        else."""
+        if coverage is None or not coverage.held or not languages or asks_about_the_act(text) \
+                or asks_when_it_applies(text):
+            return None
+        language = detect_question_language(text, load_glossary())
+        if language in languages:
+            return None
+        rest = without_held_act_names(text, coverage)
+        if rest == text or not set(tokenize(rest, language)) - question_noise_stems(language):
+            return None
+        return rest
+
+    def _languages_of(self, documents: Sequence[str]) -> set[str]:
+        """The languages the passages of ``documents`` are written in."""
+        wanted = set(documents)
+        return {c.language for c in self.search_index.chunks.values() if c.document_id in wanted and c.language}
 
     def _conversation_documents(self, turn: TurnInput) -> list[str]:
         """The documents the previous answer quoted, with the documents related to them (one cites the other's act

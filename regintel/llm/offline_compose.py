@@ -735,6 +735,9 @@ class LexicalScorer:
         self.median_idf = ranked[len(ranked) // 2] if ranked else 1.0
         self.average_length = sum(len(s.terms) for s in segments) / self.n if segments else 1.0
         self.aliases: dict[str, str] = {}  # the law's word -> the question's word it stands for (see question_aliases)
+        # across languages, one of the question's terms carried into several words of the passages' language ("sanctions"
+        # into "penalties" and "sanctions"): each of them -> the one standing for all (see carried_variants)
+        self.variants: dict[str, str] = {}
         self.said_before = ""  # the previous answer, whitespace-folded (see QuestionPlan.said_before)
         self.said_articles: set[str] = set()  # the articles it quoted
 
@@ -745,20 +748,39 @@ class LexicalScorer:
             return self.idf[term]
         return self.median_idf if term.startswith("~") else self.unseen_idf
 
+    def _term(self, term: str) -> str:
+        """The term a passage's or question's word counts as: its group's variant, then the asker's word for it."""
+        term = self.variants.get(term, term)
+        return self.aliases.get(term, term)
+
+    def _grouped(self, weights: dict[str, float]) -> dict[str, float]:
+        """``weights`` with the variants of one carried term merged (the highest weight stands): covering one of them
+        covers the term, as the question asked it once."""
+        if not self.variants:
+            return weights
+        grouped: dict[str, float] = {}
+        for term, weight in weights.items():
+            key = self.variants.get(term, term)
+            grouped[key] = max(weight, grouped.get(key, 0.0))
+        return grouped
+
     def weight_mass(self, weights: dict[str, float]) -> float:
+        weights = self._grouped(weights)
         return sum(w * self.idf_of(t) for t, w in weights.items()) or 1.0
 
     def coverage(self, terms: Iterable[str], weights: dict[str, float]) -> float:
-        present = {self.aliases.get(t, t) for t in terms} & weights.keys()
+        weights = self._grouped(weights)
+        present = {self._term(t) for t in terms} & weights.keys()
         return sum(weights[t] * self.idf_of(t) for t in present) / self.weight_mass(weights)
 
     def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str],
               antecedent_terms: set[str] | frozenset = frozenset()) -> Scored:
         """BM25 of the sentence times its coverage of the question; ``antecedent_terms``, the words of the sentence a
         pointing-back sentence stands for ("He or she ..."), count once each as its own."""
-        counts = Counter(self.aliases.get(t, t) for t in segment.terms)
+        weights = self._grouped(weights)
+        counts = Counter(self._term(t) for t in segment.terms)
         for term in antecedent_terms:
-            counts.setdefault(self.aliases.get(term, term), 1)
+            counts.setdefault(self._term(term), 1)
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
         bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
@@ -810,6 +832,13 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
     return weights
 
 
+def _carried_enough(weights: dict[str, float]) -> bool:
+    """Whether the question's terms carried into another language can be scored by coverage: at least
+    ``MIN_TRANSLATED_TERMS`` of them, or every term it has (no placeholder of a word the term list could not carry)."""
+    carried = sum(not t.startswith("~") for t in weights)
+    return carried >= MIN_TRANSLATED_TERMS or carried == len(weights) > 0
+
+
 def _without_asking_frame(text: str) -> str:
     """``text`` without the words saying how it asks: for a period (``DURATION_ASKED_RE``), for what binds an actor
     (``DUTIES_ASKED_RE``, when :func:`asked_actor` reads one)."""
@@ -822,7 +851,9 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     """The terms of ``text`` (written in ``source_language``) in ``target_language``: each glossary term of the text
     gives its equivalents that the passages use; acronyms and numbers are carried as they are. A content word the
     term list cannot carry is kept as a placeholder ("~word") that no sentence matches, so a question whose key
-    words cannot be carried over ("MiCA", "cigarettes") does not look answered by its few generic words."""
+    words cannot be carried over ("MiCA", "cigarettes") does not look answered by its few generic words. The name of
+    an act of the instrument list ("RGPD", "DSGVO", "Datenschutz-Grundverordnung") is no such word: the act's own text
+    never writes it (search has already kept to the act named), so it is carried only as a word the passages use."""
     try:
         from regintel.retrieval.crosslingual import terms as glossary_terms
 
@@ -831,6 +862,7 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     except Exception:  # noqa: BLE001
         return set(tokenize(text, target_language))
     noise = question_noise_stems(source_language)
+    act_names = {t for mention in load_catalog().mentions(text) for t in tokenize(mention.label, source_language)}
     carried: set[str] = set()
     covered: set[int] = set()
     for match in matches:
@@ -846,9 +878,37 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
             continue
         if token in known and (token.isdigit() or token.upper() in text):  # numbers and acronyms: DORA, OSS, 72
             carried.add(token)
-        elif not token.isdigit():
+        elif not token.isdigit() and token not in act_names:
             carried.add("~" + token)
     return carried
+
+
+def carried_variants(text: str, source_language: str, target_languages: Iterable[str], glossary: Any,
+                     known: Iterable[str]) -> dict[str, str]:
+    """Each one-word variant the term list carries a term of ``text`` into (in ``target_languages``, as the passages
+    write it) -> the first of them: "Quelles sanctions prévoit DORA ?" carries "sanctions" into "penalties" and
+    "sanctions", and a sentence holding one of them covered half of the question (Article 52 of DORA, the first
+    passage, was then read as not addressing it and nothing answered). The question asked one thing."""
+    variants: dict[str, str] = {}
+    if glossary is None:
+        return variants
+    known = set(known)
+    try:
+        matches = glossary.matches(text, source_language)
+    except Exception:  # noqa: BLE001 - without the term list nothing is carried, so nothing is grouped
+        return variants
+    for language in sorted(set(target_languages)):
+        for match in matches:
+            words = [stems[0] for phrase in glossary.equivalents(match, text, language)
+                     if len(stems := tokenize(phrase, language)) == 1 and stems[0] in known]
+            words = list(dict.fromkeys(words))
+            if len(words) < 2:
+                continue
+            first = variants.get(words[0], words[0])
+            for word in words[1:]:
+                if word != first and word not in variants and word not in variants.values():
+                    variants[word] = first
+    return variants
 
 
 def question_aliases(question: str, language: str, glossary: Any) -> dict[str, str]:
@@ -1042,6 +1102,9 @@ class Composer:
     # -- public ---------------------------------------------------------------------------------------------------
     def select(self, plan: QuestionPlan) -> Selection:
         self.scorer.aliases = question_aliases(f"{plan.question} {plan.context}", plan.language, self.glossary)
+        self.scorer.variants = carried_variants(f"{plan.question} {plan.context}", plan.language,
+                                                {p.language for p in self.passages} - {plan.language}, self.glossary,
+                                                self.scorer.idf.keys())
         self.scorer.remember_said_before(plan.said_before)
         # (a composer is made for one answer: the passages' titles may read this question's words)
         for index, words in headings_in_the_laws_words(plan.question, plan.language, self.glossary,
@@ -1481,9 +1544,9 @@ class Composer:
         already: a passage weighing both sides says less about this one than its own article does)."""
         weights = {lang: _weights(ask, plan, lang, self.glossary, self.scorer.idf.keys())
                    for lang in {p.language for p in self.passages}}
-        # across languages, too few terms carried over make coverage meaningless
-        usable = {lang for lang, w in weights.items()
-                  if lang == plan.language or sum(not t.startswith("~") for t in w) >= MIN_TRANSLATED_TERMS}
+        # across languages, too few terms carried over make coverage meaningless, unless they are all the question
+        # has ("Welche Sanktionen sieht die DSGVO vor?": "penalties", and nothing left behind)
+        usable = {lang for lang, w in weights.items() if lang == plan.language or _carried_enough(w)}
         named = self._named_passages(plan)
         cited = self._cited_references(plan)
         if cited is not None:

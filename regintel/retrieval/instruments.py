@@ -241,6 +241,17 @@ class CorpusInstruments:
         return result
 
 
+def without_held_act_names(text: str, coverage: Coverage, catalog: InstrumentCatalog | None = None) -> str:
+    """``text`` with the names of the held acts it names blanked out ("Quelles sont les sanctions du RGPD ?" ->
+    "Quelles sont les sanctions du  ?"): what it asks about once search is kept to those acts. A name carrying a
+    code ("ESRS E1", "directive 2006/112") stays: its code says which standard or act is asked about."""
+    held = {m.key for m in coverage.held}
+    for mention in sorted((catalog or load_catalog()).mentions(text), key=lambda m: -m.start):
+        if mention.key in held and not any(c.isdigit() for c in mention.label):
+            text = text[:mention.start] + " " + text[mention.end:]
+    return text
+
+
 def _cites_article_of(question: str, mention: Mention) -> bool:
     """An article number right before the act ("Article 34 of Directive ...") or right after it ("CRR Article 92")."""
     for article in ARTICLE_RE.finditer(question):
