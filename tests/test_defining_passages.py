@@ -9,7 +9,7 @@ from regintel.retrieval.defining_passages import DefiningPassages, definitions_f
 from regintel.retrieval.term_definitions import (asked_by_heading, glossary_title_names, term_variants,
                                                  terms_defined_by)
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import asks_penalty_for_infringement, asks_who_when_or_how
+from regintel.text.question_kinds import asks_penalty_for_infringement, asks_what_is_provided_on, asks_who_when_or_how
 
 
 def chunk(chunk_id: str, text: str, ref: str, heading: str = "", language: str = "en") -> Chunk:
@@ -203,6 +203,27 @@ def test_a_question_asking_who_acts_when_or_how(question, asks):
 def test_a_question_asking_what_penalty_an_infringement_incurs(question, asks):
     """No definition says what penalty applies: search puts the definitions behind for these questions too."""
     assert asks_penalty_for_infringement(question) is asks
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What does DORA say about ICT concentration risk?", True),
+    ("What does the GDPR require for records of processing activities?", True),
+    ("Qu'est-ce que le RGPD prévoit sur le consentement ?", True),
+    ("Que dit DORA sur la gestion des incidents ?", True),
+    ("¿Qué establece el RGPD sobre los corresponsables del tratamiento?", True),
+    ("Was regelt die DSGVO zur Datenübertragbarkeit?", True),
+    ("Was sieht die DSGVO bei einer Datenpanne vor?", True),
+    # what a term means: its definition answers
+    ("What does the GDPR say about 'personal data'?", False),
+    ("Qu'est-ce que la pseudonymisation ?", False),
+    ("What does 'main establishment' mean?", False),
+    ("Que faut-il pour le consentement ?", False),
+])
+def test_a_question_asking_what_an_act_provides_on_a_subject(question, asks):
+    """The subject's definition does not say what the act does with it ("¿Qué dice DORA sobre el riesgo de
+    concentración TIC?" quoted the definition of "ICT concentration risk", Article 29 sets the rules): search puts the
+    definitions behind, as for who / when / how questions, unless the question asks what a term means."""
+    assert asks_what_is_provided_on(question) is asks
 
 
 @pytest.mark.parametrize("question, term", [

@@ -64,7 +64,8 @@ from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
 from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
-                                         WHEN_RE, WHICH_ACTOR_MUST_RE, asks_who_when_or_how, question_noise_stems)
+                                         WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
+                                         asks_who_when_or_how, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -1759,7 +1760,8 @@ class Composer:
         says neither who, when nor how ("Who must carry out threat-led penetration testing?" quoted Article 3(17);
         Article 26 says which entities "shall carry out" it). Only when an article that is no definition addresses
         the question as well as the definitions do (else they stand: the question may be about the term itself)."""
-        if not asks_who_when_or_how(plan.question) or any(ask.shape == "definition" for ask in plan.asks):
+        if not (asks_who_when_or_how(plan.question) or asks_what_is_provided_on(plan.question)) \
+                or any(ask.shape == "definition" for ask in plan.asks):
             return articles
         definitional = self._definitions_articles()
         if not definitional or not definitional & set(articles[:LEADING_ARTICLES]):

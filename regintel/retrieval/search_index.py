@@ -62,7 +62,7 @@ from regintel.retrieval.unit_roles import by_unit_role
 from regintel.retrieval.vector_store import ChunkVectorStore
 from regintel.retrieval.word_translation import DEFAULT_MIN_COSINE, VocabularyTranslator, corpus_vocabularies
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import asks_penalty_for_infringement, asks_who_when_or_how
+from regintel.text.question_kinds import asks_penalty_for_infringement, asks_what_is_provided_on, asks_who_when_or_how
 from regintel.text.question_parts import comparison_sides, side_term
 
 log = logging.getLogger(__name__)
@@ -473,10 +473,11 @@ class SearchIndex:
         ranker_scores: dict[str, float] = {}
         tail: int | None = None
         ranker = self.corpus_ranker
-        # who acts, when or how, or what penalty an infringement incurs: no definition says it, so the other passages
-        # lead (read from a deeper ranking)
+        # who acts, when or how, what penalty an infringement incurs, what an act provides on a subject: no definition
+        # says it, so the other passages lead (read from a deeper ranking)
         definitions_behind = mode == "hybrid" and (definitions_behind or asks_who_when_or_how(question)
-                                                   or asks_penalty_for_infringement(question))
+                                                   or asks_penalty_for_infringement(question)
+                                                   or asks_what_is_provided_on(question))
         depth = k * DEFINITIONS_BEHIND_WIDTH if definitions_behind else k
         if mode == "hybrid" and ranker is not None and stage.fused:
             started = time.perf_counter()

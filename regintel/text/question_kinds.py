@@ -121,6 +121,29 @@ PENALTY_FOR_INFRINGEMENT = (
 PENALTY_FOR_INFRINGEMENT_RE = re.compile(PENALTY_FOR_INFRINGEMENT, _I)
 
 
+# what an act (or a provision) says, provides or requires on a subject: "What does DORA say about backup policies?",
+# "Que prévoit le RGPD pour le registre des activités de traitement ?", "¿Qué dice DORA sobre el riesgo de
+# concentración TIC?", "Was sieht die DSGVO bei einer Datenpanne vor?": the rules on it, which the subject's
+# definition does not state (the question asks what the act does with the term, not what the term means)
+WHAT_IT_PROVIDES_ON_RE = re.compile(
+    r"\bwhat (?:does|do) [^?]{1,60}? (?:say|provide|require|lay down|set out|stipulate|prescribe)s?\s+(?:about|on|for|"
+    r"regarding|concerning|in respect of|as regards|with regard to)\b|"
+    r"(?:\bque\s+|\bqu['’]est-ce qu(?:e\s|['’])[^?]{0,60}?)(?:dit|disent|prévoi(?:t|ent)|exige(?:nt)?|impose(?:nt)?|"
+    r"établi(?:t|ssent))\b"
+    r"[^?]{0,60}?\b(?:sur|pour|en matière d[eu]|concernant|à propos d[eu]|au sujet d[eu]|quant à)\b|"
+    r"\bqu[ée]\s+(?:dice|dicen|prevé|prevén|establece|establecen|exige|exigen|dispone|disponen|regula|regulan)\b"
+    r"[^?]{0,60}?\b(?:sobre|para|en materia de|respecto a|respecto de|acerca de|en cuanto a|en relación con)\b|"
+    r"\bwas\s+(?:sagt|sagen|sieht|sehen|regelt|regeln|verlangt|verlangen|bestimmt|bestimmen)\b[^?]{0,60}?"
+    r"\b(?:zu|zum|zur|über|bei|für|hinsichtlich|bezüglich)\b", _I)
+
+
+def asks_what_is_provided_on(question: str) -> bool:
+    """Whether the question asks what an act says, provides or requires on a subject (:data:`WHAT_IT_PROVIDES_ON_RE`)
+    and not what a term means: its subject's definition is no answer ("¿Qué dice DORA sobre el riesgo de
+    concentración TIC?" quoted the definition of "ICT concentration risk"; Article 29 sets the rules on it)."""
+    return bool(WHAT_IT_PROVIDES_ON_RE.search(question)) and not asked_term(question)
+
+
 def asks_conditions_by_when(question: str) -> bool:
     """Whether a question opening on "when" asks in which cases (:data:`WHEN_CONDITION_RE`: "Wann ist eine
     Einwilligung wirksam?") and names no period either ("Bis wann ...?"): its answer is a condition, not a time
