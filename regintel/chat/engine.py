@@ -616,6 +616,8 @@ class ComplianceEngine:
     def _languages_of(self, documents: Sequence[str]) -> set[str]:
         """The languages the passages of ``documents`` are written in."""
         wanted = set(documents)
+        if not wanted:
+            return set()
         return {c.language for c in self.search_index.chunks.values() if c.document_id in wanted and c.language}
 
     def _conversation_documents(self, turn: TurnInput) -> list[str]:

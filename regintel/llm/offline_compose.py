@@ -852,9 +852,11 @@ def carried_terms(text: str, source_language: str, target_language: str, glossar
     """The terms of ``text`` (written in ``source_language``) in ``target_language``: each glossary term of the text
     gives its equivalents that the passages use; acronyms and numbers are carried as they are. A content word the
     term list cannot carry is kept as a placeholder ("~word") that no sentence matches, so a question whose key
-    words cannot be carried over ("MiCA", "cigarettes") does not look answered by its few generic words. The name of
-    an act of the instrument list ("RGPD", "DSGVO", "Datenschutz-Grundverordnung") is no such word: the act's own text
-    never writes it (search has already kept to the act named), so it is carried only as a word the passages use."""
+    words cannot be carried over ("cigarettes") does not look answered by its few generic words. The name of an act
+    of the instrument list ("RGPD", "DSGVO", "Datenschutz-Grundverordnung") is no such word: a held act's own text
+    never writes it (search has already kept to the act named), and a question about an act the corpus lacks is
+    answered as such before any sentence is read (:mod:`regintel.retrieval.instruments`), so a name is carried only as
+    a word the passages use."""
     try:
         from regintel.retrieval.crosslingual import terms as glossary_terms
 
