@@ -161,3 +161,22 @@ def test_the_names_of_held_acts_are_taken_out_of_what_is_searched_within_them(de
     assert besides("What does DORA require of the GDPR's controllers?") == "What does require of the controllers?"
     assert besides("What does ESRS E1 require on transition plans?") == "What does ESRS E1 require on transition plans?"
     assert besides("Does DORA apply to firms authorised under MiFID II?") == "Does apply to firms authorised under MiFID II?"
+
+
+def test_only_a_question_in_another_language_than_the_named_acts_is_searched_without_the_name(demo):
+    """Across languages the act's name is what the question shares best with the act's opening article; in the act's
+    own language, for the act as a whole, for what a term means (its defining passage leads by the term) and when
+    nothing else is asked, the question is searched as written."""
+    from regintel.chat.engine import ComplianceEngine
+
+    def besides(question, languages=frozenset({"en"})):
+        found = ComplianceEngine._besides_named_acts(question, demo.coverage(question), set(languages))
+        return found and " ".join(found.split())
+
+    assert besides("Quelles sont les sanctions du RGPD ?") == "Quelles sont les sanctions du ?"
+    assert besides("Welche Sanktionen sieht die DSGVO vor?") == "Welche Sanktionen sieht die vor?"
+    assert besides("What are the sanctions under the GDPR?") is None  # the act's own language
+    assert besides("¿Qué es DORA?") is None  # the act as a whole
+    assert besides("Que signifie « chaîne de valeur » dans les ESRS ?") is None  # what a term means
+    assert besides("Quelles sont les sanctions ?") is None  # no act named
+    assert besides("Was regelt die DSGVO?") is None  # nothing else asked

@@ -66,6 +66,7 @@ from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
 from regintel.text.analysis import detect_language, tokenize
+from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import question_noise_stems
 from regintel.text.question_parts import comparison_sides
 
@@ -600,10 +601,12 @@ class ComplianceEngine:
         ("Quelles sont les sanctions du RGPD ?": "règlement général sur la protection des données" and "This Regulation
         lays down rules relating to the protection of natural persons"), its other words carried less well. None when
         it names no held act, is written in an act's own language, asks about an act as a whole ("What is DORA?") or
-        from when one applies (its application units lead: :mod:`regintel.retrieval.scope_search`), or says nothing
-        else."""
+        from when one applies (its application units lead: :mod:`regintel.retrieval.scope_search`), asks what a term
+        means (its defining passage leads by the term, and the name says where to read it: "Que signifie « chaîne de
+        valeur » dans les ESRS ?" searched without "ESRS" scored its definition lower, graded QUALIFIED instead of
+        DIRECT), or says nothing else."""
         if coverage is None or not coverage.held or not languages or asks_about_the_act(text) \
-                or asks_when_it_applies(text):
+                or asks_when_it_applies(text) or asked_term(text):
             return None
         language = detect_question_language(text, load_glossary())
         if language in languages:
