@@ -765,14 +765,14 @@ class LexicalScorer:
             grouped[key] = max(weight, grouped.get(key, 0.0))
         return grouped
 
-    def weight_mass(self, weights: dict[str, float]) -> float:
-        weights = self._grouped(weights)
-        return sum(w * self.idf_of(t) for t, w in weights.items()) or 1.0
-
     def coverage(self, terms: Iterable[str], weights: dict[str, float]) -> float:
-        weights = self._grouped(weights)
-        present = {self._term(t) for t in terms} & weights.keys()
-        return sum(weights[t] * self.idf_of(t) for t in present) / self.weight_mass(weights)
+        return self._coverage(terms, self._grouped(weights))
+
+    def _coverage(self, terms: Iterable[str], grouped: dict[str, float]) -> float:
+        """:meth:`coverage` for weights already :meth:`_grouped` (a sentence's score groups them once)."""
+        present = {self._term(t) for t in terms} & grouped.keys()
+        mass = sum(w * self.idf_of(t) for t, w in grouped.items()) or 1.0
+        return sum(grouped[t] * self.idf_of(t) for t in present) / mass
 
     def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str],
               antecedent_terms: set[str] | frozenset = frozenset()) -> Scored:
@@ -785,7 +785,7 @@ class LexicalScorer:
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
         bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
-        coverage = self.coverage(matched | title_terms, weights)  # (reads the title's words through the aliases)
+        coverage = self._coverage(matched | title_terms, weights)  # (reads the title's words through the aliases)
         prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
         repeated = SAID_BEFORE_FACTOR if self.was_said_before(segment) else \
             SAID_ARTICLE_FACTOR if self.article_of.get(segment.source.index) in self.said_articles else 1.0

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
@@ -143,10 +143,12 @@ class InstrumentCatalog:
         which only shifts the spans used to compare mentions)."""
         return list(self._found(text))
 
-    def without_mentions(self, text: str) -> str:
-        """``text`` with each instrument it names blanked out (a space each): what else it says."""
+    def without_mentions(self, text: str, blanked: Callable[[Mention], bool] | None = None) -> str:
+        """``text`` with each instrument it names (each one ``blanked`` accepts) blanked out (a space each): what else
+        it says."""
         for mention in sorted(self.mentions(text), key=lambda m: -m.start):
-            text = text[:mention.start] + " " + text[mention.end:]
+            if blanked is None or blanked(mention):
+                text = text[:mention.start] + " " + text[mention.end:]
         return text
 
     def _find(self, text: str) -> tuple[Mention, ...]:
@@ -246,10 +248,8 @@ def without_held_act_names(text: str, coverage: Coverage, catalog: InstrumentCat
     "Quelles sont les sanctions du  ?"): what it asks about once search is kept to those acts. A name carrying a
     code ("ESRS E1", "directive 2006/112") stays: its code says which standard or act is asked about."""
     held = {m.key for m in coverage.held}
-    for mention in sorted((catalog or load_catalog()).mentions(text), key=lambda m: -m.start):
-        if mention.key in held and not any(c.isdigit() for c in mention.label):
-            text = text[:mention.start] + " " + text[mention.end:]
-    return text
+    return (catalog or load_catalog()).without_mentions(
+        text, lambda mention: mention.key in held and not any(c.isdigit() for c in mention.label))
 
 
 def _cites_article_of(question: str, mention: Mention) -> bool:
