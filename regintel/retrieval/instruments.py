@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
-from regintel.text.normalise import fold
+from regintel.text.normalise import fold, fold_with_offsets
 
 INSTRUMENTS_PATH = REPO_ROOT / "data" / "glossary" / "instruments.jsonl"
 
@@ -138,9 +138,8 @@ class InstrumentCatalog:
     def mentions(self, text: str) -> list[Mention]:
         """Instruments named in ``text`` (by name or act number), maximal spans only, in text order.
 
-        Names are matched in the folded text, acronyms in the text as written: folding keeps one character per
-        accented letter, so the spans of both index the same text (up to the rare letter folding expands, ß -> ss,
-        which only shifts the spans used to compare mentions)."""
+        Names are matched in the folded text, acronyms in the text as written; a name's span in the folded text is
+        mapped back to the text as written (folding writes "ß" as "ss"), so every span indexes ``text``."""
         return list(self._found(text))
 
     def without_mentions(self, text: str, blanked: Callable[[Mention], bool] | None = None) -> str:
@@ -152,11 +151,14 @@ class InstrumentCatalog:
         return text
 
     def _find(self, text: str) -> tuple[Mention, ...]:
-        folded = fold(text)
+        folded, offsets = fold_with_offsets(text)
         found: list[Mention] = []
         for pattern, case_sensitive, instrument, name in self._patterns:
-            for match in pattern.finditer(text if case_sensitive else folded):
-                found.append(Mention(name, match.start(), match.end(), instrument))
+            if case_sensitive:
+                found.extend(Mention(name, m.start(), m.end(), instrument) for m in pattern.finditer(text))
+            else:
+                found.extend(Mention(name, offsets[m.start()], offsets[m.end() - 1] + 1, instrument)
+                             for m in pattern.finditer(folded) if m.end() > m.start())
         for number, start, end in act_numbers(text):
             instrument = self._by_number.get(number)
             found.append(Mention(text[start:end].strip(), start, end, instrument, number))

@@ -10,11 +10,32 @@ from functools import lru_cache
 
 def fold(text: str) -> str:
     """Lower-case and strip diacritics (so "Déclaration" and "declaration" meet): the compatibility decomposition
-    (NFKD) without its combining marks. ASCII text is only lower-cased (NFKD leaves it as it is)."""
+    (NFKD) without its combining marks, and German "ß" written "ss" as Swiss German and upper case write it (NFKD
+    keeps "ß", and word tokens of ``[a-z0-9]`` split "Verstößen" into "versto" and "en"). ASCII text is only
+    lower-cased (NFKD leaves it as it is)."""
     lowered = text.lower()
     if lowered.isascii():
         return lowered
-    return unicodedata.normalize("NFKD", lowered).translate(_combining_marks())
+    return unicodedata.normalize("NFKD", lowered).translate(_combining_marks()).replace("ß", "ss")
+
+
+def fold_with_offsets(text: str) -> tuple[str, list[int]]:
+    """:func:`fold` of ``text``, character by character, and for each folded character the index in ``text`` of the
+    one it comes from: folding may lengthen a text ("ß" -> "ss"), so a match in the folded text is mapped back
+    through these (by character, a Greek final sigma is lower-cased as any sigma)."""
+    if text.isascii():
+        return text.lower(), list(range(len(text)))
+    pieces, offsets = [], []
+    for index, character in enumerate(text):
+        piece = _fold_character(character)
+        pieces.append(piece)
+        offsets.extend([index] * len(piece))
+    return "".join(pieces), offsets
+
+
+@lru_cache(maxsize=4096)
+def _fold_character(character: str) -> str:
+    return fold(character)
 
 
 @lru_cache(maxsize=1)
