@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from regintel.retrieval.bm25_index import IDS_FILE, TOKENS_VERSION, BM25Index
 from regintel.text.analysis import tokenize
+from regintel.text.question_kinds import content_stems
 from regintel.text.normalise import fold, fold_with_offsets
 
 
@@ -88,3 +89,10 @@ def test_a_bm25_index_remembers_the_tokens_it_was_built_with(tmp_path):
     del meta["tokens_version"]
     (tmp_path / IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
     assert BM25Index.load(tmp_path).tokens_version == 1 < TOKENS_VERSION
+
+
+def test_what_a_question_asks_about_leaves_out_its_question_words_and_auxiliaries():
+    assert content_stems("Quelles sanctions prévoit DORA ?", "fr") == set(tokenize("sanctions DORA", "fr"))
+    # "gemäß" and "hat" are in the German list, stemmed as the question's words are
+    assert content_stems("Welche Pflichten hat der Verantwortliche gemäß der DSGVO?", "de") == \
+        set(tokenize("Pflichten Verantwortliche DSGVO", "de"))

@@ -33,9 +33,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from regintel.text.analysis import detect_language, tokenize
+from regintel.text.analysis import detect_language
 from regintel.text.asked_terms import asked_of_another_term, definition_term
-from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE, question_noise_stems
+from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE, content_stems
 from regintel.text.normalise import fold_for_comparison
 
 CLARIFICATION_PHRASES = (
@@ -121,7 +121,7 @@ class ContextDecision:
 def content_words(folded_question: str) -> set[str]:
     """The question's content words (stemmed; stop words, question words and auxiliaries left out)."""
     language = detect_language(folded_question)
-    return set(tokenize(folded_question, language)) - question_noise_stems(language)
+    return content_stems(folded_question, language)
 
 
 def _new_legal_terms(question: str, previous_text: str) -> list[str]:

@@ -65,9 +65,9 @@ from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
-from regintel.text.analysis import detect_language, tokenize
+from regintel.text.analysis import detect_language
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import question_noise_stems
+from regintel.text.question_kinds import content_stems
 from regintel.text.question_parts import comparison_sides
 
 log = logging.getLogger(__name__)
@@ -612,7 +612,7 @@ class ComplianceEngine:
         if language in languages:
             return None
         rest = without_held_act_names(text, coverage)
-        if rest == text or not set(tokenize(rest, language)) - question_noise_stems(language):
+        if rest == text or not content_stems(rest, language):
             return None
         return rest
 

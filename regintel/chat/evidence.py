@@ -72,7 +72,7 @@ from regintel.retrieval.sources import Source
 from regintel.retrieval.term_definitions import defined_stems, defines, term_in_passage
 from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
-from regintel.text.question_kinds import DURATION_ASKED_RE, question_noise_stems
+from regintel.text.question_kinds import DURATION_ASKED_RE, content_stems, question_noise_stems
 from regintel.text.question_parts import comparison_sides, side_term
 
 # Fallback thresholds (see the module docstring), calibrated on ObliQA. "Best" is the highest similarity among the
@@ -293,7 +293,7 @@ def lexical_support(question: str, source: Source) -> float:
     if not same_language(question_language, source):
         return carried_support(question, question_language, source)
     language = source.language or question_language
-    words = set(tokenize(question, language)) - question_noise_stems(language)
+    words = content_stems(question, language)
     if not words:
         return 0.0
     passage_tokens = tokenize(f"{source.title}\n{source.heading}\n{source.search_titles}\n{source.text}", language)

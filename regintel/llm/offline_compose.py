@@ -65,7 +65,8 @@ from regintel.text.question_parts import (comparison_sides, sets_two_things_agai
                                          split_question)
 from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
                                          WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
-                                         asks_who_when_or_how, question_noise_stems)
+                                         asks_who_when_or_how, content_stems,
+                                         question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -1842,7 +1843,7 @@ class Composer:
         first = min((p for p in self.passages if p.article == article), key=lambda p: p.part or (1, 1))
         if first.language != plan.language or (first.part is not None and first.part[0] != 1):
             return None
-        asked = set(tokenize(plan.question, plan.language)) - question_noise_stems(plan.language)
+        asked = content_stems(plan.question, plan.language)
         act_name = set(tokenize(first.source.title or "", plan.language))
         return None if asked - first.heading_terms - act_name - _says_words(plan.language) else article
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from regintel.retrieval.chunking import Chunk, split_part
 from regintel.retrieval.instruments import load_catalog
 from regintel.text.analysis import tokenize
-from regintel.text.question_kinds import question_noise_stems
+from regintel.text.question_kinds import content_stems
 
 LISTED_MIN_ARTICLES = 3  # a noun heading this many articles of one act is a list of provisions of its own ...
 LISTED_MAX_WORDS = 3  # ... when the question asks for it in general: this many words at most, the act's name aside
@@ -49,7 +49,7 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     subject; "What are the lawful bases for processing?" -> lawful, basi); None when it says more than
     ``LISTED_MAX_WORDS`` (complements counted), so asks about something narrower."""
     text = load_catalog().without_mentions(question)
-    asked = set(tokenize(text, language)) - question_noise_stems(language)
+    asked = content_stems(text, language)
     if len(asked) > LISTED_MAX_WORDS:
         return None
     complements = {stem for match in COMPLEMENT_RE.finditer(text) for stem in tokenize(match.group(1), language)}

@@ -168,6 +168,13 @@ def asks_penalty_for_infringement(question: str) -> bool:
 
 
 @lru_cache(maxsize=8)
+@lru_cache(maxsize=8)
 def question_noise_stems(language: str) -> frozenset[str]:
     """:data:`QUESTION_NOISE` of ``language`` as the search tokenizer stems it."""
     return frozenset(tokenize(" ".join(QUESTION_NOISE.get(language, ())), language))
+
+
+def content_stems(text: str, language: str) -> set[str]:
+    """What ``text`` asks about: its stemmed words in ``language`` without stop words, question words and
+    auxiliaries (:data:`QUESTION_NOISE`)."""
+    return set(tokenize(text, language)) - question_noise_stems(language)
