@@ -441,6 +441,24 @@ def test_what_penalties_a_named_act_provides_is_answered_from_its_penalties_arti
         [s.ref for s in turn.cited]
 
 
+def test_a_passages_similarity_for_a_question_is_the_one_its_search_gives(world):
+    index = world["index"]
+    for question in ("Quelles sont les sanctions du RGPD ?", "When must a personal data breach be notified?"):
+        found = index.search(question, k=5).sources
+        assert index.similarities(question, [s.chunk_id for s in found]) == {s.chunk_id: s.similarity for s in found}
+
+
+def test_passages_found_without_the_acts_name_are_graded_by_the_whole_question_too(world, engine):
+    """Searched without "RGPD", the passages of the GDPR were graded by their cosine with "Quelles sont les sanctions
+    du ?" alone, lower than with the whole question: a cross-language answer lost its DIRECT grade."""
+    question = "Quelles sont les sanctions du RGPD ?"
+    _, response = ask(engine, new_conversation(engine), question)
+    whole = world["index"].similarities(question, [s.chunk_id for s in response.sources])
+    rest = world["index"].similarities("Quelles sont les sanctions du ?", list(whole))
+    assert any(whole[c] > rest[c] for c in whole), "the name brings the passages closer to the question"
+    assert all(s.similarity >= whole[s.chunk_id] for s in response.sources)
+
+
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
                                            "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):

@@ -259,6 +259,8 @@ class ComplianceEngine:
                 # "Does the GDPR apply to ...?" led elsewhere; "Quelles sont les sanctions du RGPD ?" led by the act's
                 # opening article, close in meaning to the act's name (Article 84 "Sanctions" third)
                 in_named = self._retrieve(besides_acts or search_text, trace, {"document_id": documents}, behind)
+                if in_named and besides_acts:
+                    in_named = self._graded_by_whole_question(search_text, in_named)
                 if in_named:
                     fresh, filters = in_named, {"document_id": documents}
             conversation = self._conversation_documents(turn) if decision.continues and not named else []
@@ -615,6 +617,18 @@ class ComplianceEngine:
         if rest == text or not content_stems(rest, language):
             return None
         return rest
+
+    def _graded_by_whole_question(self, question: str, sources: list[Source]) -> list[Source]:
+        """Passages found without the act's name, each graded by its closeness to that reading or to the whole
+        question, whichever is closer: the name was taken out to find them, not to judge them (searched without it,
+        cross-language answers with the same citations went from DIRECT to QUALIFIED, session 91). A side step: when
+        it fails, the passages stand as found."""
+        try:
+            whole = self.search_index.similarities(question, [s.chunk_id for s in sources])
+        except Exception as exc:  # noqa: BLE001 - the grade then reads the act-name-free cosines
+            log.warning("whole-question similarities unavailable: %s", exc)
+            return sources
+        return [replace(s, similarity=max(s.similarity, whole.get(s.chunk_id, 0.0))) for s in sources]
 
     def _languages_of(self, documents: Sequence[str]) -> set[str]:
         """The languages the passages of ``documents`` are written in."""

@@ -650,16 +650,7 @@ class SearchIndex:
         if plan is not None:
             timings["plan"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        # (the law's name for what the question word asks is meant too: "where is ... taxed" is the place of supply)
-        question_vector = self.embedder.embed([plan.searched if plan is not None and plan.searched else question],
-                                              kind="query")[0]
-        adapter = self.query_adapter if mode in {"hybrid", "dense"} else None
-        if adapter is not None and adapter.matrix.shape[0] != len(question_vector):
-            if id(adapter) not in self._refused_adapters:  # said once per adapter, not on every search
-                self._refused_adapters.add(id(adapter))
-                log.warning("query adapter not used: it maps %d-dimensional vectors, the embedder gives %d",
-                            adapter.matrix.shape[0], len(question_vector))
-            adapter = None  # another embedding model than the adapter's: search with the plain vector
+        question_vector, adapter = self._question_vector(question, plan, adapted=mode in {"hybrid", "dense"})
         query_vector = adapter.apply(question_vector) if adapter is not None else question_vector
         timings["embed_query"] = (time.perf_counter() - started) * 1000
 
@@ -701,6 +692,33 @@ class SearchIndex:
             fused = self._with_document_prior(fused)
         return FirstStage(fused, dense, lexical, query_vector, feedback_vector, query_language, plan, timings,
                           question_vector if adapter is not None else None)
+
+    def _question_vector(self, question: str, plan: QueryPlan | None, adapted: bool = True
+                         ) -> tuple[np.ndarray, QueryAdapter | None]:
+        """The question's vector and the query adapter to apply to it (None: none, or one made for another model)."""
+        # (the law's name for what the question word asks is meant too: "where is ... taxed" is the place of supply)
+        question_vector = self.embedder.embed([plan.searched if plan is not None and plan.searched else question],
+                                              kind="query")[0]
+        adapter = self.query_adapter if adapted else None
+        if adapter is not None and adapter.matrix.shape[0] != len(question_vector):
+            if id(adapter) not in self._refused_adapters:  # said once per adapter, not on every search
+                self._refused_adapters.add(id(adapter))
+                log.warning("query adapter not used: it maps %d-dimensional vectors, the embedder gives %d",
+                            adapter.matrix.shape[0], len(question_vector))
+            adapter = None  # another embedding model than the adapter's: search with the plain vector
+        return question_vector, adapter
+
+    def similarities(self, question: str, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """``Source.similarity`` of each passage for ``question`` (the cosine a search for it gives, on the same
+        0-100 scale), whether or not that search would have found the passage."""
+        if not chunk_ids:
+            return {}
+        plan = self.plan(question)
+        language = plan.language if plan is not None else detect_question_language(question)
+        question_vector, _ = self._question_vector(question, plan, adapted=False)  # as _to_sources: the plain vector
+        stored = self.stored_vectors(chunk_ids, language)
+        return {cid: round(max(0.0, min(1.0, float(np.dot(stored[cid], question_vector)))) * 100, 1)
+                for cid in chunk_ids if cid in stored}
 
     def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
         """Passages of the documents the question matches best are more likely relevant too: add
