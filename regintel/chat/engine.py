@@ -90,6 +90,14 @@ def is_answer(text: str) -> bool:
 
 CUT = "\n\n… (answer cut here: it passed {limit:,} characters, REGINTEL_ANSWER_MAX_CHARS; {dropped:,} more were not kept)"
 
+
+@dataclass(frozen=True)
+class ServedDocument:
+    """What the engine looks up about a served document: the titles and languages of its passages."""
+
+    titles: frozenset[str]
+    languages: frozenset[str]
+
 class TraceRecorder:
     """Every step of a turn with its duration (ms) and decision, in order: the ``rag_traces.steps`` JSON."""
 
@@ -632,10 +640,8 @@ class ComplianceEngine:
 
     def _languages_of(self, documents: Sequence[str]) -> set[str]:
         """The languages the passages of ``documents`` are written in."""
-        wanted = set(documents)
-        if not wanted:
-            return set()
-        return {c.language for c in self.search_index.chunks.values() if c.document_id in wanted and c.language}
+        served = self._served_documents
+        return set().union(*(served[d].languages for d in documents if d in served))
 
     def _conversation_documents(self, turn: TurnInput) -> list[str]:
         """The documents the previous answer quoted, with the documents related to them (one cites the other's act
@@ -656,7 +662,19 @@ class ComplianceEngine:
 
     def _documents_titled(self, titles: set[str]) -> list[str]:
         """The ids of the served documents titled ``titles``."""
-        return sorted({c.document_id for c in self.search_index.chunks.values() if c.title in titles})
+        return sorted(d for d, facts in self._served_documents.items() if facts.titles & titles)
+
+    @cached_property
+    def _served_documents(self) -> dict[str, "ServedDocument"]:
+        """Document id -> its titles and languages over the served corpus, read once (an engine serves one index
+        version): a turn naming an act looked both up by scanning every chunk."""
+        titles: dict[str, set[str]] = {}
+        languages: dict[str, set[str]] = {}
+        for chunk in self.search_index.chunks.values():
+            titles.setdefault(chunk.document_id, set()).add(chunk.title)
+            if chunk.language:
+                languages.setdefault(chunk.document_id, set()).add(chunk.language)
+        return {d: ServedDocument(frozenset(t), frozenset(languages.get(d, ()))) for d, t in titles.items()}
 
     def _names_held_act(self, coverage: Coverage | None, sources: list[Source]) -> bool:
         """The question names an act the corpus holds and retrieval's top passages come from it: the question is
