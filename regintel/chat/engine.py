@@ -98,6 +98,7 @@ class ServedDocument:
     titles: frozenset[str]
     languages: frozenset[str]
 
+
 class TraceRecorder:
     """Every step of a turn with its duration (ms) and decision, in order: the ``rag_traces.steps`` JSON."""
 
@@ -665,7 +666,7 @@ class ComplianceEngine:
         return sorted(d for d, facts in self._served_documents.items() if facts.titles & titles)
 
     @cached_property
-    def _served_documents(self) -> dict[str, "ServedDocument"]:
+    def _served_documents(self) -> dict[str, ServedDocument]:
         """Document id -> its titles and languages over the served corpus, read once (an engine serves one index
         version): a turn naming an act looked both up by scanning every chunk."""
         titles: dict[str, set[str]] = {}

@@ -114,7 +114,7 @@ def bm25_of_current_tokens(saved: BM25Index, chunks: Sequence[Chunk]) -> BM25Ind
     """The BM25 index rebuilt from the chunk list when it was saved with older tokens than questions now get (a
     couple of seconds for the demo corpus; the next ingestion saves it)."""
     log.warning("The BM25 index was saved with tokens of version %s, not %s: rebuilt in memory (re-run ingest to "
-                   "save it).", saved.tokens_version, TOKENS_VERSION)
+                "save it).", saved.tokens_version, TOKENS_VERSION)
     rebuilt = BM25Index(k1=saved.k1, b=saved.b)
     rebuilt.build([c.chunk_id for c in chunks], [c.index_text for c in chunks], [c.language for c in chunks])
     return rebuilt

@@ -111,6 +111,11 @@ def memory_candidates(lent: Iterable[str], stage: FirstStage, candidates: Sequen
     return joined
 
 
+def similarity_of(cosine: float) -> float:
+    """``Source.similarity``: the question-passage cosine on a 0-100 scale, clipped at 0 and 100, one decimal."""
+    return round(max(0.0, min(1.0, cosine)) * 100, 1)
+
+
 def _allowed_values(filters: Mapping[str, Sequence[str]] | None) -> dict[str, set[str]]:
     """A search's filters as chunk attribute -> allowed values (empty filters left out)."""
     return {name: {str(v) for v in values} for name, values in (filters or {}).items() if values}
@@ -717,8 +722,7 @@ class SearchIndex:
         language = plan.language if plan is not None else detect_question_language(question)
         question_vector, _ = self._question_vector(question, plan, adapted=False)  # as _to_sources: the plain vector
         stored = self.stored_vectors(chunk_ids, language)
-        return {cid: round(max(0.0, min(1.0, float(np.dot(stored[cid], question_vector)))) * 100, 1)
-                for cid in chunk_ids if cid in stored}
+        return {cid: similarity_of(float(np.dot(stored[cid], question_vector))) for cid in chunk_ids if cid in stored}
 
     def _with_document_prior(self, fused: Mapping[str, float]) -> dict[str, float]:
         """Passages of the documents the question matches best are more likely relevant too: add
@@ -764,7 +768,7 @@ class SearchIndex:
                     ref=chunk.ref,
                     url=chunk.source_url,
                     text=chunk.text,
-                    similarity=round(max(0.0, min(1.0, cosine or 0.0)) * 100, 1),
+                    similarity=similarity_of(cosine or 0.0),
                     authority_level=chunk.authority_level,
                     authority_score=authority_score(chunk.authority_level),
                     jurisdiction=chunk.jurisdiction,

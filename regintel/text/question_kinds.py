@@ -168,7 +168,6 @@ def asks_penalty_for_infringement(question: str) -> bool:
 
 
 @lru_cache(maxsize=8)
-@lru_cache(maxsize=8)
 def question_noise_stems(language: str) -> frozenset[str]:
     """:data:`QUESTION_NOISE` of ``language`` as the search tokenizer stems it."""
     return frozenset(tokenize(" ".join(QUESTION_NOISE.get(language, ())), language))
