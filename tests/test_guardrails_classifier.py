@@ -137,6 +137,26 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("La Commission va-t-elle reporter la date d'application des ESRS ?", "PREDICTION"),
     ("¿Aplazará la UE las normas de información sobre sostenibilidad?", "PREDICTION"),
     ("Wird die EU die Frist für die ESRS verschieben?", "PREDICTION"),
+    # a view asked about a future written "va + infinitive", and what an authority will do to the asker (session 93)
+    ("À votre avis, l'administration va-t-elle refuser notre demande de remboursement ?", "PREDICTION"),
+    ("Le contrôleur va-t-il nous redresser sur ces factures, d'après vous ?", "PREDICTION"),
+    ("¿Piensas que Hacienda va a revisar nuestras declaraciones de 2023?", "PREDICTION"),
+    ("Is the data protection authority going to fine us for the late notification?", "PREDICTION"),
+    ("What penalty is the regulator going to give us after the audit?", "PREDICTION"),
+    ("L'APD nous sanctionnera-t-elle pour ce retard ?", "PREDICTION"),
+    ("¿Nos va a sancionar la autoridad por no haber designado un DPD?", "PREDICTION"),
+    ("Wie hoch wird die Strafe ausfallen, die die BaFin gegen uns verhängen wird?", "PREDICTION"),
+    ("If we disclose our transition plan early, will our share price rise?", "PREDICTION"),
+    ("Quelles sont nos chances d'obtenir une remise de l'amende ?", "PREDICTION"),
+    # an own case's date with the exact date it comes to asked for
+    ("We registered for the OSS on 14 February 2024. On what date exactly does our first return fall due?",
+     "CALCULATION"),
+    ("Unsere letzte Prüfung war im März 2023. An welchem konkreten Tag ist die nächste fällig?", "CALCULATION"),
+    # a program's error, a text to translate
+    ("Why does my script raise KeyError: 'vat_rate' when I read the invoice file?", "OUT_OF_DOMAIN"),
+    ("Translate this paragraph into German for our newsletter: 'We take your privacy seriously.'", "OUT_OF_DOMAIN"),
+    ("Traduisez en anglais : « Le rapport sera publié en juin. »", "OUT_OF_DOMAIN"),
+    ("Übersetze bitte diese E-Mail ins Französische: 'Das Meeting findet morgen statt.'", "OUT_OF_DOMAIN"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -151,9 +171,46 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "Sollten wir den Verstoß der Aufsichtsbehörde melden?",
     "When will the ESRS apply to listed SMEs, and which standards will they use?",
     "Quando si applicherà l'obbligo di fatturazione elettronica transfrontaliera?",
+    # what a rule provides about fines, dates and translations is a question on the text (session 93)
+    "Wie hoch kann das Bußgeld bei einem Verstoß gegen die Meldepflicht ausfallen?",
+    "Which authority will impose the fine on a processor established in two member states?",
+    "By which date must the OSS return for the first quarter be filed?",
+    "Our financial year ends in December 2025. Which information must the first sustainability statement contain?",
+    "How is 'controller' translated in the French version of the GDPR?",
+    "Which language must an invoice be translated into at the request of the tax authorities?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     assert classify_query(question).allowed
+
+
+@pytest.mark.parametrize("question", [
+    "Identification directe ou représentant fiscal : quelle est la meilleure solution pour notre filiale ?",
+    "¿Qué nos recomiendas, firmar las cláusulas tipo o pedir una autorización?",
+    "Lohnt sich eine freiwillige Berichterstattung nach ESRS für uns als Mittelständler?",
+    "What's the best option for us: the union scheme or registering in each member state?",
+])
+def test_advice_on_a_regulated_choice_is_an_opinion(question):
+    """Asked which course suits the asker, with the classifier reading it as regulatory (or no classifier and a
+    regulatory word): an opinion."""
+    assert decide(question, probs(APPLICABILITY=0.6), 0.6).query_type == "OPINION"
+    assert classify_query(question).query_type == "OPINION"
+
+
+def test_advice_about_something_outside_regulation_is_out_of_domain_not_an_opinion():
+    """"¿Me recomiendas una serie?" asks advice, but about nothing the corpus covers: the classifier's out-of-domain
+    reading decides, and without a classifier the lack of any regulatory word does."""
+    question = "¿Me recomiendas un restaurante para la cena del equipo?"
+    assert decide(question, probs(OUT_OF_DOMAIN=0.7), 0.6).query_type == "OUT_OF_DOMAIN"
+    assert classify_query(question).query_type != "OPINION"
+
+
+def test_should_with_an_actor_of_the_law_as_its_subject_asks_what_binds_it():
+    """"How often should a financial entity test ...?" asks what the text requires of it: the classifier's OPINION
+    leaning needs a view asked for, which "should a / an / each" is not."""
+    leaning = probs(OPINION=0.8)
+    assert decide("How often should a financial entity carry out threat-led penetration testing, and can the "
+                  "authority change that?", leaning, 0.6).allowed
+    assert decide("Should we test every year or every three years to be safe?", leaning, 0.6).query_type == "OPINION"
 
 
 @pytest.mark.parametrize("question", [

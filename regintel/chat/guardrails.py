@@ -75,6 +75,19 @@ _INSTITUTION_DE = (r"(?:eu|kommission|parlament|rat|gesetzgeber|aufsicht|aufsich
                    r"mitgliedstaaten|regierung|bundesregierung)")
 
 
+# a view asked for, as the prediction rules below read it in French and Spanish
+_VIEW_FR = r"(?:pensez-vous|penses-tu|à votre avis|à ton avis|selon vous|d['’]après vous|croyez-vous|crois-tu)"
+_VIEW_ES = r"(?:crees que|cree que|creéis que|piensas que|piensa que|en tu opinión|en su opinión|según tú|según usted)"
+# what an authority does to a firm, for "what will it do to us?" (the infinitive, and the French and Spanish future)
+_AUTHORITY_ACTS_EN = r"(?:fine|sanction|penali[sz]e|punish|audit|inspect|investigate|prosecute|exclude|deregister)"
+_AUTHORITY_ACTS_FR = (r"(?:sanctionner|contrôler|exclure|infliger|condamner|poursuivre|radier|verbaliser|pénaliser|"
+                      r"redresser)")
+_AUTHORITY_WILL_FR = (r"(?:(?:sanctionner|contrôler|infliger|condamner|radier|verbaliser|pénaliser|redresser)(?:a|ont)|"
+                      r"(?:exclu|poursuiv)(?:ra|ront))")
+_AUTHORITY_ACTS_ES = r"(?:multar|sancionar|inspeccionar|excluir|castigar|penalizar|dar de baja)"
+_AUTHORITY_WILL_ES = r"(?:multar|sancionar|inspeccionar|excluir|castigar|penalizar)(?:á|án)"
+
+
 FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
     "PREDICTION": _rx(
         r"\bwill\b.{0,40}\b(require|change|introduce|adopt|ban|tighten|amend|become|be (?:adopted|amended|repealed))\b",
@@ -119,6 +132,38 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(secondo (lei|te|voi)|a (suo|tuo|vostro) (avviso|parere)|pensa che|crede che)\b.{0,80}"
         r"\b\w{3,}(?:erà|irà|arà|eranno|iranno|aranno)\b",
         r"\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b.{0,80}\b(en (tu|su) opinión|a (tu|su) juicio|según usted)\b",
+        # the same with the future written "va + infinitive" ("Selon vous, le SPF Finances va-t-il contrôler notre
+        # ASBL ?", "L'administration va-t-elle nous exclure, d'après vous ?", "¿Crees que la AEPD nos va a multar?")
+        rf"\b{_VIEW_FR}\b.{{0,80}}\b(?:va|vont)(?:-t-(?:il|elle|on|ils|elles))?\s+(?:\w+\s+){{0,2}}\w+(?:er|ir|re)\b",
+        rf"\b(?:va|vont)-t-(?:il|elle|on|ils|elles)\b.{{0,80}}\b{_VIEW_FR}\b",
+        rf"\b{_VIEW_ES}\b.{{0,80}}\b(?:va|van) a \w+(?:ar|er|ir)\b",
+        rf"\b(?:va|van) a \w+(?:ar|er|ir)\b.{{0,80}}\b{_VIEW_ES}\b",
+        # what an authority is going to do to the asker, or the fine it will impose ("what fine is the CNIL going
+        # to give us?", "Wie hoch wird das Bußgeld ausfallen, das die Behörde gegen uns verhängen wird?", "nos va a
+        # multar"): a guess at a decision not yet taken; what a rule provides for ("What fines apply for ...?",
+        # "Wie hoch kann das Bußgeld ausfallen?") asks nothing of the kind
+        rf"^(?!.*\b(?:estimate|calculate|compute|work out)\b).*?\b(?:will|going to)\s+(?:\w+\s+)?{_AUTHORITY_ACTS_EN}"
+        r"\s+(?:us|me|our)\b",
+        r"\bwhat (?:fine|penalty|sanction|amount)s?\b.{0,60}\b(?:will|going to)\b.{0,30}\b"
+        r"(?:give|impose|issue|hand|levy|get|receive|pay)\b",
+        rf"\b(?:va|vont)(?:-t-(?:il|elle|ils|elles))?\s+(?:vraiment\s+)?(?:nous|me)\s+{_AUTHORITY_ACTS_FR}\b",
+        rf"\b(?:nous|me)\s+{_AUTHORITY_WILL_FR}(?:-t-(?:il|elle|ils|elles))?\b",
+        rf"\b(?:nos|me)\s+(?:va|van)\s+a\s+{_AUTHORITY_ACTS_ES}\b|\b(?:nos|me)\s+{_AUTHORITY_WILL_ES}\b",
+        r"\b(?:wie hoch|welche|was für eine?)\b.{0,40}\b(?:bußgeld|strafe|geldbuße|sanktion)\w*\b.{0,80}\b(?:ausfallen|"
+        r"verhängen|bekommen|erhalten|auferlegen)\s+(?:wird|werden)\b",
+        r"\b(?:wird|werden)\b.{0,60}\b(?:uns|mich|mir)\b.{0,40}\b(?:bestrafen|sanktionieren|ausschließen|verhängen|"
+        r"belangen|büßen)\b",
+        # the asker's chances of an outcome ("Selon vous, quelles sont nos chances d'éviter une amende ?")
+        r"\b(?:our|my) chances\b|\bhow likely is it that (?:we|i|they|the)\b|\b(?:nos|mes) chances\b|"
+        r"\bnuestras (?:posibilidades|probabilidades)\b|\bunsere (?:chancen|aussichten)\b|\bonze kansen\b",
+        # how markets take it ("Will our share price go up if we publish a net-zero target?", "Steigt unser
+        # Aktienkurs, wenn ...?"): a forecast, whatever rule it mentions
+        r"\b(?:share|stock) price\b.{0,40}\b(?:rise|go up|fall|drop|increase|decrease|react|move)\w*\b|"
+        r"\b(?:steigt|steigen|fällt|fallen|sinkt|sinken)\b.{0,30}\b(?:aktienkurs|börsenkurs|kurs unserer aktie)\w*\b|"
+        r"\b(?:aktienkurs|börsenkurs)\w*\b.{0,40}\b(?:steigen|fallen|sinken|reagieren)\b|"
+        r"\bcours (?:de (?:l['’]action|bourse)|de nos actions)\b.{0,40}\b"
+        r"(?:monter|baisser|augmenter|chuter|réagir)\w*\b|"
+        r"\b(?:cotización|precio de (?:la|nuestras) acci[óo]n(?:es)?)\b.{0,40}\b(?:subir|bajar|caer|reaccionar)\w*\b",
     ),
     "CALCULATION": _rx(
         # a figure asked for, not how one is worked out ("how we calculate one of our metrics", "to calculate the
@@ -214,8 +259,34 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(escríbeme|escribe|escriba|redacta|redáctame)\b.{0,40}\b(cumpleaños|chiste|gracios\w+|función|script|código|fórmula)\b",
         r"\b(schreib|schreibe|schreiben sie)\b.{0,40}\b(geburtstag\w*|lustig\w*|witz\w*|funktion|skript|code|formel)\b",
         r"\b(schrijf|schrijven)\b.{0,40}\b(verjaardag\w*|grappig\w*|functie|script|code|formule)\b",
+        # a program's error to fix ("df.merge(...) throws TypeError: 'NoneType' object is not subscriptable")
+        r"\b(TypeError|ValueError|KeyError|AttributeError|IndexError|NameError|SyntaxError|ImportError|"
+        r"ModuleNotFoundError|ZeroDivisionError|NullPointerException|Traceback \(most recent call last\)|stack ?trace|"
+        r"segmentation fault)\b|\b(fix|debug) (this|my|our|the) (code|bug|script|query|function|macro|formula)\b",
+        # a text to translate ("Please translate this sentence into Dutch: ...", "Traduce al inglés este correo"):
+        # the assistant answers from the texts, it is no translation service
+        r"^\W*(please |pls |can you |could you |would you )?(translate|traduis|traduisez|traduce|tradúceme|"
+        r"traduzca|tradúzcame|übersetze|übersetz|vertaal|traduci|traduca)\b",
+        r"\b(can|could|would) you (please )?translate\b|\bpouvez-vous (me |nous )?traduire\b|"
+        r"\b(puedes|podrías|puede|podría) (traducir|traducirme)\b|"
+        r"\b(kannst du|können sie|könnten sie)\b.{0,60}\bübersetzen\b",
     ),
 }
+# The best course for the asker, or a recommendation asked of the assistant ("identification directe ou représentant :
+# quelle est la meilleure option pour nous ?", "¿Nos recomiendas usar X o Y?", "Lohnt sich der Aufwand?"): what the
+# texts provide does not say which option suits a firm. An opinion unless the classifier reads its topic as out of
+# the domain ("¿Me recomiendas una serie para este fin de semana?"): see :func:`decide`.
+ADVICE_ASKED = _rx(
+    r"\b(the )?best (option|choice|approach|route|solution|strategy|way forward) for (us|me|our)\b",
+    r"\b(la )?meilleure (option|solution|stratégie|approche|voie) pour (nous|moi|notre)\b|"
+    r"\b(nous|me) (conseillez|recommandez|conseilles|recommandes)(-vous|-tu)?\b",
+    r"\b(la )?mejor (opción|solución|estrategia|alternativa|vía) para (nosotros|nosotras|mí|nuestr[oa])\b|"
+    r"\b(nos|me) (recomiendas|recomienda|recomendarías|recomendaría|aconsejas|aconseja|aconsejarías)\b",
+    r"\b(die )?beste (option|lösung|strategie|wahl|variante|vorgehensweise) für (uns|mich)\b|"
+    r"\b(empfiehlst du|empfehlen sie|rätst du|raten sie) (uns|mir)\b|\blohnt sich\b",
+    r"\b(beste optie voor ons|raad (je|u) ons aan)\b|\b(la soluzione migliore per noi|ci consigli|ci consiglia)\b",
+)
+
 # One contact identifier counts as data to analyse when the question asks to check or process it.
 ANALYSIS_VERBS = re.compile(
     r"\b(analy[sz]e|review|check|assess|screen|go through|match|profile|évaluer|analyse[rz]|vérifie[rz]?|examine[rz]|"
@@ -265,9 +336,10 @@ PERMISSION_WORDS = _rx(
     r"avons-nous le droit|est-il permis)\b",
     r"\b(podemos|puede|debemos|tenemos que|hay que|estamos obligados|se puede|está permitido)\b",
     r"\b(dürfen|können|müssen) (wir|ich|sie)\b|\b(darf|kann|muss) (er|sie|es|man)\b|\b(sind wir|ist es) (verpflichtet|erlaubt|zulässig)\b|\bdarf man\b")
-OPINION_WORDS = _rx(
-    r"\b(should|ought|recommend\w*|advis\w*|advice|worth|best|better|wise|smart|good idea|would you|do you think|"
-    r"your (view|opinion|take)|in your opinion|prefer\w*|lobby\w*|suggest\w*)\b",
+OPINION_WORDS = _rx(  # "should a / an / each ..." asks what binds an actor of the law ("How often should a financial
+    # entity carry out threat-led penetration testing?"), not for advice
+    r"\b(should(?! (?:a|an|each|every|any) )|ought|recommend\w*|advis\w*|advice|worth|best|better|wise|smart|"
+    r"good idea|would you|do you think|your (view|opinion|take)|in your opinion|prefer\w*|lobby\w*|suggest\w*)\b",
     r"\b(devrions|devrait|faudrait|conseill\w*|recommand\w*|vaut-il|vaut la peine|mieux|pensez-vous|votre avis|selon vous|"
     r"préfér\w*)\b",
     r"\b(deberíamos|debería|recomiend\w*|recomend\w*|aconsej\w*|vale la pena|mejor|opina\w*|cree usted|prefer\w*)\b",
@@ -473,6 +545,9 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
     if rule:
         query_type, snippet = rule
         return QueryClassification(query_type, False, REASONS[query_type], [sanitise(snippet).text], "rule")
+    advice = ADVICE_ASKED.search(question)
+    if advice and not _topic_out_of_domain(question, probabilities, threshold, asked_out_of_domain):
+        return QueryClassification("OPINION", False, REASONS["OPINION"], [sanitise(advice.group(0)).text], "rule")
     known = evidence_similarity is not None and out_of_domain_below is not None
     weak_evidence = known and evidence_similarity < out_of_domain_below
     refused_p = None
@@ -505,6 +580,16 @@ def decide(question: str, probabilities: Mapping[str, float] | None = None, thre
         if match:
             return QueryClassification(query_type, True, matched=[sanitise(match.group(0)).text], method="rule")
     return QueryClassification("DEFINITION", True)
+
+
+def _topic_out_of_domain(question: str, probabilities: Mapping[str, float] | None, threshold: float,
+                         asked_out_of_domain: float | None) -> bool:
+    """Whether advice asked for is about something outside regulation (a series to watch, a marathon plan): the
+    classifier's out-of-domain reading of the question or of its asking sentence alone reaches the threshold; without
+    a classifier, the question uses no regulatory word."""
+    if probabilities is None:
+        return not has_regulatory_vocabulary(question)
+    return max(probabilities.get("OUT_OF_DOMAIN", 0.0), asked_out_of_domain or 0.0) >= threshold
 
 
 def decide_type(question: str, probabilities: Mapping[str, float] | None, threshold: float | None) -> str:
@@ -557,6 +642,19 @@ FIGURE_ASKED_RE = _rx(
     r"\bcu[áa]nt[oa]s?\b|\ben euros?\b|\bqu[ée] (?:importe|cantidad|total)\b",
     r"\bwie (?:viel|viele|hoch)\b|\bin euro\b|\bwelche[rn]? (?:betrag|summe)\b")
 MIN_CASE_FIGURES = 2
+# a date of the asker's own case given as month and year ("Unser letzter TLPT war im Oktober 2022")
+CASE_MONTH_RE = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|janvier|février|"
+    r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|"
+    r"julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|juni|juli|oktober|dezember)"
+    r"\s+(?:de\s+)?(?:19|20)\d{2}\b", re.IGNORECASE)
+# the exact date the case comes to ("Bis zu welchem konkreten Datum ...?", "by what exact date", "à quelle date
+# précise"): the deadline a rule sets is asked without such a word
+EXACT_DATE_ASKED_RE = _rx(
+    r"\b(?:which|what) (?:exact|specific|concrete|precise|actual) (?:date|day)\b|\bon what date exactly\b",
+    r"\b(?:quelle|quel) (?:date|jour) (?:précise|précis|exacte?|concrète?)\b|\bdate (?:précise|exacte)\b",
+    r"\bqu[ée] (?:fecha|día) (?:exact[oa]|concret[oa]|precis[oa])\b|\bfecha (?:exacta|concreta)\b",
+    r"\bwelche[mnr]? (?:konkreten|genauen|exakten) (?:datum|tag|stichtag)\b|\b(?:konkrete|genaue)[sn]? datum\b")
 
 
 def figure_asked_for_own_case(question: str) -> str:
@@ -566,9 +664,15 @@ def figure_asked_for_own_case(question: str) -> str:
     calculation for a specific case, whichever article it names. Two figures of the case, or one amount of money
     when a figure is asked in the sentence that asks; how much a rule provides ("How much can a fine be under Article
     83?") tells no figure of a case. Returns the words asking for the figure ("" when it is no such question)."""
-    asked = FIGURE_ASKED_RE.search(asking_sentence(question) or question)
+    asking = asking_sentence(question) or question
+    asked = FIGURE_ASKED_RE.search(asking)
     if asked and (len(CASE_FIGURE_RE.findall(question)) >= MIN_CASE_FIGURES or MONEY_FIGURE_RE.search(question)):
         return asked.group(0)
+    # the exact date a deadline falls on, counted from a date of the case ("Our last TLPT was in October 2022. By
+    # which exact date must we run the next one?")
+    date_asked = EXACT_DATE_ASKED_RE.search(asking)
+    if date_asked and (CASE_MONTH_RE.search(question) or CASE_FIGURE_RE.search(question)):
+        return date_asked.group(0)
     return ""
 
 
