@@ -157,6 +157,18 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("Translate this paragraph into German for our newsletter: 'We take your privacy seriously.'", "OUT_OF_DOMAIN"),
     ("Traduisez en anglais : « Le rapport sera publié en juin. »", "OUT_OF_DOMAIN"),
     ("Übersetze bitte diese E-Mail ins Französische: 'Das Meeting findet morgen statt.'", "OUT_OF_DOMAIN"),
+    ("I need the Spanish version of this line of our cookie banner: 'We use cookies to improve the site.'",
+     "OUT_OF_DOMAIN"),
+    # a failing device or login with a help-desk ask, an error code; contractions and views asked after the question
+    ("Our VPN keeps crashing since the update, so nobody can file the incident report. What should I do?",
+     "OUT_OF_DOMAIN"),
+    ("Le portail de la TVA affiche « erreur 50312 » quand je dépose la déclaration.", "OUT_OF_DOMAIN"),
+    ("Mein Drucker druckt nicht mehr, seit wir die Rechnungsvorlage geändert haben. Wie behebe ich das?",
+     "OUT_OF_DOMAIN"),
+    ("Honestly, do you think they'll accept our late correction?", "PREDICTION"),
+    ("Wird die Aufsicht unseren Bericht beanstanden? Was denken Sie?", "PREDICTION"),
+    ("¿Qué probabilidades hay de que la autoridad nos imponga una multa?", "PREDICTION"),
+    ("Our OSS return covers the third quarter of 2025. What is the exact deadline for filing it?", "CALCULATION"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -178,6 +190,10 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "Our financial year ends in December 2025. Which information must the first sustainability statement contain?",
     "How is 'controller' translated in the French version of the GDPR?",
     "Which language must an invoice be translated into at the request of the tax authorities?",
+    "Our staff's passwords were leaked in a phishing attack. What should I do under the GDPR?",
+    "What must a financial entity do when its ICT systems cannot connect to a critical provider?",
+    "By which date must the OSS return for the third quarter be filed?",
+    "Which error rate must be disclosed for the estimates in the sustainability statement?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     assert classify_query(question).allowed

@@ -88,6 +88,20 @@ _AUTHORITY_ACTS_ES = r"(?:multar|sancionar|inspeccionar|excluir|castigar|penaliz
 _AUTHORITY_WILL_ES = r"(?:multar|sancionar|inspeccionar|excluir|castigar|penalizar)(?:á|án)"
 
 
+# a device, a connection or a login that fails, and a help-desk ask about it, for the out-of-domain rule below
+_DEVICE_TROUBLE = (
+    r"(?:(?:printer|laptop|computer|vpn|wi-?fi|router|app|browser|phone|screen)\b.{0,30}\b(?:won['’]t|doesn['’]t|does "
+    r"not|will not|keeps?) (?:connect|work|print|start|boot|load|open|crash|freez)\w*|(?:can['’]t|cannot|unable to) "
+    r"(?:log ?in|sign in|connect|print)\b|n['’]arrive (?:plus|pas) à (?:me connecter|imprimer|ouvrir|démarrer)|"
+    r"refuse d['’](?:imprimer|démarrer)|ne (?:se connecte|démarre|s['’]allume|fonctionne|s['’]imprime) (?:plus|pas)|"
+    r"no (?:se conecta|funciona|arranca|imprime|enciende|me deja (?:entrar|iniciar sesión))|(?:funktioniert|startet|"
+    r"druckt|verbindet sich) (?:nicht|nicht mehr)\b|kann mich nicht (?:anmelden|einloggen))")
+_HELPDESK_ASK = (r"(?:what (?:do|should|can) i do|how (?:do|can) i (?:fix|solve|reset)|how to (?:fix|reset)|que faire|"
+                 r"comment (?:régler|résoudre|réparer|réinitialiser|faire)|qu[ée] hago|qu[ée] puedo hacer|c[óo]mo lo "
+                 r"(?:soluciono|arreglo)|was (?:kann|soll) ich tun|was tun|wo liegt der fehler|wie behebe ich|"
+                 r"wie löse ich)")
+
+
 FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
     "PREDICTION": _rx(
         r"\bwill\b.{0,40}\b(require|change|introduce|adopt|ban|tighten|amend|become|be (?:adopted|amended|repealed))\b",
@@ -113,7 +127,8 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(en el futuro|predecir|va a cambiar|cambiará|futuras? (leyes|normas))\b",
         # an opinion asked about what will happen is a prediction ("do you think X will ...", "à votre avis, quand
         # la Commission adoptera-t-elle ...", "¿crees que endurecerán ...?")
-        r"\b(do you (think|expect|believe)|in your (opinion|view))\b.{0,80}\b(will|going to|is likely|are likely)\b",
+        r"\b(do you (think|expect|believe)|in your (opinion|view))\b.{0,80}(\b(will|going to|is likely|are likely)\b|"
+        r"\w['’]ll\b)",
         r"\b(pensez-vous|penses-tu|à votre avis|à ton avis|selon vous|croyez-vous)\b.{0,80}"
         r"\b\w+(?:era|eront|ira|iront|dra|dront|tra|tront|vra|vront|rra|rront|ura|uront)(?:-t-(?:il|elle|on|ils|elles))?\b",
         r"\b(crees que|cree que|piensas que|piensa que|en tu opinión|en su opinión)\b.{0,80}\b\w{3,}(?:ará|erá|irá|arán|erán|irán)\b",
@@ -142,7 +157,8 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         # to give us?", "Wie hoch wird das Bußgeld ausfallen, das die Behörde gegen uns verhängen wird?", "nos va a
         # multar"): a guess at a decision not yet taken; what a rule provides for ("What fines apply for ...?",
         # "Wie hoch kann das Bußgeld ausfallen?") asks nothing of the kind
-        rf"^(?!.*\b(?:estimate|calculate|compute|work out)\b).*?\b(?:will|going to)\s+(?:\w+\s+)?{_AUTHORITY_ACTS_EN}"
+        rf"^(?!.*\b(?:estimate|calculate|compute|work out)\b).*?(?:\bwill|\bgoing to|\w['’]ll)\s+(?:\w+\s+)?"
+        rf"{_AUTHORITY_ACTS_EN}"
         r"\s+(?:us|me|our)\b",
         r"\bwhat (?:fine|penalty|sanction|amount)s?\b.{0,60}\b(?:will|going to)\b.{0,30}\b"
         r"(?:give|impose|issue|hand|levy|get|receive|pay)\b",
@@ -151,11 +167,16 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b(?:nos|me)\s+(?:va|van)\s+a\s+{_AUTHORITY_ACTS_ES}\b|\b(?:nos|me)\s+{_AUTHORITY_WILL_ES}\b",
         r"\b(?:wie hoch|welche|was für eine?)\b.{0,40}\b(?:bußgeld|strafe|geldbuße|sanktion)\w*\b.{0,80}\b(?:ausfallen|"
         r"verhängen|bekommen|erhalten|auferlegen)\s+(?:wird|werden)\b",
-        r"\b(?:wird|werden)\b.{0,60}\b(?:uns|mich|mir)\b.{0,40}\b(?:bestrafen|sanktionieren|ausschließen|verhängen|"
+        r"\b(?:wird|werden)\b.{0,60}\b(?:uns|mich|mir)\b.{0,60}\b(?:bestrafen|sanktionieren|ausschließen|verhängen|"
         r"belangen|büßen)\b",
+        r"\b(?:wird|werden)\b.{0,100}\b(?:was meinen sie|was meinst du|was denken sie|was glauben sie|"
+        r"ihrer meinung nach|deiner meinung nach)\b",
         # the asker's chances of an outcome ("Selon vous, quelles sont nos chances d'éviter une amende ?")
-        r"\b(?:our|my) chances\b|\bhow likely is it that (?:we|i|they|the)\b|\b(?:nos|mes) chances\b|"
-        r"\bnuestras (?:posibilidades|probabilidades)\b|\bunsere (?:chancen|aussichten)\b|\bonze kansen\b",
+        r"\b(?:our|my) chances\b|\bwhat are the (?:chances|odds) (?:that|of)\b|"
+        r"\bhow likely is it that (?:we|i|they|the)\b|"
+        r"\b(?:nos|mes) chances\b|\bquelles (?:sont les )?chances\b|\bnuestras (?:posibilidades|probabilidades)\b|"
+        r"\bqu[ée] (?:posibilidades|probabilidades)(?: reales)? (?:tenemos|hay)\b|\bunsere (?:chancen|aussichten)\b|"
+        r"\bwie (?:groß|hoch) (?:ist|sind) (?:die|unsere) (?:chance|chancen|wahrscheinlichkeit)\b|\bonze kansen\b",
         # how markets take it ("Will our share price go up if we publish a net-zero target?", "Steigt unser
         # Aktienkurs, wenn ...?"): a forecast, whatever rule it mentions
         r"\b(?:share|stock) price\b.{0,40}\b(?:rise|go up|fall|drop|increase|decrease|react|move)\w*\b|"
@@ -263,10 +284,21 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(TypeError|ValueError|KeyError|AttributeError|IndexError|NameError|SyntaxError|ImportError|"
         r"ModuleNotFoundError|ZeroDivisionError|NullPointerException|Traceback \(most recent call last\)|stack ?trace|"
         r"segmentation fault)\b|\b(fix|debug) (this|my|our|the) (code|bug|script|query|function|macro|formula)\b",
+        # a device, a login or a program failing, with its error code or a help-desk ask ("no se conecta a la VPN (error
+        # 809). ¿Qué hago?", "« erreur 0x000003e3 ». Que faire ?", "'ORA-00942: table or view does not exist'")
+        r"\b(error|erreur|fehler|fehlercode|code d['’]erreur|código de error)\s*:?\s*(0x[0-9a-f]{4,}|\d{3,})\b|"
+        r"\b0x[0-9a-f]{6,}\b|\bORA-\d{5}\b|\bHTTP (error )?[45]\d\d\b",
+        rf"{_DEVICE_TROUBLE}.{{0,160}}\b{_HELPDESK_ASK}|\b{_HELPDESK_ASK}.{{0,160}}{_DEVICE_TROUBLE}",
         # a text to translate ("Please translate this sentence into Dutch: ...", "Traduce al inglés este correo"):
         # the assistant answers from the texts, it is no translation service
         r"^\W*(please |pls |can you |could you |would you )?(translate|traduis|traduisez|traduce|tradúceme|"
         r"traduzca|tradúzcame|übersetze|übersetz|vertaal|traduci|traduca)\b",
+        r"\b(version|versión|fassung|übersetzung|traducción|traduction|translation) (en|in|auf|into|al) "
+        r"(français|francés|french|anglais|inglés|english|allemand|alemán|german|deutsch|englisch|französisch|"
+        r"espagnol|español|spanish|"
+        r"spanisch|néerlandais|neerlandés|dutch|niederländisch|italien|italiano|italian|italienisch)\b.{0,40}"
+        r"\b(of this|of the following|de cette|de ce|de esta|de este|de la siguiente|dieser|dieses|des folgenden)\b",
+        r"\b(french|english|german|spanish|dutch|italian) (version|translation) of (this|these|the following|our)\b",
         r"\b(can|could|would) you (please )?translate\b|\bpouvez-vous (me |nous )?traduire\b|"
         r"\b(puedes|podrías|puede|podría) (traducir|traducirme)\b|"
         r"\b(kannst du|können sie|könnten sie)\b.{0,60}\bübersetzen\b",
@@ -647,14 +679,21 @@ CASE_MONTH_RE = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|janvier|février|"
     r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|"
     r"julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|juni|juli|oktober|dezember)"
-    r"\s+(?:de\s+)?(?:19|20)\d{2}\b", re.IGNORECASE)
+    r"\s+(?:de\s+)?(?:19|20)\d{2}\b|"
+    r"\b(?:first|second|third|fourth|premier|deuxième|troisième|quatrième|primer|segundo|tercer|cuarto|ersten|zweiten|"
+    r"dritten|vierten) (?:quarter|trimestre|quartal)(?: of| de| del)? (?:19|20)\d{2}\b|"
+    r"\b(?:Q|T)[1-4][ /-]?(?:19|20)\d{2}\b",
+    re.IGNORECASE)
 # the exact date the case comes to ("Bis zu welchem konkreten Datum ...?", "by what exact date", "à quelle date
 # précise"): the deadline a rule sets is asked without such a word
 EXACT_DATE_ASKED_RE = _rx(
     r"\b(?:which|what) (?:exact|specific|concrete|precise|actual) (?:date|day)\b|\bon what date exactly\b",
     r"\b(?:quelle|quel) (?:date|jour) (?:précise|précis|exacte?|concrète?)\b|\bdate (?:précise|exacte)\b",
     r"\bqu[ée] (?:fecha|día) (?:exact[oa]|concret[oa]|precis[oa])\b|\bfecha (?:exacta|concreta)\b",
-    r"\bwelche[mnr]? (?:konkreten|genauen|exakten) (?:datum|tag|stichtag)\b|\b(?:konkrete|genaue)[sn]? datum\b")
+    r"\bwelche[mnr]? (?:konkreten|genauen|exakten) (?:datum|tag|stichtag)\b|\b(?:konkrete|genaue)[sn]? datum\b|"
+    r"\b(?:an |bis zu )?welche[mnr]? (?:datum|tag) genau\b",
+    r"\b(?:exact|precise) (?:deadline|due date|last day)\b|\bdate limite (?:exacte|précise)\b|"
+    r"\bfecha l[íi]mite (?:exacta|concreta)\b|\b(?:genaue|exakte|konkrete) (?:frist|fälligkeit|abgabefrist)\b")
 
 
 def figure_asked_for_own_case(question: str) -> str:
