@@ -247,6 +247,34 @@ def test_out_of_domain_question_is_refused_with_suggestions(engine):
     assert response.abstention_reason == "OUT_OF_SCOPE" and len(response.suggestions) == 3
 
 
+class _GuardrailsWithLevel:
+    """The engine's classifier with another level for refusing a turn left without evidence."""
+
+    def __init__(self, classifier, level):
+        self._classifier, self.unanswered_out_of_domain_at = classifier, level
+
+    def __getattr__(self, name):
+        return getattr(self._classifier, name)
+
+
+def test_a_turn_without_evidence_is_refused_as_out_of_domain_when_the_classifier_leans_there(engine, monkeypatch):
+    """An allowed question that finds nothing to answer abstains; it is refused as out of domain (with suggestions)
+    only when the classifier's out-of-domain reading of it reaches the model's level. The near-domain question below
+    reads as regulatory: at the shipped level it abstains; a level of 0 refuses it."""
+    question = "What does the Basel output floor require for the risk-weighted assets of a bank?"
+    _, abstained = ask(engine, new_conversation(engine), question)
+    assert abstained.response_mode == "ABSTAIN" and not abstained.refused
+    assert abstained.abstention_reason in {"NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY"}
+    assert engine.guardrails.unanswered_out_of_domain_at is not None
+    monkeypatch.setattr(engine, "guardrails", _GuardrailsWithLevel(engine.guardrails, 0.0))
+    _, refused = ask(engine, new_conversation(engine, "level-zero"), question)  # another tenant: no cached answer
+    assert refused.refused and refused.query_type == "OUT_OF_DOMAIN" and refused.abstention_reason == "OUT_OF_SCOPE"
+    assert len(refused.suggestions) == 3
+    monkeypatch.setattr(engine, "guardrails", _GuardrailsWithLevel(engine.guardrails, None))
+    _, without_level = ask(engine, new_conversation(engine, "no-level"), question)
+    assert not without_level.refused and without_level.abstention_reason == abstained.abstention_reason
+
+
 def test_forbidden_question_is_refused_with_three_corpus_suggestions(engine, world):
     _, response = ask(engine, new_conversation(engine), "What will the EU require on data breaches next year?")
     assert response.refused and response.query_type == "PREDICTION" and response.response_mode == "ABSTAIN"

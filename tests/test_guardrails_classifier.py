@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from regintel.chat import guardrail_model as gm
-from regintel.chat.guardrails import classify_query, decide, personal_data_signal, redact_personal_data
+from regintel.chat.guardrails import (QueryClassification, classify_query, decide, out_of_domain_when_unanswered,
+                                      personal_data_signal, redact_personal_data)
 
 EMAILS = ["olivia.hart@example.com", "b.nguyen@example.org", "c.rossi@example.net"]
 
@@ -507,6 +508,58 @@ def test_a_corrupt_cached_model_is_trained_again(tmp_path):
     (tmp_path / "cache" / f"model-{key}.npz").write_bytes(b"not a zip")
     model = gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "cache", train).model()
     assert model.key == key and gm.GuardrailModel.load(tmp_path / "cache" / f"model-{key}.npz").key == key
+
+
+def test_the_unanswered_out_of_domain_level_is_what_one_allowed_example_in_a_hundred_reaches():
+    """Out of fold, 99 of 100 allowed examples read as out of domain under the level; refused examples do not count."""
+    ood = gm.LABELS.index("OUT_OF_DOMAIN")
+    y = ["DEFINITION"] * 100 + ["OUT_OF_DOMAIN"] * 20
+    probabilities = np.zeros((len(y), len(gm.LABELS)))
+    probabilities[:100, ood] = np.linspace(0.0, 0.5, 100)  # the allowed examples' readings
+    probabilities[100:, ood] = 0.95
+    level = gm.unanswered_out_of_domain_level(probabilities, y)
+    assert 0.49 <= level <= 0.5
+    assert sum(probabilities[:100, ood] >= level) <= 2
+    assert gm.unanswered_out_of_domain_level(probabilities[100:], y[100:]) is None
+
+
+def test_a_turn_without_evidence_is_refused_as_out_of_domain_only_at_the_level():
+    leaning = QueryClassification("DEFINITION", True, out_of_domain_probability=0.35, refused_probability=0.4)
+    refusal = out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2)
+    assert refusal is not None and (refusal.query_type, refusal.allowed) == ("OUT_OF_DOMAIN", False) and refusal.reason
+    assert out_of_domain_when_unanswered(leaning, "NO_RELEVANT_EVIDENCE", 0.2) is not None
+    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.5) is None  # under the level
+    assert out_of_domain_when_unanswered(leaning, "AMBIGUOUS_QUERY", 0.2) is None  # a vague question is no such turn
+    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", None) is None  # a model without the level
+    assert out_of_domain_when_unanswered(QueryClassification("DEFINITION", True), "LOW_SIMILARITY", 0.2) is None
+
+
+def test_the_out_of_domain_probability_is_kept_with_the_decision():
+    class Stub:
+        threshold = 0.6
+
+        @staticmethod
+        def probabilities(question):
+            return probs(OUT_OF_DOMAIN=0.3, DEFINITION=0.5)
+
+    result = classify_query("What does it mean?", classifier=Stub())
+    assert result.allowed and result.out_of_domain_probability == pytest.approx(0.3)
+    assert classify_query("What does it mean?").out_of_domain_probability is None
+
+
+@pytest.mark.slow  # trains the classifier: ~1.2 s
+def test_a_saved_model_keeps_its_unanswered_level_and_an_older_file_loads_without_it(tmp_path):
+    train = toy_training_file(tmp_path / "train.jsonl")
+    key = gm.training_key(train, "hashing-test")
+    gm._LOADED.pop(key, None)
+    model = gm.GuardrailClassifier(HashingEmbedder(), tmp_path / "cache", train).model()
+    saved = gm.GuardrailModel.load(tmp_path / "cache" / f"model-{key}.npz")
+    assert saved.unanswered_out_of_domain_at == model.unanswered_out_of_domain_at is not None
+    older = tmp_path / "older.npz"  # written before the level existed
+    r = model.regression
+    np.savez(older, labels=np.array(r.labels), mean=r.mean, scale=r.scale, weights=r.weights, bias=r.bias,
+             threshold=np.array(model.threshold), key=np.array(key), sweep=np.array("[]"))
+    assert gm.GuardrailModel.load(older).unanswered_out_of_domain_at is None
 
 
 def test_a_malformed_training_line_is_reported_with_its_line(tmp_path):

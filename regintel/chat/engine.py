@@ -28,7 +28,8 @@ from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, out_of_domain_level, strong_evidence_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
-from regintel.chat.guardrails import QueryClassification, classify_query, redact_personal_data
+from regintel.chat.guardrails import (QueryClassification, classify_query, out_of_domain_when_unanswered,
+                                      redact_personal_data)
 from regintel.chat.part_similarity import part_aware
 from regintel.chat.messages import FAILED, abstention_text, not_held_text, refusal_text
 from regintel.chat.prompt import PromptAspects, build_messages
@@ -329,6 +330,14 @@ class ComplianceEngine:
             if analysis.sufficient and coverage is not None and coverage.missing and coverage.via_related:
                 analysis.concerns.append("RELATED_ACT")  # asked about the CSRD, answered from the ESRS
             record.update(analysis.to_dict())
+            # nothing found, and the question reads as outside regulation: say so rather than "no evidence"
+            refusal = None if analysis.sufficient or decision.reuse_previous else out_of_domain_when_unanswered(
+                classification, analysis.reason, self._unanswered_out_of_domain_at())
+            if refusal is not None:
+                record.update(refused_as=refusal.query_type)
+        if refusal is not None:
+            yield from self._refuse(turn, refusal, fresh or [p.source for p in passages], language, trace)
+            return
         if not analysis.sufficient:
             yield from self._abstain(turn, analysis, passages, fresh, classification.query_type, decision, language, trace, key)
             return
@@ -730,6 +739,15 @@ class ComplianceEngine:
     # -- end of unified context -------------------------------------------------------------------------------
 
     # -- refusals and abstentions -----------------------------------------------------------------------------
+    def _unanswered_out_of_domain_at(self) -> float | None:
+        """The guardrail model's level for refusing a turn without evidence as out of domain; None when the
+        classifier cannot be read (the turn then abstains as it would without it)."""
+        try:
+            return self.guardrails.unanswered_out_of_domain_at if self.guardrails is not None else None
+        except Exception as exc:  # noqa: BLE001 - a side signal never breaks the turn
+            log.warning("guardrail level unavailable (%s)", exc.__class__.__name__)
+            return None
+
     def _refuse(self, turn: TurnInput, classification, candidates: list[Source], language: str,
                 trace: TraceRecorder) -> Iterator[str | ChatResponse]:
         if classification.query_type == "PERSONAL_DATA_ANALYSIS":  # its personal data is never stored in clear

@@ -45,7 +45,7 @@ SHIPPED_DIR = TRAIN_PATH.parent
 ALLOWED = ("DEFINITION", "OBLIGATION", "COMPARISON", "DEADLINE", "APPLICABILITY", "PROVENANCE")
 FORBIDDEN = ("PREDICTION", "CALCULATION", "OPINION", "PERSONAL_DATA_ANALYSIS", "OUT_OF_DOMAIN")
 LABELS = ALLOWED + FORBIDDEN
-FORMAT = "guardrails-softmax-v3"  # bump when the features, the fit, the threshold rule or the saved fields change
+FORMAT = "guardrails-softmax-v4"  # bump when the features, the fit, the threshold rule or the saved fields change
 L2 = 0.05  # per-example L2 strength on standardised features (bench: `--l2` to compare)
 FOLDS = 5
 THRESHOLDS = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
@@ -216,6 +216,9 @@ class GuardrailModel:
     threshold: float
     key: str
     sweep: list[dict[str, float]] = field(default_factory=list)
+    # the out-of-domain probability at or above which a turn left without evidence is refused as out of domain
+    # (:func:`unanswered_out_of_domain_level`); None in a model saved before it existed
+    unanswered_out_of_domain_at: float | None = None
 
     def probabilities(self, vector: np.ndarray) -> dict[str, float]:
         return dict(zip(self.regression.labels, (float(p) for p in self.regression.predict_proba(vector)[0])))
@@ -227,7 +230,8 @@ class GuardrailModel:
         os.close(handle)
         try:
             np.savez(tmp, labels=np.array(r.labels), mean=r.mean, scale=r.scale, weights=r.weights, bias=r.bias,
-                     threshold=np.array(self.threshold), key=np.array(self.key), sweep=np.array(json.dumps(self.sweep)))
+                     threshold=np.array(self.threshold), key=np.array(self.key), sweep=np.array(json.dumps(self.sweep)),
+                     unanswered_out_of_domain_at=np.array(json.dumps(self.unanswered_out_of_domain_at)))
             os.chmod(tmp, 0o644)  # mkstemp makes it private; the model holds nothing secret
             os.replace(tmp, path)
         finally:
@@ -239,7 +243,10 @@ class GuardrailModel:
         with np.load(path, allow_pickle=False) as data:
             regression = SoftmaxRegression(tuple(str(x) for x in data["labels"]), data["mean"], data["scale"],
                                            data["weights"], data["bias"])
-            return cls(regression, float(data["threshold"]), str(data["key"]), json.loads(str(data["sweep"])))
+            unanswered = (json.loads(str(data["unanswered_out_of_domain_at"]))
+                          if "unanswered_out_of_domain_at" in data.files else None)
+            return cls(regression, float(data["threshold"]), str(data["key"]), json.loads(str(data["sweep"])),
+                       unanswered)
 
 
 def training_key(train_path: Path, model_id: str) -> str:
@@ -258,7 +265,21 @@ def train(examples: Sequence[Example], vectors: np.ndarray, decide_type: Decider
     oof = out_of_fold_probabilities(vectors, y, folds, l2=l2)
     sweep = threshold_sweep(questions, y, oof, decide_type)
     regression = SoftmaxRegression.fit(vectors, y, l2=l2)
-    return GuardrailModel(regression, pick_threshold(sweep), key, sweep)
+    return GuardrailModel(regression, pick_threshold(sweep), key, sweep, unanswered_out_of_domain_level(oof, y))
+
+
+def unanswered_out_of_domain_level(probabilities: np.ndarray, y: Sequence[str],
+                                   budget: float = FALSE_REFUSAL_BUDGET) -> float | None:
+    """The out-of-domain probability that only ``budget`` of the allowed examples reach, out of fold (the same
+    budget as the refusal threshold's). A turn that finds no evidence to answer and whose question the classifier
+    reads as out of domain at least this much is refused as out of domain rather than left as "no evidence" (a
+    printer's error, a password to reset: questions the threshold lets through because their few words sound like
+    a request to the regulator). None without allowed examples."""
+    allowed = np.array([label not in FORBIDDEN for label in y])
+    if not allowed.any():
+        return None
+    column = probabilities[allowed, LABELS.index("OUT_OF_DOMAIN")]
+    return round(float(np.quantile(column, 1.0 - budget)), 3)
 
 
 def shipped_model_path(key: str) -> Path:
@@ -288,6 +309,10 @@ class GuardrailClassifier:
     @property
     def threshold(self) -> float:
         return self.model().threshold
+
+    @property
+    def unanswered_out_of_domain_at(self) -> float | None:
+        return self.model().unanswered_out_of_domain_at
 
     def model(self) -> GuardrailModel:
         if self._model is None:

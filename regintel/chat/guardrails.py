@@ -525,6 +525,8 @@ class QueryClassification:
     matched: list[str] = field(default_factory=list)  # what decided: never a personal value (see personal_data_signal)
     method: str = "default"  # "pii" | "rule" | "retrieval" | "classifier" | "default"
     refused_probability: float | None = None  # the classifier's summed refused-type probability, when it ran
+    # the classifier's out-of-domain probability of the question (or of its asking sentence alone, if higher)
+    out_of_domain_probability: float | None = None
 
 
 def classify_query(question: str, evidence_similarity: float | None = None, out_of_domain_below: float | None = None,
@@ -541,8 +543,31 @@ def classify_query(question: str, evidence_similarity: float | None = None, out_
             asked_out_of_domain = _asked_alone_out_of_domain(question, classifier)
         except Exception as exc:
             log.warning("guardrail classifier unavailable (%s): rules only", exc.__class__.__name__)
-    return decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below, strong_evidence_at,
-                  asked_out_of_domain)
+    result = decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below, strong_evidence_at,
+                    asked_out_of_domain)
+    if probabilities:
+        read = max(probabilities.get("OUT_OF_DOMAIN", 0.0), asked_out_of_domain or 0.0)
+        result.out_of_domain_probability = round(read, 4)
+    return result
+
+
+# the abstentions that say the corpus holds nothing close to the question (not a vague question, not an act missing)
+UNANSWERED_REASONS = ("NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY")
+
+
+def out_of_domain_when_unanswered(classification: QueryClassification, abstention_reason: str | None,
+                                  level: float | None) -> QueryClassification | None:
+    """An out-of-domain refusal for an allowed turn that found no evidence to answer (``abstention_reason`` one of
+    :data:`UNANSWERED_REASONS`) when the classifier read its question as out of domain at least ``level``
+    (:attr:`regintel.chat.guardrail_model.GuardrailModel.unanswered_out_of_domain_at`: the probability only 1 in 100
+    allowed training questions reaches, out of fold): "Comment réinitialiser le mot de passe de ma box internet ?" is
+    told it is outside regulation, not that the passages are only loosely related. None otherwise."""
+    p = classification.out_of_domain_probability
+    if abstention_reason not in UNANSWERED_REASONS or level is None or p is None or p < level:
+        return None
+    return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"],
+                               [f"no evidence, classifier out of domain p={p:.2f} >= {level:.2f}"], "retrieval",
+                               classification.refused_probability, p)
 
 
 def _asked_alone_out_of_domain(question: str, classifier: Any) -> float | None:
