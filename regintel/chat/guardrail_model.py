@@ -11,6 +11,10 @@ over the eleven query types, trained on the labelled multilingual examples of ``
   whose cross-validated false-refusal rate on allowed examples stays within ``FALSE_REFUSAL_BUDGET``, the one
   refusing most refused examples with their right type (ties: the higher threshold).
   Nothing in ``data/eval`` is ever used for training or for the threshold.
+- Out of domain when nothing answers: from the same out-of-fold probabilities, the out-of-domain probability only
+  ``FALSE_REFUSAL_BUDGET`` of the allowed examples reach (:func:`unanswered_out_of_domain_level`); the engine refuses
+  a turn that finds no evidence as out of domain at or above it
+  (:func:`regintel.chat.guardrails.out_of_domain_when_unanswered`).
 - Cache: the fitted model is saved under ``<data_dir>/guardrails/model-<key>.npz``, ``key`` = hash of the training
   file's bytes, the embedding model id and the fit settings (``FORMAT``, L2, folds, budget, thresholds); a new
   training file, model or setting retrains (seconds once the questions are embedded), nothing
