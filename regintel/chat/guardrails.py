@@ -546,8 +546,7 @@ def classify_query(question: str, evidence_similarity: float | None = None, out_
     result = decide(question, probabilities, threshold, evidence_similarity, out_of_domain_below, strong_evidence_at,
                     asked_out_of_domain)
     if probabilities:
-        read = max(probabilities.get("OUT_OF_DOMAIN", 0.0), asked_out_of_domain or 0.0)
-        result.out_of_domain_probability = round(read, 4)
+        result.out_of_domain_probability = round(out_of_domain_reading(probabilities, asked_out_of_domain), 4)
     return result
 
 
@@ -646,7 +645,13 @@ def _topic_out_of_domain(question: str, probabilities: Mapping[str, float] | Non
     a classifier, the question uses no regulatory word."""
     if probabilities is None:
         return not has_regulatory_vocabulary(question)
-    return max(probabilities.get("OUT_OF_DOMAIN", 0.0), asked_out_of_domain or 0.0) >= threshold
+    return out_of_domain_reading(probabilities, asked_out_of_domain) >= threshold
+
+
+def out_of_domain_reading(probabilities: Mapping[str, float], asked_out_of_domain: float | None) -> float:
+    """The classifier's out-of-domain probability of the question, or of its asking sentence read alone when that is
+    higher (:func:`_asked_alone_out_of_domain`)."""
+    return max(probabilities.get("OUT_OF_DOMAIN", 0.0), asked_out_of_domain or 0.0)
 
 
 def decide_type(question: str, probabilities: Mapping[str, float] | None, threshold: float | None) -> str:
@@ -681,15 +686,16 @@ _SCALE = (r"(?:\s?(?:million|billion|bn|mn|k|mio\.?|mrd\.?|millions?|milliards?|
 MONEY_FIGURE_RE = re.compile(
     rf"(?:[€$£]|\b(?:EUR|USD|GBP))\s?\d[\d.,\u202f\u00a0 ]*{_SCALE}|"
     rf"\b\d[\d.,\u202f\u00a0]*{_SCALE}\s?(?:€|\b(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)", re.IGNORECASE)
+# a month's name in the four languages, for the dates of a case below
+_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|janvier|février|"
+          r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|"
+          r"julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|juni|juli|oktober|dezember)")
 CASE_FIGURE_RE = re.compile(
     MONEY_FIGURE_RE.pattern + r"|"
     r"\b\d[\d.,]*\s?(?:%|(?:MWh|kWh|GWh|TWh|tCO2e?|t|tonnes?|tons?|toneladas?|tonnen|kg|km|m²|m2|m3|litres?|liters?|"
     r"hours?|heures?|horas?|stunden|days?|jours?|d[íi]as?|tage[n]?|employees?|salari[ée]s|empleados|mitarbeiter\w*|"
     r"invoices?|factures?|facturas?|rechnungen)\b)|"
-    r"\b\d{1,2}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?(?:january|february|march|april|may|june|july|august|september|"
-    r"october|november|december|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
-    r"décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|"
-    r"februar|märz|juni|juli|oktober|dezember)\b|"
+    rf"\b\d{{1,2}}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?{_MONTH}\b|"
     r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}(?::|h)\d{2}\b", re.IGNORECASE)
 # a figure asked for: how much, how many, what total or amount, in euros
 FIGURE_ASKED_RE = _rx(
@@ -701,10 +707,7 @@ FIGURE_ASKED_RE = _rx(
 MIN_CASE_FIGURES = 2
 # a date of the asker's own case given as month and year ("Unser letzter TLPT war im Oktober 2022")
 CASE_MONTH_RE = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|janvier|février|"
-    r"mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|"
-    r"julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|juni|juli|oktober|dezember)"
-    r"\s+(?:de\s+)?(?:19|20)\d{2}\b|"
+    rf"\b{_MONTH}\s+(?:de\s+)?(?:19|20)\d{{2}}\b|"
     r"\b(?:first|second|third|fourth|premier|deuxième|troisième|quatrième|primer|segundo|tercer|cuarto|ersten|zweiten|"
     r"dritten|vierten) (?:quarter|trimestre|quartal)(?: of| de| del)? (?:19|20)\d{2}\b|"
     r"\b(?:Q|T)[1-4][ /-]?(?:19|20)\d{2}\b",

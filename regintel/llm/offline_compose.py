@@ -65,8 +65,7 @@ from regintel.text.question_parts import (comparison_sides, sets_two_things_agai
                                          split_question)
 from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
                                          WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
-                                         asks_who_when_or_how, content_stems,
-                                         question_noise_stems)
+                                         asks_who_when_or_how, content_stems, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
