@@ -2154,6 +2154,27 @@ def test_an_acts_name_and_the_verb_it_provides_with_are_not_words_left_behind_ac
     assert not _carried_enough({"penalti": 1.0, "~hausti": 1.0}) and not _carried_enough({})
 
 
+def test_a_breach_of_an_act_is_carried_into_each_acts_word_and_the_penalty_verb_is_phrasing():
+    """"Welche Sanktionen drohen bei Verstößen gegen DORA?" abstained with DORA's penalty articles first: the term list
+    carried "Verstöße" only into the GDPR's "infringement", which DORA never writes ("breaches of this Regulation"), and
+    "drohen" (the verb penalties threaten with) stayed behind as a word no sentence holds. A breach now carries into
+    each act's word, as the passages write it; "drohen" says how it asks, as "sieht ... vor" does."""
+    from regintel.llm.offline_compose import _glossary, carried_terms
+    from regintel.text.analysis import tokenize
+
+    dora_words = set(tokenize("administrative penalties and remedial measures for breaches of this Regulation", "en"))
+    glossary = _glossary()
+    assert carried_terms("Welche Sanktionen drohen bei Verstößen gegen DORA?", "de", "en", glossary, dora_words) \
+        == {"penalti", "breach"}
+    assert carried_terms("¿Qué sanciones hay por infracciones de DORA?", "es", "en", glossary, dora_words) \
+        == {"penalti", "breach"}
+    gdpr_words = set(tokenize("administrative fines for infringements of this Regulation", "en"))
+    assert "infring" in carried_terms("Welche Sanktionen drohen bei Verstößen gegen die DSGVO?", "de", "en", glossary,
+                                      gdpr_words)
+    # a word the list cannot carry still stays behind
+    assert "~hausti" in carried_terms("Welche Sanktionen drohen für Haustiere?", "de", "en", glossary, dora_words)
+
+
 def test_the_words_one_term_is_carried_into_count_once():
     """"Quelles sanctions prévoit DORA ?" carries "sanctions" into "penalties" and "sanctions", both DORA's words: a
     sentence holding one of them covered half of a question that asked one thing. The variants now stand for one

@@ -58,7 +58,8 @@ COUNTS_AS_RE = re.compile(
 # mesure pouvons-nous déduire ... ?" weighed as much as "déduire" and no passage held them. The verb an act "provides
 # for" something with ("Quelles sanctions prévoit le RGPD ?", "Welche Sanktionen sieht die DSGVO vor?", "¿Qué
 # sanciones prevé el RGPD?") asks what the act says, as "say" does: carried to the English text as a word no
-# sentence holds, it halved the share of the question Article 84 covers
+# sentence holds, it halved the share of the question Article 84 covers. So does the verb penalties "threaten" with in
+# German ("Welche Sanktionen drohen bei Verstößen gegen DORA?")
 QUESTION_NOISE = {
     "en": frozenset("must shall should can could may might need needs have has had do does did make made get well also "
                     "too first exactly really under according difference differences differ compare comparison "
@@ -72,7 +73,7 @@ QUESTION_NOISE = {
                     "cuál cuáles cuánto cuánta cuántos cuántas prevé prevén".split()),
     "de": frozenset("muss müssen kann können soll sollen sollte gibt haben hat wird werden darf dürfen gemäß nach "
                     "unterschied unterschiede zwischen vergleich müsst könnt könnte könnten sollten dürfte wann wer "
-                    "warum wieviel sieht sehen".split()),
+                    "warum wieviel sieht sehen droht drohen".split()),
 }
 
 # asks how much time, in so many words: a calendar date does not say it ("Within how many days must a major incident
