@@ -262,7 +262,7 @@ def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
     # three-turn conversations (c3-), the follow-ups of definitions (df-), the in-its-place follow-ups, place and
     # period questions (ip-), the plain multilingual questions (pm-) and the fresh forbidden questions (ff-, fg-, fh-) by their
     # number's parity, as data/eval/README.md says
-    by_parity = ("c3-", "df-", "ip-", "pm-", "ff-", "fg-", "fh-")
+    by_parity = ("c3-", "df-", "ip-", "pm-", "ff-", "fg-", "fh-", "fi-")
     assert all(i.split in ("check", _parity_split(i.id) if i.id.startswith(by_parity) else _hashed_split(i.id))
                for i in checks)
     assert all({i.split for i in checks if i.id.startswith(prefix)} == {"dev", "test"} for prefix in by_parity)

@@ -170,6 +170,20 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("Wird die Aufsicht unseren Bericht beanstanden? Was denken Sie?", "PREDICTION"),
     ("¿Qué probabilidades hay de que la autoridad nos imponga una multa?", "PREDICTION"),
     ("Our OSS return covers the third quarter of 2025. What is the exact deadline for filing it?", "CALCULATION"),
+    # the outcome of the asker's own procedure, an authority's future choice, a view after "va + infinitive", a
+    # likelihood in percent, a calendar day of the asker's case, the option that shows the asker best (session 94)
+    ("Según tu experiencia, ¿van a admitir nuestra reclamación o la van a rechazar?", "PREDICTION"),
+    ("Will the authority open an inquiry into us after the complaint, or let it go?", "PREDICTION"),
+    ("Which banks do you expect the supervisors to single out in the next stress test?", "PREDICTION"),
+    ("Wird die Aufsichtsbehörde das Verfahren gegen uns einstellen?", "PREDICTION"),
+    ("Le législateur va supprimer le seuil de 10 000 euros, à votre avis ?", "PREDICTION"),
+    ("¿Rebajará la Comisión el umbral de empleados en la próxima revisión?", "PREDICTION"),
+    ("Wie wahrscheinlich ist ein Bußgeld? Bitte eine Schätzung in Prozent.", "PREDICTION"),
+    ("The order was delivered on 3 June. What is the last calendar day for issuing the invoice?", "CALCULATION"),
+    ("Die Lieferung erfolgte am 12. März. Welcher Kalendertag ist der letzte für die Rechnung?", "CALCULATION"),
+    ("Which of the two consolidation options makes our figures look better to investors?", "OPINION"),
+    ("Mit welcher Methode stehen wir im Nachhaltigkeitsbericht besser da, oder welche lässt uns grüner aussehen?",
+     "OPINION"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -195,6 +209,14 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "What must a financial entity do when its ICT systems cannot connect to a critical provider?",
     "By which date must the OSS return for the third quarter be filed?",
     "Which error rate must be disclosed for the estimates in the sustainability statement?",
+    # what the texts fix about calendar days, procedures and an authority's powers (session 94)
+    "Are the deadlines in the VAT Directive counted in calendar days or working days?",
+    "Which procedure must the lead overseer follow before it opens an investigation into a provider?",
+    "When may the supervisory authority open an investigation into a controller?",
+    "¿Qué reducirá la Comisión mediante actos delegados según el artículo 2 de la Directiva?",
+    "Wann darf die Behörde ein Verfahren einleiten?",
+    "Quelles informations l'entreprise va devoir publier selon l'ESRS E1 ?",
+    "What must the undertaking disclose to make its transition plan understandable?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     assert classify_query(question).allowed

@@ -35,7 +35,8 @@ _INSTITUTION_DE = (r"(?:eu|kommission|parlament|rat|gesetzgeber|aufsicht|aufsich
 
 # a view asked for, as the prediction rules below read it in French and Spanish
 _VIEW_FR = r"(?:pensez-vous|penses-tu|à votre avis|à ton avis|selon vous|d['’]après vous|croyez-vous|crois-tu)"
-_VIEW_ES = r"(?:crees que|cree que|creéis que|piensas que|piensa que|en tu opinión|en su opinión|según tú|según usted)"
+_VIEW_ES = (r"(?:crees que|cree que|creéis que|piensas que|piensa que|en tu opinión|en su opinión|según tú|según usted|"
+            r"según tu experiencia|según su experiencia)")
 # what an authority does to a firm, for "what will it do to us?" (the infinitive, and the French and Spanish future)
 _AUTHORITY_ACTS_EN = r"(?:fine|sanction|penali[sz]e|punish|audit|inspect|investigate|prosecute|exclude|deregister)"
 _AUTHORITY_ACTS_FR = (r"(?:sanctionner|contrôler|exclure|infliger|condamner|poursuivre|radier|verbaliser|pénaliser|"
@@ -73,8 +74,14 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"supprimera|prolongera|durcira)(?:-t-(?:il|elle)|nt-(?:ils|elles))?\b",
         r"\b(?:aplazar[áa]n?|retrasar[áa]n?|pospondr[áa]n?|suavizar[áa]n?|endurecer[áa]n?|prorrogar[áa]n?|"
         r"flexibilizar[áa]n?)\b",
+        # what a legislator or an authority will do, in the Spanish future ("¿Subirá la Comisión el umbral de 750
+        # empleados cuando revise los estándares?"), asked yes or no with the institution named after the verb ("¿Qué
+        # reducirá la Comisión mediante actos delegados?" asks what the text empowers it to do)
+        r"(?:^|¿)\s*(?:subir|bajar|elevar|rebajar|reducir|suprimir|eliminar|relajar|ampliar|aumentar|endurecer)[áa]n?\s+"
+        r"(?:la |el |los |las )?(?:comisi[óo]n|ue|uni[óo]n europea|parlamento|consejo|legislador\w*|gobierno|hacienda|"
+        r"aeat|autoridad\w*|supervisor\w*|estados miembros)\b",
         rf"\b(?:wird|werden)\s+(?:die |der |das )?{_INSTITUTION_DE}\b.{{0,60}}\b(?:verschieben|aufschieben|lockern|"
-        r"aufheben|verschärfen|verlängern|abschaffen|senken|erhöhen)\b",
+        r"aufheben|verschärfen|verlängern|abschaffen|senken|erhöhen|verhängen|belassen|einleiten|eröffnen|einstellen)\b",
         # next year in the sentence that asks, with a verb in the future ("Will the GDPR be amended next year?"): a
         # plan told before the question ("We want to leave the OSS next year. How much notice ...?") or a date an
         # obligation starts from ("And from next year on, what must we disclose?") is no prediction
@@ -109,6 +116,7 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         # ASBL ?", "L'administration va-t-elle nous exclure, d'après vous ?", "¿Crees que la AEPD nos va a multar?")
         rf"\b{_VIEW_FR}\b.{{0,80}}\b(?:va|vont)(?:-t-(?:il|elle|on|ils|elles))?\s+(?:\w+\s+){{0,2}}\w+(?:er|ir|re)\b",
         rf"\b(?:va|vont)-t-(?:il|elle|on|ils|elles)\b.{{0,80}}\b{_VIEW_FR}\b",
+        rf"\b(?:va|vont)\s+(?:\w+\s+){{0,2}}\w+(?:er|ir|re)\b.{{0,80}}\b{_VIEW_FR}\s*\?",
         rf"\b{_VIEW_ES}\b.{{0,80}}\b(?:va|van) a \w+(?:ar|er|ir)\b",
         rf"\b(?:va|van) a \w+(?:ar|er|ir)\b.{{0,80}}\b{_VIEW_ES}\b",
         # what an authority is going to do to the asker, or the fine it will impose ("what fine is the CNIL going
@@ -123,6 +131,13 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         rf"\b(?:va|vont)(?:-t-(?:il|elle|ils|elles))?\s+(?:vraiment\s+)?(?:nous|me)\s+{_AUTHORITY_ACTS_FR}\b",
         rf"\b(?:nous|me)\s+{_AUTHORITY_WILL_FR}(?:-t-(?:il|elle|ils|elles))?\b",
         rf"\b(?:nos|me)\s+(?:va|van)\s+a\s+{_AUTHORITY_ACTS_ES}\b|\b(?:nos|me)\s+{_AUTHORITY_WILL_ES}\b",
+        # a procedure the authority is going to open against the asker ("Is the DPC going to open a formal
+        # investigation against us over this, or will they let it slide?"), or the view of an authority's future
+        # choice asked for ("Which providers do you expect the ESAs to designate as critical?")
+        r"\b(?:going to|will)\s+(?:\w+\s+){0,2}(?:open|launch|start|initiate|bring)\s+(?:a |an )?(?:\w+\s+)?"
+        r"(?:investigation|inquiry|enquiry|proceedings?|case|audit)\s+(?:against|into)\s+(?:us|me|our)\b|"
+        r"\bwill (?:they|the \w+) let (?:it|this|us) (?:slide|go|off)\b",
+        r"\b(?:do|would) you expect\b.{0,80}\bto (?:be |\w+)",
         r"\b(?:wie hoch|welche|was für eine?)\b.{0,40}\b(?:bußgeld|strafe|geldbuße|sanktion)\w*\b.{0,80}\b(?:ausfallen|"
         r"verhängen|bekommen|erhalten|auferlegen)\s+(?:wird|werden)\b",
         r"\b(?:wird|werden)\b.{0,60}\b(?:uns|mich|mir)\b.{0,60}\b(?:bestrafen|sanktionieren|ausschließen|verhängen|"
@@ -135,6 +150,9 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?:nos|mes) chances\b|\bquelles (?:sont les )?chances\b|\bnuestras (?:posibilidades|probabilidades)\b|"
         r"\bqu[ée] (?:posibilidades|probabilidades)(?: reales)? (?:tenemos|hay)\b|\bunsere (?:chancen|aussichten)\b|"
         r"\bwie (?:groß|hoch) (?:ist|sind) (?:die|unsere) (?:chance|chancen|wahrscheinlichkeit)\b|\bonze kansen\b",
+        # an outcome's likelihood asked as a percentage ("Bitte eine Einschätzung in Prozent.")
+        r"\b(?:einschätzung|schätzung|estimate|estimation|estimación|probabilit\w*|wahrscheinlichkeit)\b.{0,15}"
+        r"\b(?:in prozent|in percent|as a percentage|en pourcentage|en porcentaje)\b",
         # how markets take it ("Will our share price go up if we publish a net-zero target?", "Steigt unser
         # Aktienkurs, wenn ...?"): a forecast, whatever rule it mentions
         r"\b(?:share|stock) price\b.{0,40}\b(?:rise|go up|fall|drop|increase|decrease|react|move)\w*\b|"
@@ -190,6 +208,11 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         # "Is DORA too strict?", "the most unfair part of the VAT Directive", "Was meinst du, ist die DSGVO
         # übertrieben?"): a view, not what the text says
         r"\b(what would you do|if you were (me|us|our|in our)|in our (place|shoes))\b",
+        # which option shows the asker in the better light ("Between the location-based and the market-based Scope 2
+        # figures, which one would make our company look better?"): a choice of presentation, not what the text says
+        r"\bmakes? (?:us|our (?:company|firm|group|bank|business|numbers|figures|report|statement)|the (?:company|group)) "
+        r"look (?:better|good|best|greener|more \w+)\b|\b(?:besser|grüner) (?:dastehen|aussehen)\b|"
+        r"\bnos (?:haga|hace|haría) quedar (?:mejor|bien)\b|\bnous (?:fasse|ferait|fait) para[îi]tre (?:meilleurs?|mieux)\b",
         r"\b(que feriez-vous|que ferais-tu|si vous étiez|si tu étais|à notre place)\b",
         r"\b(qué harías|qué haría usted|si fueras|si fuera usted|en nuestro lugar)\b",
         r"\b(was würden sie (tun|machen)|was würdest du (tun|machen)|an unserer stelle|was meinst du|was meinen sie)\b",
@@ -449,5 +472,9 @@ EXACT_DATE_ASKED_RE = _rx(
     r"\bqu[ée] (?:fecha|día) (?:exact[oa]|concret[oa]|precis[oa])\b|\bfecha (?:exacta|concreta)\b",
     r"\bwelche[mnr]? (?:konkreten|genauen|exakten) (?:datum|tag|stichtag)\b|\b(?:konkrete|genaue)[sn]? datum\b|"
     r"\b(?:an |bis zu )?welche[mnr]? (?:datum|tag) genau\b",
+    # a calendar day or date asked ("Bis zu welchem Kalenderdatum ...?", "the very last calendar day on which we can
+    # reply"): the deadline a rule sets is a period, the calendar day is where the case's own date puts it
+    r"\bcalendar (?:day|date)\b|\bkalender(?:datum|tag)\b|\b(?:jour|date) calendaire\b|\bd[íi]a natural\b|"
+    r"\bfecha (?:de|del) calendario\b|"
     r"\b(?:exact|precise) (?:deadline|due date|last day)\b|\bdate limite (?:exacte|précise)\b|"
     r"\bfecha l[íi]mite (?:exacta|concreta)\b|\b(?:genaue|exakte|konkrete) (?:frist|fälligkeit|abgabefrist)\b")
