@@ -2154,6 +2154,17 @@ def test_an_acts_name_and_the_verb_it_provides_with_are_not_words_left_behind_ac
     assert not _carried_enough({"penalti": 1.0, "~hausti": 1.0}) and not _carried_enough({})
 
 
+def test_the_german_word_for_goods_in_the_singular_meets_the_term_list():
+    """"Wie lange darf Ware im Konsignationslager ... liegen, bevor ein Verbringen fingiert wird?" abstained: the term
+    list's German "Waren" is also the verb "were" (a stop word, so it never matched), and "Ware" was not listed, so
+    the goods the question asks about stayed behind as a word no French sentence holds."""
+    from regintel.llm.offline_compose import _glossary, carried_terms
+    from regintel.text.analysis import tokenize
+
+    french = set(tokenize("les biens expédiés", "fr"))
+    assert "bien" in carried_terms("Wie lange darf die Ware dort bleiben?", "de", "fr", _glossary(), french)
+
+
 def test_a_breach_of_an_act_is_carried_into_each_acts_word_and_the_penalty_verb_is_phrasing():
     """"Welche Sanktionen drohen bei Verstößen gegen DORA?" abstained with DORA's penalty articles first: the term list
     carried "Verstöße" only into the GDPR's "infringement", which DORA never writes ("breaches of this Regulation"), and
