@@ -184,6 +184,18 @@ def test_redaction_removes_whole_values_and_their_fragments_from_a_trace():
     ("Which of the two consolidation options makes our figures look better to investors?", "OPINION"),
     ("Mit welcher Methode stehen wir im Nachhaltigkeitsbericht besser da, oder welche lässt uns grüner aussehen?",
      "OPINION"),
+    # the value the asker is to report or apply for its own figures, what it costs them, when they crossed a threshold
+    ("We had 2,300 employees, 3,900,000 hours worked and 41 injuries in 2025. What injury rate should we disclose?",
+     "CALCULATION"),
+    ("Exempt sales were €450,000 and taxable sales €1.2 million. What pro rata do we apply to shared costs?",
+     "CALCULATION"),
+    ("Import of machinery worth €52,000 with 21% VAT and a 75% prorata: what is the real cost for us?", "CALCULATION"),
+    ("Nos ventes à distance ont atteint 6 500 € en mars et 5 200 € en avril. Quand avons-nous dépassé le seuil ?",
+     "CALCULATION"),
+    ("Wir hatten 2024 3.100 Rechnungen über 2,4 Mio. € und 93.000 Zahlungstage. Welche Zahlungsdauer geben wir an?",
+     "CALCULATION"),
+    ("Con 300 empleados, 520.000 horas trabajadas y 14 accidentes en 2025, ¿qué tasa de accidentes debemos publicar?",
+     "CALCULATION"),
 ])
 def test_precise_rules_refuse_common_phrasings(question, expected):
     result = classify_query(question)
@@ -217,6 +229,10 @@ def test_precise_rules_refuse_common_phrasings(question, expected):
     "Wann darf die Behörde ein Verfahren einleiten?",
     "Quelles informations l'entreprise va devoir publier selon l'ESRS E1 ?",
     "What must the undertaking disclose to make its transition plan understandable?",
+    "Which rate of work-related injuries must an undertaking with 250 or more employees disclose under ESRS S1?",
+    "Above which threshold of 10 000 EUR do distance sales become taxable where the goods arrive?",
+    "What pro rata applies when a taxable person makes both taxable and exempt supplies?",
+    "When does an undertaking that exceeds 500 employees have to report under the ESRS?",
 ])
 def test_should_and_opinion_in_a_rule_question_do_not_fire_the_rules(question):
     assert classify_query(question).allowed

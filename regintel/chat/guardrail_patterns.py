@@ -455,7 +455,23 @@ FIGURE_ASKED_RE = _rx(
     r"amount|exact|resulting|maximum|max)\b|\bwhat (?:amount|total)\b",
     r"\bcombien\b|\ben euros?\b|\bquel (?:montant|total)\b|\bà combien\b",
     r"\bcu[áa]nt[oa]s?\b|\ben euros?\b|\bqu[ée] (?:importe|cantidad|total)\b",
-    r"\bwie (?:viel|viele|hoch)\b|\bin euro\b|\bwelche[rn]? (?:betrag|summe)\b")
+    r"\bwie (?:viel|viele|hoch)\b|\bin euro\b|\bwelche[rn]? (?:betrag|summe)\b",
+    # the value the asker is to report or apply for its figures ("1,950,000 hours worked and 7 recordable injuries:
+    # what rate do we report?", "What deduction prorata do we apply?", "Quel sera concrètement le montant de la
+    # sûreté ?", "Welche durchschnittliche Zahlungsdauer geben wir an?"), what it costs them, or when their own
+    # figures crossed a threshold ("À quel moment avons-nous dépassé le seuil ?")
+    r"\bwhat (?:\w+[\s-]+){0,3}(?:rate|prorata|pro rata|percentage|ratio|average|figure|value|number)\b[^?]{0,60}"
+    r"\b(?:do|should|must|would|will) (?:we|i) (?:report|apply|disclose|declare|use|enter|state|show)\b|"
+    r"\bwhat is the (?:net |total |final |real )?(?:\w+\s+){0,2}cost (?:for|to) (?:us|me)\b",
+    r"\bquel(?:le)?s? (?:sera|serait|est) (?:concrètement |exactement )?(?:le |la |notre )(?:montant|taux|prorata|"
+    r"pourcentage|ratio|moyenne|coût)\b",
+    r"\bqu[ée] (?:\w+\s+){0,2}(?:tasa|prorrata|porcentaje|ratio|media)\b[^?]{0,60}\b(?:aplicamos|declaramos|"
+    r"publicamos|indicamos|reportamos|debemos (?:declarar|aplicar|publicar|indicar|reportar))\b",
+    r"\bwelche[nrs]? (?:\w+\s+){0,2}(?:quote|rate|zahlungsdauer|kennzahl|prozentsatz|anteil|durchschnitt)\b[^?]{0,60}"
+    r"\b(?:geben wir an|melden wir|weisen wir aus|wenden wir an|setzen wir an)\b",
+    r"\b(?:à quel moment|quand|when|wann|cuándo)\b[^?]{0,30}\b(?:avons-nous|did we|have we|haben wir|hemos)\b"
+    r"[^?]{0,30}\b(?:dépassé|exceeded|passed|crossed|überschritten|superado)\b",
+    r"\b(?:do|did|have) we (?:exceed|pass|cross)\b|\bdépassons-nous\b|\büberschreiten wir\b|\bsuperamos\b")
 MIN_CASE_FIGURES = 2
 # a date of the asker's own case given as month and year ("Unser letzter TLPT war im Oktober 2022")
 CASE_MONTH_RE = re.compile(
