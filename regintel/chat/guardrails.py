@@ -62,8 +62,6 @@ DEFAULT_THRESHOLD = 0.5  # used only with probabilities but no calibrated thresh
 SINGLE_CONTACT_PDA_AT = 0.3  # one e-mail / phone: refused when the classifier gives PDA at least this much
 
 
-
-
 def has_required_evidence(query_type: str, question: str) -> bool:
     """Whether ``question`` holds what ``query_type`` needs to be refused on the classifier's word (always, for the
     types that need nothing particular)."""
@@ -89,8 +87,6 @@ def with_required_evidence(probabilities: Mapping[str, float], question: str) ->
     """The classifier's probabilities with those of refused types lacking their evidence in the question set to 0."""
     return {t: (0.0 if t in FORBIDDEN and not has_required_evidence(t, question) else p)
             for t, p in probabilities.items()}
-
-
 
 
 def has_regulatory_vocabulary(question: str) -> bool:
@@ -292,8 +288,6 @@ def personal_data_signal(question: str, probabilities: Mapping[str, float] | Non
             probabilities and probabilities.get("PERSONAL_DATA_ANALYSIS", 0.0) >= SINGLE_CONTACT_PDA_AT):
         return None
     return "personal data in the question: " + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
-
-
 
 
 def figure_asked_for_own_case(question: str) -> str:
