@@ -2206,3 +2206,14 @@ def test_the_words_one_term_is_carried_into_count_once():
     assert scorer.coverage({penalty}, weights) == pytest.approx(1.0) == scorer.coverage({sanction}, weights)
     criminal = tokenize("criminal", "en")[0]
     assert scorer.coverage({penalty}, {**weights, criminal: 1.0}) == pytest.approx(0.5)
+
+
+def test_how_long_data_may_be_kept_is_answered_with_the_limit_set_by_need():
+    """"How long can personal data be kept?": the GDPR sets no number of years but a limit, "for no longer than is
+    necessary for the purposes" (Article 5(1)(e), storage limitation). That limit answers how long; a sentence merely
+    holding "kept" and "personal data" (Article 10's register of criminal convictions, ranked first) does not."""
+    sources = numbered(passage("eu-gdpr", "Article 10"), passage("eu-gdpr", "Article 5", "storage limitation"))
+    answer, _, _ = run(OfflineProvider(), "How long can personal data be kept?", sources)
+    assert cited(answer) == {2}, answer
+    assert "no longer than is necessary" in answer
+    assert_grounded(answer, sources)

@@ -275,7 +275,11 @@ TIME_RE = re.compile(
     r"\bimmédiatement\b|\bdans les meilleurs délais\b|" + _MONTH_DATE + "|"
     r"\b(?:annual|annually|quarterly|monthly|yearly|trimestriel\w*|mensuel\w*|annuel\w*)\b|"
     r"\b(?:once|twice|(?:one|two|three|\d+) times?) (?:a|per|every) (?:year|month|quarter)\b|\bevery (?:\w+ )?(?:years?|months?)\b|"
-    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|" + _NUMERIC_DATE, _I)
+    r"\b(?:une|deux|\d+) fois par (?:an|mois|trimestre)\b|\bchaque (?:année|mois|trimestre)\b|"
+    # a period bounded by need, the law's answer to how long data may be kept ("for no longer than is necessary")
+    r"\bno longer than (?:is )?(?:necessary|required|needed)\b|\bpas plus longtemps que (?:nécessaire|requis)\b|"
+    r"\bn['’]excédant pas celle nécessaire\b|\bno más tiempo del necesario\b|"
+    r"\bnicht länger als (?:es )?(?:für [^.;]{1,60} )?(?:erforderlich|notwendig|nötig)\b|" + _NUMERIC_DATE, _I)
 CALENDAR_DATE_RE = re.compile(f"{_MONTH_DATE}|{_NUMERIC_DATE}", _I)  # a date, not a period: "by 17 January 2025"
 # a sentence naming a period without setting it ("détermine la période durant laquelle ...")
 PERIOD_NAMED_RE = re.compile(r"\b(?:period|duration|période|durée|plazo|período|duración|zeitraum|dauer)\b", _I)
