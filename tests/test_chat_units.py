@@ -327,3 +327,21 @@ def test_concepts_in_scope_go_with_their_keys_and_definitions_as_data():
     assert data[0] == {"key": "DATA_PROTECTION|PERSONAL_DATA_BREACH|EU", "label": "Personal data breach",
                        "definition": "A breach of security leading to the destruction or loss of personal data."}
     assert len(data[1]["definition"]) == 300 and "\u202e" not in data[1]["definition"], "bounded and printable"
+
+
+def test_two_readings_of_a_question_naming_an_act_are_fused_by_rank():
+    """The whole question's ranking of the act's passages and the ranking without the act's name vote by reciprocal
+    rank: a passage second in both beats one first in one reading and absent from the other's first places; a tie
+    keeps the first reading's order; a passage in both keeps the second reading's grading; k caps the list."""
+    from regintel.chat.engine import fused_by_rank
+
+    def named(chunk_id, similarity=80.0):
+        return source(similarity, chunk_id=chunk_id)
+
+    whole = [named("a"), named("b"), named("c"), named("d")]
+    without_name = [named("e"), named("b", 86.0), named("f"), named("a"), named("g")]
+    fused = fused_by_rank(whole, without_name, k=4)
+    assert [s.chunk_id for s in fused] == ["b", "a", "e", "c"]
+    assert fused[0].similarity == 86.0  # the second reading's grading
+    assert [s.chunk_id for s in fused_by_rank([named("x")], [named("y")], k=5)] == ["x", "y"]
+    assert fused_by_rank([], [], k=3) == []

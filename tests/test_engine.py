@@ -487,6 +487,18 @@ def test_passages_found_without_the_acts_name_are_graded_by_the_whole_question_t
     assert all(s.similarity >= whole[s.chunk_id] for s in response.sources)
 
 
+def test_a_question_naming_an_act_in_another_language_is_answered_from_both_readings_of_it(engine):
+    """"What must an invoice state under the VAT Directive when the customer pays the tax?": searched without the act's
+    name, the French Directive's article on when an invoice is needed (Article 220) came first and was quoted; the
+    whole question's search had the article on what an invoice states (Article 226, with its "Autoliquidation"
+    mention) ahead. Fused by rank, both readings vote."""
+    _, turn = ask(engine, new_conversation(engine),
+                  "What must an invoice state under the VAT Directive when the customer pays the tax?")
+    assert turn.response_mode in {"DIRECT", "QUALIFIED"}, turn.answer
+    assert ("eu-vat-directive-fr", "Article 226") in {(s.document_id, s.ref.split(" (")[0]) for s in turn.cited}, \
+        [s.ref for s in turn.cited]
+
+
 @pytest.mark.parametrize("clarification", ["Give me an example", "In simpler terms, please", "Donnez un exemple",
                                            "Go on", "Gib mir ein Beispiel"])
 def test_a_clarification_of_an_answer_is_not_refused_as_out_of_domain(engine, clarification):
