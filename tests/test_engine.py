@@ -190,6 +190,19 @@ def test_a_list_question_asking_for_a_noun_in_general_quotes_each_article_headed
     assert {s.ref.split(" (")[0] for s in board.cited} == {"Article 70"}, "an article headed by the question is its answer"
 
 
+def test_a_list_question_in_another_language_than_the_acts_quotes_each_article_headed_by_its_noun(engine, world):
+    """"Quels sont les droits de la personne concernée ?": the listed articles were looked up only for a question in
+    the act's language, and retrieval alone found three of the GDPR's rights for the French wording. The question's
+    words are carried into the act's headings' words ("droits" -> "right") and the articles headed by them lead."""
+    _, response = ask(engine, new_conversation(engine, "listed-fr"), "Quels sont les droits de la personne concernée ?")
+    rights = {s.ref.split(" (")[0] for s in response.cited} & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}
+    assert len(rights) >= 4, response.answer
+    with world["db"].session() as session:
+        steps = session.get(RagTrace, response.trace_id).steps
+    listed = next(s for s in steps if s["step"] == "listed_article_retrieval")
+    assert all(c.startswith("eu-gdpr") for c in listed["leading"])
+
+
 GDPR_17_18 = {("eu-gdpr", "Article 17"), ("eu-gdpr", "Article 18")}
 VAT_63_65 = {("eu-vat-directive-fr", "Article 63; Article 64"), ("eu-vat-directive-fr", "Article 65")}
 VAT_44_45 = {("eu-vat-directive-fr", "Article 44"), ("eu-vat-directive-fr", "Article 45")}

@@ -48,7 +48,7 @@ from regintel.llm.base import ChatMessage
 from regintel.llm.chunks import ErrorChunk, TextChunk, ToolChunk
 from regintel.graph import queries
 from regintel.graph.seed import section_key
-from regintel.llm.offline_compose import asks_one_list, plan_question
+from regintel.llm.offline_compose import asks_one_list, carried_terms, plan_question
 from regintel.llm.router import LlmRouter
 from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.llm.tools import CAPTURE_CONCEPTS
@@ -68,7 +68,7 @@ from regintel.retrieval.search_index import SearchIndex
 from regintel.retrieval.sources import Source
 from regintel.store import Database
 from regintel.store.models import Tenant
-from regintel.text.analysis import detect_language
+from regintel.text.analysis import detect_language, tokenize
 from regintel.text.asked_terms import asked_term
 from regintel.text.question_kinds import content_stems
 from regintel.text.question_parts import comparison_sides
@@ -491,20 +491,23 @@ class ComplianceEngine:
     def _with_listed_article_hits(self, question: str, fresh: list[Source], trace: TraceRecorder) -> list[Source]:
         """A list question asking for a noun in general ("What rights does the data subject have?") is led by the
         articles of the leading act whose headings open with that noun ("Right of access ...", "Right to erasure",
-        ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_MAX_ARTICLES`` closest to the question. In the act's
-        language only (across languages the noun is carried by the term list, which retrieval already reads). A side
-        search: when it fails, the hits stand."""
+        ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_MAX_ARTICLES`` closest to the question. Asked in
+        another language than the act's ("Quels sont les droits de la personne concernée ?"), the question's words
+        are carried into the act's headings' words by the term list first: retrieval alone found three of the GDPR's
+        rights for the French wording. A side search: when it fails, the hits stand."""
         if not fresh:
             return fresh
         try:
             plan = plan_question(question)
             language = fresh[0].language
-            if not asks_one_list(plan) or plan.language != language:
+            if not asks_one_list(plan):
                 return fresh
-            asked = listed_noun_stems(question, language)
+            asked = listed_noun_stems(question, plan.language)
+            document = fresh[0].document_id
+            if asked and plan.language != language:
+                asked = self._carried_into_headings(question, plan.language, document, language)
             if not asked:
                 return fresh
-            document = fresh[0].document_id
             units = self._act_unit_chunks(("listed", document, frozenset(asked)), lambda: listed_article_chunk_ids(
                 self.search_index.chunks.values(), document, asked))
             if not units:
@@ -545,6 +548,14 @@ class ComplianceEngine:
             return False
         return not any(evidence_rules.lexical_support(question, s) >= PROVISION_SUPPORT
                        for s in sources if not is_scope_heading(s.heading or s.ref))
+
+    def _carried_into_headings(self, question: str, language: str, document: str, act_language: str) -> set[str]:
+        """The words (stems) of ``question`` the term list carries into ``document``'s headings, in its language."""
+        known = self._act_unit_chunks(("heading words", document), lambda: sorted(
+            {stem for chunk in self.search_index.chunks.values() if chunk.document_id == document and chunk.heading
+             for stem in tokenize(chunk.heading, act_language)}))
+        carried = carried_terms(question, language, act_language, load_glossary(), set(known))
+        return {stem for stem in carried if not stem.startswith("~")}
 
     def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:
         """The passages of an act's scope, opening or listed units (``select``), cached per index under ``key``."""
