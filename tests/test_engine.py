@@ -201,6 +201,10 @@ def test_a_list_question_in_another_language_than_the_acts_quotes_each_article_h
         steps = session.get(RagTrace, response.trace_id).steps
     listed = next(s for s in steps if s["step"] == "listed_article_retrieval")
     assert all(c.startswith("eu-gdpr") for c in listed["leading"])
+    # only the noun listed is carried: a contract's content is no list of the articles headed "Processing ..."
+    _, contract = ask(engine, new_conversation(engine, "listed-de"),
+                      "Was muss ein Vertrag mit einem Auftragsverarbeiter nach der DSGVO enthalten?")
+    assert {s.ref.split(" (")[0] for s in contract.cited} == {"Article 28"}, contract.answer
 
 
 GDPR_17_18 = {("eu-gdpr", "Article 17"), ("eu-gdpr", "Article 18")}

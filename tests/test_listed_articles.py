@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from regintel.retrieval.chunking import Chunk
 from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids, listed_noun_stems
 
@@ -42,3 +44,20 @@ def test_a_word_introduced_by_a_preposition_is_no_noun_the_question_lists():
     assert listed_noun_stems("Quels sont les droits de la personne concernée ?", "fr") == {"droit", "concerne"}
     assert "right" in listed_noun_stems("What rights does the data subject have?", "en")
     assert listed_noun_stems("What are the lawful bases for processing personal data of employees?", "en") is None
+
+
+@pytest.mark.parametrize("question, noun", [
+    ("Quels sont les droits de la personne concernée ?", "droits"),
+    ("Welche Rechte hat die betroffene Person?", "Rechte"),
+    ("¿Cuáles son los derechos del interesado?", "derechos"),
+    ("What rights does the data subject have?", "rights"),
+    ("Quelles sont les différentes obligations du sous-traitant ?", "obligations"),
+    # no noun right after the interrogative: nothing is listed (carried, "Auftragsverarbeitungsvertrag" brought
+    # "processing", the first word of Articles 85 to 91's headings)
+    ("Was muss ein Auftragsverarbeitungsvertrag nach DSGVO mindestens regeln?", ""),
+    ("Wann müssen wir die Behörde informieren?", ""),
+])
+def test_the_noun_a_list_question_asks_for_is_the_word_after_its_interrogative(question, noun):
+    from regintel.retrieval.listed_articles import listed_noun
+
+    assert listed_noun(question) == noun

@@ -60,7 +60,8 @@ from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
-from regintel.retrieval.listed_articles import LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun_stems
+from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
+                                                listed_noun_stems)
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -505,7 +506,9 @@ class ComplianceEngine:
             asked = listed_noun_stems(question, plan.language)
             document = fresh[0].document_id
             if asked and plan.language != language:
-                asked = self._carried_into_headings(question, plan.language, document, language)
+                # only the noun listed is carried: the question's other words head other articles ("Was muss ein
+                # Auftragsverarbeitungsvertrag enthalten?" carried "processing", which heads Articles 85 to 91)
+                asked = self._carried_into_headings(listed_noun(question), plan.language, document, language)
             if not asked:
                 return fresh
             units = self._act_unit_chunks(("listed", document, frozenset(asked)), lambda: listed_article_chunk_ids(
@@ -549,12 +552,12 @@ class ComplianceEngine:
         return not any(evidence_rules.lexical_support(question, s) >= PROVISION_SUPPORT
                        for s in sources if not is_scope_heading(s.heading or s.ref))
 
-    def _carried_into_headings(self, question: str, language: str, document: str, act_language: str) -> set[str]:
-        """The words (stems) of ``question`` the term list carries into ``document``'s headings, in its language."""
+    def _carried_into_headings(self, text: str, language: str, document: str, act_language: str) -> set[str]:
+        """The words (stems) of ``text`` the term list carries into ``document``'s headings, in its language."""
         known = self._act_unit_chunks(("heading words", document), lambda: sorted(
             {stem for chunk in self.search_index.chunks.values() if chunk.document_id == document and chunk.heading
              for stem in tokenize(chunk.heading, act_language)}))
-        carried = carried_terms(question, language, act_language, load_glossary(), set(known))
+        carried = carried_terms(text, language, act_language, load_glossary(), set(known)) if text else set()
         return {stem for stem in carried if not stem.startswith("~")}
 
     def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:

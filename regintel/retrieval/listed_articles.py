@@ -56,6 +56,21 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     return asked - complements
 
 
+# the noun a list question asks for, right after its interrogative ("Quels sont les *droits* ...", "Welche *Rechte* ...",
+# "¿Qué *derechos* ...", "What *rights* ..."); a question opening otherwise ("Was muss ein Vertrag enthalten?") lists none
+LISTED_NOUN_RE = re.compile(
+    r"^\W*(?:what|which|quel(?:le)?s?|welche[rsnm]?|qu[ée]|cu[áa]les)\s+(?:(?:are|sont|son|sind)\s+)?"
+    r"(?:(?:the|les|los|las|die)\s+)?(?:différent(?:e)?s\s+|diferentes\s+|verschiedenen\s+)?([^\W\d_]+)",
+    re.IGNORECASE)
+
+
+def listed_noun(question: str) -> str:
+    """The noun a list question asks for, as written ("droits" in "Quels sont les droits de la personne concernée
+    ?"); "" when the question does not open on it."""
+    found = LISTED_NOUN_RE.match(question)
+    return found.group(1) if found else ""
+
+
 def listed_article_chunk_ids(chunks: Iterable[Chunk], document_id: str, asked: set[str]) -> list[str]:
     """The first passage of each article of ``document_id`` whose heading opens with one of the ``asked`` stems, in
     the act's order; none unless one such noun heads at least ``LISTED_MIN_ARTICLES`` articles."""
