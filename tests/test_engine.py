@@ -194,7 +194,8 @@ def test_a_list_question_in_another_language_than_the_acts_quotes_each_article_h
     """"Quels sont les droits de la personne concernée ?": the listed articles were looked up only for a question in
     the act's language, and retrieval alone found three of the GDPR's rights for the French wording. The question's
     words are carried into the act's headings' words ("droits" -> "right") and the articles headed by them lead."""
-    _, response = ask(engine, new_conversation(engine, "listed-fr"), "Quels sont les droits de la personne concernée ?")
+    _, response = ask(engine, new_conversation(engine, "listed-fr"),
+                      "Quels sont les droits de la personne concernée ?")
     rights = {s.ref.split(" (")[0] for s in response.cited} & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}
     assert len(rights) >= 4, response.answer
     with world["db"].session() as session:

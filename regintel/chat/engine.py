@@ -50,7 +50,6 @@ from regintel.graph import queries
 from regintel.graph.seed import section_key
 from regintel.llm.offline_compose import asks_one_list, carried_terms, plan_question
 from regintel.llm.router import LlmRouter
-from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.acronyms import spelled_out
 from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_the_act, is_opening_unit,
@@ -493,8 +492,8 @@ class ComplianceEngine:
         """A list question asking for a noun in general ("What rights does the data subject have?") is led by the
         articles of the leading act whose headings open with that noun ("Right of access ...", "Right to erasure",
         ...: :mod:`regintel.retrieval.listed_articles`), the ``LISTED_MAX_ARTICLES`` closest to the question. Asked in
-        another language than the act's ("Quels sont les droits de la personne concernée ?"), the question's words
-        are carried into the act's headings' words by the term list first: retrieval alone found three of the GDPR's
+        another language than the act's ("Quels sont les droits de la personne concernée ?"), the noun it lists is
+        carried into the act's headings' words by the term list first: retrieval alone found three of the GDPR's
         rights for the French wording. A side search: when it fails, the hits stand."""
         if not fresh:
             return fresh
@@ -997,9 +996,9 @@ def fused_by_rank(first: Sequence[Source], second: Sequence[Source], k: int) -> 
     """Two rankings of one act's passages fused by reciprocal rank (ties keep ``first``'s order), ``k`` at most;
     a passage in both keeps ``second``'s grading. Used for a question naming an act in another language than the
     act's: searched whole, its passages of the act are ranked with the act's name in the question; searched without
-    the name (:meth:`ComplianceEngine._besides_named_acts`), on its other words only. Either reading alone put the answering
-    article first for as many questions (118 of 144, looked-at questions outside the held-back split, session 95),
-    each for different ones; fused, 120, and 135 instead of 132 in the first three."""
+    the name (:meth:`ComplianceEngine._besides_named_acts`), on its other words only. Either reading alone put the
+    answering article first for as many questions (118 of 144, looked-at questions outside the held-back split,
+    session 95), each for different ones; fused, 120, and 135 instead of 132 in the first three."""
     runs = [{s.chunk_id: -float(rank) for rank, s in enumerate(run)} for run in (first, second)]
     by_id = {s.chunk_id: s for s in first} | {s.chunk_id: s for s in second}
     fused = reciprocal_rank_fusion(runs, [1.0, 1.0])
