@@ -260,8 +260,8 @@ def test_the_new_user_checks_load_and_are_labelled_on_the_corpus() -> None:
     assert all(i.forbidden_type for i in checks if i.kind == "forbidden")
     # a check set is "check" as a whole, or split like the evaluation set by its id's hash (60 % held back); the
     # three-turn conversations (c3-), the follow-ups of definitions (df-), the in-its-place follow-ups, place and
-    # period questions (ip-), the plain multilingual questions (pm-) and the fresh forbidden questions (ff-, fg-, fh-, fi-) by their
-    # number's parity, as data/eval/README.md says
+    # period questions (ip-), the plain multilingual questions (pm-) and the fresh forbidden questions (ff-, fg-, fh-,
+    # fi-) by their number's parity, as data/eval/README.md says
     by_parity = ("c3-", "df-", "ip-", "pm-", "ff-", "fg-", "fh-", "fi-")
     assert all(i.split in ("check", _parity_split(i.id) if i.id.startswith(by_parity) else _hashed_split(i.id))
                for i in checks)

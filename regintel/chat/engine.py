@@ -560,7 +560,8 @@ class ComplianceEngine:
         return {stem for stem in carried if not stem.startswith("~")}
 
     def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:
-        """The passages of an act's scope, opening or listed units (``select``), cached per index under ``key``."""
+        """The passages of an act's scope, opening or listed units, or the words of its headings (``select``), cached
+        per index under ``key``."""
         chunks = self.search_index.chunks
         if getattr(self, "_act_units_for", None) is not chunks:
             self._act_units_cache: dict[tuple, list[str]] = {}
