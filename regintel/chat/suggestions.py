@@ -7,6 +7,12 @@ construction: they name a passage the knowledge base holds. The lead document co
 documents are mostly far from the question: "Do we need consent to send marketing emails?" (GDPR Articles 7 and 8
 first) suggested the Belgian VAT guidance's contact pages, and "How long can we keep CCTV footage?" an ESRS
 biodiversity table, when one article per document was taken first.
+
+A suggestion is asked in the passage's language when it uses the passage's words (its heading), so that it matches
+the text it names; when the corpus's search titles (:mod:`regintel.retrieval.search_titles`) give the article a title
+in the asker's language, it is asked in that language with that title instead: "What is the one-stop shop import
+scheme?" was offered « Que prévoit Article 369 terdecies(4) de VAT Directive (FR) concernant définitions — «État
+membre de consommation» ? », French to an English asker, twice for two definitions of one article.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import re
 from typing import Sequence
 
 from regintel.retrieval.chunking import split_part
+from regintel.retrieval.search_titles import load_search_titles
 from regintel.retrieval.sources import Source
 from regintel.text.analysis import detect_language
 
@@ -46,6 +53,25 @@ def _ref(source: Source) -> str:
     return ref or source.heading or source.title
 
 
+def _title_in(language: str, source: Source) -> str:
+    """The unit's search title in ``language`` ("" when it has none, or one per article of a merged unit)."""
+    try:
+        titles = load_search_titles().titles_in(source.document_id, source.ref, source.heading or "", language)
+    except Exception:  # noqa: BLE001 - a side reading: without it the suggestion keeps the passage's own words
+        return ""
+    if len(titles) != 1:
+        return ""
+    title = titles[0].strip().rstrip(".?!:; ")
+    if language == "de" or title[:2].isupper():
+        return title  # German nouns keep their capital
+    return title[:1].lower() + title[1:]
+
+
+def _article_ref(ref: str) -> str:
+    """"Article 369 terdecies(4)" -> "Article 369 terdecies": a search title names the article, not its paragraph."""
+    return re.sub(r"\s*\(\w{1,3}\)$", "", ref)
+
+
 def suggest_questions(question: str, candidates: Sequence[Source], count: int = 3) -> list[str]:
     """``candidates``: passages retrieved for the question (best first) or any passages of the corpus."""
     question_language = detect_language(question)
@@ -73,6 +99,12 @@ def suggest_questions(question: str, candidates: Sequence[Source], count: int = 
         topic = _topic(source) if article_like else split_part(source.ref)[0].split(" › ")[-1].strip().rstrip(" ?")
         # the passage's own language when its words are used, so the suggestion matches the text it names
         language = (source.language if topic else question_language) if source.language in TEMPLATES else question_language
+        asked_across = source.language in TEMPLATES and question_language in TEMPLATES \
+            and source.language != question_language
+        title = _title_in(question_language, source) if asked_across else ""
+        if title:  # the unit's title in the asker's language: the suggestion is asked in it
+            topic, language = title, question_language
+            ref = _article_ref(ref) if article_like else ref
         with_topic, plain, section = TEMPLATES.get(language, TEMPLATES["en"])
         template = (with_topic if topic else plain) if article_like else section
         text = template.format(ref=ref, title=source.title, topic=topic or source.heading)
