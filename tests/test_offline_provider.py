@@ -1821,8 +1821,9 @@ def test_a_heading_in_the_laws_words_covers_the_askers_phrase():
 def test_a_list_question_whose_noun_heads_several_articles_quotes_each_of_them():
     """"What rights do data subjects have under the GDPR?" quoted the right to object and Article 80 (representation):
     each right is an article of its own, headed by the noun the question lists. The opening sentence of each article
-    headed "Right ..." is quoted, in retrieval's order; an article headed otherwise is not, and a list question whose
-    noun heads fewer articles keeps its one list."""
+    headed "Right ..." is quoted, in the act's order (session 96: the German question quoted the remedies of Articles
+    77-82 first, in retrieval's order); an article headed otherwise is not, and a list question whose noun heads
+    fewer articles keeps its one list."""
     sources = numbered(passage("eu-gdpr", "Article 21", "right to object"), passage("eu-gdpr", "Article 80"),
                        passage("eu-gdpr", "Article 15", "confirmation"), passage("eu-gdpr", "Article 16"),
                        passage("eu-gdpr", "Article 20", "portability"))
@@ -1830,7 +1831,8 @@ def test_a_list_question_whose_noun_heads_several_articles_quotes_each_of_them()
                      "concernées ?", "¿Qué derechos tiene el interesado?"):
         answer, _, _ = run(OfflineProvider(), question, sources)
         assert cited(answer) == {1, 3, 4, 5}, (question, answer)
-        assert answer.index("right to object") < answer.index("confirmation") < answer.index("rectification"), answer
+        # Articles 15, 16, 20, 21: sources 3, 4, 5, 1
+        assert answer.index("[3]") < answer.index("[4]") < answer.index("[5]") < answer.index("[1]"), answer
         assert_grounded(answer, sources)
     # a question naming one article's heading ("Tasks of the data protection officer") or asking more than the noun
     tasks = numbered(passage("eu-gdpr", "Article 39"), passage("eu-gdpr", "Article 57", "Without prejudice"),
@@ -1844,6 +1846,29 @@ def test_a_list_question_whose_noun_heads_several_articles_quotes_each_of_them()
     answer, _, _ = run(OfflineProvider(), "What must a contract with an ICT third-party service provider contain?",
                        contract)
     assert cited(answer) == {1}, answer
+
+
+def test_a_country_outside_the_eu_is_a_third_country_not_the_union():
+    """"Can a controller transfer personal data to a country outside the EU?" quoted Article 48 (judgments of a third
+    country's courts) alone, though retrieval put Article 44 first: "EU" was read as the Union, which Article 48 names
+    and 44 does not. A country outside the EU is a third country in the term list, which both articles say."""
+    sources = numbered(passage("eu-gdpr", "Article 44"), passage("eu-gdpr", "Article 48"),
+                       passage("eu-gdpr", "Article 13", "further process"))
+    answer, _, _ = run(OfflineProvider(), "Can a controller transfer personal data to a country outside the EU?",
+                       sources)
+    assert answer.startswith("From Article 44 GDPR") and 1 in cited(answer), answer
+    assert_grounded(answer, sources)
+
+
+def test_articles_are_put_in_the_acts_order_when_each_is_a_plain_numbered_article():
+    from regintel.llm.offline_compose import in_the_acts_order
+    assert in_the_acts_order(["eu-gdpr|Article 79", "eu-gdpr|Article 18", "eu-gdpr|Article 15", "eu-gdpr|Article 77"]) \
+        == ["eu-gdpr|Article 15", "eu-gdpr|Article 18", "eu-gdpr|Article 77", "eu-gdpr|Article 79"]
+    # a Latin suffix or a unit that is no article: the order given (retrieval's) stands
+    suffixed = ["eu-vat-directive-fr|Article 369 terdecies", "eu-vat-directive-fr|Article 369"]
+    assert in_the_acts_order(suffixed) == suffixed
+    esrs = ["eu-esrs|ESRS E1 › Disclosure Requirement E1-6", "eu-esrs|ESRS E1 › Disclosure Requirement E1-1"]
+    assert in_the_acts_order(esrs) == esrs
 
 
 def test_the_lead_word_of_a_heading():

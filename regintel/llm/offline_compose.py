@@ -95,6 +95,7 @@ NAMED_HEADING_ARTICLES = 3  # a question naming the heading of one of retrieval'
 HEADING_OPENING_OTHER_WORDS = 2  # a question naming a heading by its opening words says little else
 HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
+PLAIN_ARTICLE_RE = re.compile(r"\|Article (\d+)$")  # an article key without a Latin suffix or a part
 RANK_SLOPE = 0.3  # retrieval's order as a prior: 1 / (1 + slope * (rank - 1))
 FOCUS_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.35  # words of the part being answered vs the rest of the question
 FOLLOW_UP_WEIGHT = 0.5  # words of the previous question, for a follow-up that leans on it
@@ -1887,13 +1888,14 @@ class Composer:
 
     def _articles_the_list_names(self, plan: QuestionPlan) -> list[str]:
         """The articles a list question asks for one by one: the noun it lists ("rights", "droits", "disclosure
-        requirements") is the first word of the headings of at least ``LISTED_MIN_ARTICLES`` of retrieval's articles
-        of one act ("Right of access by the data subject", "Right to rectification", "Right to object"); those
-        articles in retrieval's order, at most ``LISTED_MAX_ARTICLES``. Only for a question asking for the noun in
-        general: at most ``LISTED_MAX_WORDS`` words with it, the act's name aside ("What rights do data subjects
-        have under the GDPR?"), and no article headed by the question itself ("What are the tasks of the Board?" is
-        Article 70's; "Welche Aufgaben muss der Datenschutzbeauftragte mindestens wahrnehmen?" Article 39's, not also
-        those of the supervisory authorities and the Board). Empty for any other question."""
+        requirements") is the first word of the headings of at least ``LISTED_MIN_ARTICLES`` of retrieval's articles of
+        one act ("Right of access by the data subject", "Right to rectification", "Right to object"); the first
+        ``LISTED_MAX_ARTICLES`` of them in retrieval's order, quoted in the act's (:func:`in_the_acts_order`). Only for
+        a question asking for the noun in general: at most ``LISTED_MAX_WORDS`` words with it, the act's name aside
+        ("What rights do data subjects have under the GDPR?"), and no article headed by the question itself ("What are
+        the tasks of the Board?" is Article 70's; "Welche Aufgaben muss der Datenschutzbeauftragte mindestens
+        wahrnehmen?" Article 39's, not also those of the supervisory authorities and the Board). Empty for any other
+        question."""
         if not asks_one_list(plan) or self._article_headed_by_the_question(plan) \
                 or listed_noun_stems(plan.asks[0].text, plan.language) is None:
             return []
@@ -1908,7 +1910,7 @@ class Composer:
             if lead and lead in asked[passage.language]:
                 groups.setdefault((passage.source.document_id, lead), []).append(passage.article)
         named = [articles for articles in groups.values() if len(articles) >= LISTED_MIN_ARTICLES]
-        return named[0][:LISTED_MAX_ARTICLES] if len(named) == 1 else []
+        return in_the_acts_order(named[0][:LISTED_MAX_ARTICLES]) if len(named) == 1 else []
 
     def _opening_sentence(self, article: str) -> list[Unit]:
         """The first quotable sentence of ``article`` (of its first part retrieved); a list's lead-in alone, marked as
@@ -2579,6 +2581,16 @@ def _is_definition_passage(passage: Passage) -> bool:
 def _best_first(scored: Scored) -> tuple[float, int, int]:
     """Sort key of scored sentences: best score first, then retrieval's order and the passage's order (stable)."""
     return -scored.score, scored.segment.source.index, scored.segment.position
+
+
+def in_the_acts_order(articles: list[str]) -> list[str]:
+    """Articles of one act ("eu-gdpr|Article 79") in the act's order when each is a plain numbered article, else as
+    given. A list of articles reads as the law sets it out: "Welche Rechte hat die betroffene Person nach der DSGVO?"
+    quoted the remedies (Articles 79, 82, 77) before the rights of access and rectification, in retrieval's order."""
+    numbers = [PLAIN_ARTICLE_RE.search(article) for article in articles]
+    if not all(numbers):
+        return articles
+    return [article for _, article in sorted(zip((int(n.group(1)) for n in numbers), articles), key=lambda x: x[0])]
 
 
 def rank_prior(index: int) -> float:
