@@ -141,3 +141,5 @@ def test_a_german_opinion_question_is_refused_in_german(answers_app, page):
     text = answer.inner_text()
     assert "Ihre Frage wurde nicht beantwortet, weil sie eine Meinung oder Stellungnahme verlangt" in text, text[:600]
     assert "Fragen Sie stattdessen zum Beispiel:" in text and "was not answered" not in text, text[:600]
+    # the suggestions too, by the articles' German titles from the corpus's search titles (session 96)
+    assert re.search(r"Was (sagt|verlangt) Article \d+", text) and "What does Article" not in text, text[:900]
