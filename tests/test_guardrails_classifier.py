@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from regintel.chat import guardrail_model as gm
-from regintel.chat.guardrails import (QueryClassification, classify_query, decide, out_of_domain_when_unanswered,
+from regintel.chat.guardrails import (QueryClassification, classify_query, decide, forbidden_rule,
+                                      out_of_domain_when_unanswered,
                                       personal_data_signal, redact_personal_data)
 
 EMAILS = ["olivia.hart@example.com", "b.nguyen@example.org", "c.rossi@example.net"]
@@ -249,6 +250,41 @@ def test_advice_on_a_regulated_choice_is_an_opinion(question):
     regulatory word): an opinion."""
     assert decide(question, probs(APPLICABILITY=0.6), 0.6).query_type == "OPINION"
     assert classify_query(question).query_type == "OPINION"
+
+
+@pytest.mark.parametrize("question", [
+    "Is the 72-hour breach deadline realistic in practice?",
+    "Le délai de 72 heures est-il réaliste en pratique ?",
+    "¿Le parece razonable el plazo de 72 horas?",
+    "Finden Sie die 72-Stunden-Frist angemessen?",
+    "Est-ce que les ESRS sont une perte de temps pour les PME ?",
+    "Are the ESRS disclosure requirements excessive for non-listed firms?",
+    "What's the easiest way to get around the DORA register of information?",
+    "Wie können wir die Mehrwertsteuer am geschicktesten umgehen?",
+    "Which country in the EU has the most lenient data protection authority?",
+    "Welche Aufsichtsbehörde ist am nachsichtigsten bei DSGVO-Verstößen?",
+    "Which regime is more favourable for us, OSS or local VAT registration?",
+])
+def test_judging_a_rule_or_the_way_around_it_is_an_opinion(question):
+    """Session 96, phrasings written to probe the classifier (none from the evaluation set): a rule judged (realistic,
+    reasonable, excessive, a waste of time), the asker's way around it, the most lenient authority, the option that
+    suits the asker best were read as deadline, applicability or obligation questions and answered from the text.
+    Their allowed look-alikes below (what the law says about circumvention, excessive requests, dealing with a
+    deadline) stay allowed; neither rule fires on any ObliQA dev question."""
+    assert forbidden_rule(question)[0] == "OPINION"
+    assert classify_query(question).query_type == "OPINION"
+
+
+@pytest.mark.parametrize("question", [
+    "How does the FSRA ensure that reporting entities do not misuse the exception to circumvent the rules?",
+    "Where in the GDPR does it say that we may refuse an access request that is manifestly unfounded or excessive?",
+    "Wie können wir mit der verlängerten Frist umgehen?",
+    "Is a fee allowed when requests from a data subject are manifestly unfounded or excessive?",
+    "Est-ce que des frais sont autorisés lorsque les demandes sont excessives ?",
+    "Which authority is competent when the controller has several establishments?",
+])
+def test_the_laws_own_words_on_circumvention_and_excess_do_not_fire_the_opinion_rules(question):
+    assert forbidden_rule(question) is None
 
 
 def test_advice_about_something_outside_regulation_is_out_of_domain_not_an_opinion():
