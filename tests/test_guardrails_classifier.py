@@ -425,6 +425,18 @@ def test_a_calculation_needs_figures_or_an_amount_asked_for(question, refused):
     assert result.query_type == ("CALCULATION" if refused else "OBLIGATION")
 
 
+@pytest.mark.parametrize("question, refused", [
+    ("Nuestra plantilla es de 230 hombres y 170 mujeres. ¿Qué porcentaje de mujeres debemos informar?", True),
+    ("Notre effectif compte 120 hommes et 80 femmes. Quel pourcentage de femmes devons-nous publier ?", True),
+    ("¿Qué porcentaje de mujeres debemos informar según ESRS S1?", False),
+    ("Quel pourcentage de femmes devons-nous publier au titre de l'ESRS S1 ?", False),
+])
+def test_a_share_of_the_askers_own_headcount_is_a_calculation(question, refused):
+    """Session 96 probes: the asker's men and women counted, and the share to report asked, were answered from ESRS
+    S1 (the percentage asked "debemos informar" / "devons-nous publier" was not read as a figure of the case)."""
+    assert (forbidden_rule(question) or ("",))[0] == ("CALCULATION" if refused else "")
+
+
 def test_a_failing_classifier_leaves_the_rules_to_decide():
     class Broken:
         threshold = 0.5

@@ -475,7 +475,7 @@ CASE_FIGURE_RE = re.compile(
     MONEY_FIGURE_RE.pattern + r"|"
     r"\b\d[\d.,]*\s?(?:%|(?:MWh|kWh|GWh|TWh|tCO2e?|t|tonnes?|tons?|toneladas?|tonnen|kg|km|m²|m2|m3|litres?|liters?|"
     r"hours?|heures?|horas?|stunden|days?|jours?|d[íi]as?|tage[n]?|employees?|salari[ée]s|empleados|mitarbeiter\w*|"
-    r"invoices?|factures?|facturas?|rechnungen)\b)|"
+    r"invoices?|factures?|facturas?|rechnungen|men|women|hommes|femmes|hombres|mujeres|männer|frauen)\b)|"
     rf"\b\d{{1,2}}(?:er|st|nd|rd|th|\.)?\s+(?:de\s+)?{_MONTH}\b|"
     r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}(?::|h)\d{2}\b", re.IGNORECASE)
 # a figure asked for: how much, how many, what total or amount, in euros
@@ -495,7 +495,11 @@ FIGURE_ASKED_RE = _rx(
     r"\bquel(?:le)?s? (?:sera|serait|est) (?:concrètement |exactement )?(?:le |la |notre )(?:montant|taux|prorata|"
     r"pourcentage|ratio|moyenne|coût)\b",
     r"\bqu[ée] (?:\w+\s+){0,2}(?:tasa|prorrata|porcentaje|ratio|media)\b[^?]{0,60}\b(?:aplicamos|declaramos|"
-    r"publicamos|indicamos|reportamos|debemos (?:declarar|aplicar|publicar|indicar|reportar))\b",
+    r"publicamos|indicamos|reportamos|informamos|tenemos|debemos (?:declarar|aplicar|publicar|indicar|reportar|informar|"
+    r"comunicar|divulgar))\b",
+    r"\bquel(?:le)?s? (?:\w+\s+){0,2}(?:taux|prorata|pourcentage|ratio|moyenne|part)\b[^?]{0,60}\b(?:avons-nous|"
+    r"appliquons-nous|publions-nous|déclarons-nous|indiquons-nous|devons-nous (?:publier|déclarer|indiquer|appliquer|"
+    r"reporter|communiquer))\b",
     r"\bwelche[nrs]? (?:\w+\s+){0,2}(?:quote|rate|zahlungsdauer|kennzahl|prozentsatz|anteil|durchschnitt)\b[^?]{0,60}"
     r"\b(?:geben wir an|melden wir|weisen wir aus|wenden wir an|setzen wir an)\b",
     r"\b(?:à quel moment|quand|when|wann|cuándo)\b[^?]{0,30}\b(?:avons-nous|did we|have we|haben wir|hemos)\b"
