@@ -487,6 +487,19 @@ def test_what_penalties_a_named_act_provides_is_answered_from_its_penalties_arti
         [s.ref for s in turn.cited]
 
 
+@pytest.mark.parametrize("question", ["Was ist ein Informationsregister nach DORA?",
+                                      "Was ist das Informationsregister nach der DORA?"])
+def test_a_term_the_named_act_does_not_define_is_searched_without_the_acts_name(engine, question):
+    """Asked as a definition, the question kept DORA's name in its search (a defined term's passage leads by the term,
+    and the name says where to read it), and Article 1 led, close to the name: DORA defines no register of
+    information, Article 28 has financial entities keep one. The name stays only when a first passage defines the
+    term."""
+    _, turn = ask(engine, new_conversation(engine), question)
+    assert turn.response_mode in {"DIRECT", "QUALIFIED"}, turn.answer
+    assert [(s.document_id, s.ref.split(" (")[0]) for s in turn.cited][:1] == [("eu-dora", "Article 28")], \
+        [s.ref for s in turn.cited]
+
+
 def test_a_passages_similarity_for_a_question_is_the_one_its_search_gives(world):
     index = world["index"]
     for question in ("Quelles sont les sanctions du RGPD ?", "When must a personal data breach be notified?"):

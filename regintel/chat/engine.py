@@ -25,7 +25,7 @@ from regintel.chat.cache import ResponseCache, cache_key
 from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, passage_name, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
 from regintel.chat.context_decision import ContextDecision, decide_context
-from regintel.chat.evidence import analyse_evidence, out_of_domain_level, strong_evidence_level
+from regintel.chat.evidence import analyse_evidence, defining_ranks, out_of_domain_level, strong_evidence_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
 from regintel.chat.guardrails import (QueryClassification, classify_query, out_of_domain_when_unanswered,
@@ -266,7 +266,8 @@ class ComplianceEngine:
             filters = None
             named = self._named_titles(coverage)
             documents = self._documents_titled(named) if named else []
-            besides_acts = self._besides_named_acts(search_text, coverage, self._languages_of(documents))
+            besides_acts = self._besides_named_acts(search_text, coverage, self._languages_of(documents),
+                                                    bool(named) and bool(defining_ranks(search_text, fresh)))
             if named and fresh and (besides_acts or fresh[0].title not in named):
                 # "Does the GDPR apply to ...?" led elsewhere; "Quelles sont les sanctions du RGPD ?" led by the act's
                 # opening article, close in meaning to the act's name (Article 84 "Sanctions" third)
@@ -633,7 +634,8 @@ class ComplianceEngine:
         return self._corpus_instruments().titles_holding(coverage.held)
 
     @staticmethod
-    def _besides_named_acts(text: str, coverage: Coverage | None, languages: set[str]) -> str | None:
+    def _besides_named_acts(text: str, coverage: Coverage | None, languages: set[str],
+                            defined_in_the_first: bool = False) -> str | None:
         """What a question asks about the held acts it names, searched within them (written in ``languages``):
         ``text`` without their names (:func:`without_held_act_names`), when it is written in another language than
         theirs. Across languages the act's name is what the question shares best with the act's opening article
@@ -641,11 +643,13 @@ class ComplianceEngine:
         lays down rules relating to the protection of natural persons"), its other words carried less well. None when
         it names no held act, is written in an act's own language, asks about an act as a whole ("What is DORA?") or
         from when one applies (its application units lead: :mod:`regintel.retrieval.scope_search`), asks what a term
-        means (its defining passage leads by the term, and the name says where to read it: "Que signifie « chaîne de
-        valeur » dans les ESRS ?" searched without "ESRS" scored its definition lower, graded QUALIFIED instead of
-        DIRECT), or says nothing else."""
+        means that a passage of the first search defines (``defined_in_the_first``: its defining passage leads by the
+        term, and the name says where to read it: "Que signifie « chaîne de valeur » dans les ESRS ?" searched without
+        "ESRS" scored its definition lower, graded QUALIFIED instead of DIRECT), or says nothing else. A term the
+        first passages do not define is searched without the name: "Was ist ein Informationsregister nach DORA?" (DORA
+        defines no register of information; Article 28 keeps one) was led by DORA's Article 1, close to the name."""
         if coverage is None or not coverage.held or not languages or asks_about_the_act(text) \
-                or asks_when_it_applies(text) or asked_term(text):
+                or asks_when_it_applies(text) or (defined_in_the_first and asked_term(text)):
             return None
         language = detect_question_language(text, load_glossary())
         if language in languages:
