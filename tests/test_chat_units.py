@@ -231,8 +231,8 @@ def test_a_suggestion_is_asked_in_the_askers_language_when_the_search_titles_giv
     candidates = [
         source(83, chunk_id="a", ref="Article 369 terdecies(4)",
                heading="Article 369 terdecies — définitions — «État membre de consommation»", **vat),
-        source(82, chunk_id="b", ref="Article 369 terdecies(2)", heading="Article 369 terdecies — définitions — «intermédiaire»",
-               **vat),
+        source(82, chunk_id="b", ref="Article 369 terdecies(2)",
+               heading="Article 369 terdecies — définitions — «intermédiaire»", **vat),
         source(81, chunk_id="c", ref="Article 226", heading="Article 226", **vat),
     ]
     assert suggest_questions("What is the one-stop shop import scheme?", candidates) == [

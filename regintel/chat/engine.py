@@ -636,18 +636,18 @@ class ComplianceEngine:
     @staticmethod
     def _besides_named_acts(text: str, coverage: Coverage | None, languages: set[str],
                             defined_in_the_first: bool = False) -> str | None:
-        """What a question asks about the held acts it names, searched within them (written in ``languages``):
-        ``text`` without their names (:func:`without_held_act_names`), when it is written in another language than
-        theirs. Across languages the act's name is what the question shares best with the act's opening article
-        ("Quelles sont les sanctions du RGPD ?": "règlement général sur la protection des données" and "This Regulation
-        lays down rules relating to the protection of natural persons"), its other words carried less well. None when
-        it names no held act, is written in an act's own language, asks about an act as a whole ("What is DORA?") or
-        from when one applies (its application units lead: :mod:`regintel.retrieval.scope_search`), asks what a term
-        means that a passage of the first search defines (``defined_in_the_first``: its defining passage leads by the
-        term, and the name says where to read it: "Que signifie « chaîne de valeur » dans les ESRS ?" searched without
-        "ESRS" scored its definition lower, graded QUALIFIED instead of DIRECT), or says nothing else. A term the
-        first passages do not define is searched without the name: "Was ist ein Informationsregister nach DORA?" (DORA
-        defines no register of information; Article 28 keeps one) was led by DORA's Article 1, close to the name."""
+        """What a question asks about the held acts it names, searched within them (written in ``languages``): ``text``
+        without their names (:func:`without_held_act_names`), when it is written in another language than theirs. Across
+        languages the act's name is what the question shares best with the act's opening article ("Quelles sont les
+        sanctions du RGPD ?": "règlement général sur la protection des données" and "This Regulation lays down rules
+        relating to the protection of natural persons"), its other words carried less well. None when it names no held
+        act, is written in an act's own language, asks about an act as a whole ("What is DORA?") or from when one
+        applies (its application units lead: :mod:`regintel.retrieval.scope_search`), asks what a term means that a
+        passage of the first search defines (``defined_in_the_first``: its defining passage leads by the term, and the
+        name says where to read it: "Que signifie « chaîne de valeur » dans les ESRS ?" searched without "ESRS" scored
+        its definition lower, graded QUALIFIED instead of DIRECT), or says nothing else. A term the first passages do
+        not define is searched without the name: "Was ist ein Informationsregister nach DORA?" (DORA defines no register
+        of information; Article 28 keeps one) was led by DORA's Article 1, close to the name."""
         if coverage is None or not coverage.held or not languages or asks_about_the_act(text) \
                 or asks_when_it_applies(text) or (defined_in_the_first and asked_term(text)):
             return None

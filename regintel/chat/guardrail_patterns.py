@@ -229,11 +229,12 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         # the law, whatever provision it names (a yes/no question opening on the rule, not "Where does it say that we
         # may refuse a request that is manifestly unfounded or excessive?")
         r"^(?:\w+,\s*)?(?:is|are)\b(?:(?!\b(?:when|if|where|that|which|who|whose|because|unless|allowed|permitted|"
-        r"possible|required|necessary|lawful)\b)[^?.]){0,80}\b(?:realistic|excessive|overkill|disproportionate|too (?:severe|"
-        r"short|long|complicated|complex|burdensome|demanding|far))\b[^?.]{0,40}\?",
+        r"possible|required|necessary|lawful)\b)[^?.]){0,80}\b(?:realistic|excessive|overkill|disproportionate|"
+        r"too (?:severe|short|long|complicated|complex|burdensome|demanding|far))\b[^?.]{0,40}\?",
         r"\b(?:do|would) you (?:find|consider|say)\b",
-        r"\b(?:est-(?:il|elle|ce que)|sont-(?:ils|elles))\b(?:(?!\b(?:quand|si|lorsque|lorsqu|qui|que|dont|autorisée?s?|"
-        r"permise?s?|possible|obligatoire|licite)\b)[^?.]){0,80}\b(?:réaliste|excessi(?:f|ve)s?|disproportionnée?s?|"
+        r"\b(?:est-(?:il|elle|ce que)|sont-(?:ils|elles))\b(?:(?!\b(?:quand|si|lorsque|lorsqu|qui|que|dont|"
+        r"autorisée?s?|permise?s?|possible|obligatoire|licite)\b)[^?.]){0,80}\b(?:réaliste|excessi(?:f|ve)s?|"
+        r"disproportionnée?s?|"
         r"trop (?:court|long|lourd|compliqué|complexe|exigeant)e?s?)\b[^?.]{0,40}\?",
         r"\bune perte de (?:temps|argent)\b|\bp[ée]rdida de (?:tiempo|dinero)\b|\bzeitverschwendung\b",
         r"\b(?:le|te|les|os) parecen?\b[^?.]{0,60}\b(?:razonables?|realistas?|excesiv[oa]s?|just[oa]s?|adecuad[oa]s?|"
@@ -243,15 +244,18 @@ FORBIDDEN_PATTERNS: dict[str, re.Pattern[str]] = {
         # Mehrwertsteuer umgehen?", not "mit ... umgehen", to deal with; not how a rule prevents others from
         # circumventing it, which the law says) and where it bites least ("the most lenient authority", "am
         # nachsichtigsten"), or which option suits the asker best ("Which regime is more favourable for us?"): advice
-        r"\b(?:way|ways|how) (?:to|can (?:we|i)|do (?:we|i)) (?:legally )?(?:get around|circumvent|sidestep|dodge|evade)\b|"
+        r"\b(?:way|ways|how) (?:to|can (?:we|i)|do (?:we|i)) (?:legally )?"
+        r"(?:get around|circumvent|sidestep|dodge|evade)\b|"
         r"\bloopholes? (?:we|i) can\b|\b(?:any|a) loopholes?\b",
         r"\b(?:comment|moyen de) (?:légalement )?(?:contourner|éluder)\b|\b(?:cómo|manera de|forma de) (?:legal )?"
         r"(?:eludir|sortear|esquivar|burlar)\b|\bschlupfl[öo]ch\w*\b",
         r"\b(?:wir|ich)\b(?:(?!\bmit\b)[^?.]){0,60}\b(?:umgehen|aushebeln)\b",
         r"\bmost (?:lenient|business-friendly|relaxed)\b|\bleast (?:strict|severe)\b|"
         r"\b(?:more|most) (?:favourable|favorable|advantageous|beneficial) for (?:us|me|our)\b",
-        r"\b(?:le|la|les) (?:plus|moins) (?:clément|indulgent|laxiste|sévère)e?s?\b|\bplus (?:avantageux|favorable)(?:se)? pour nous\b",
-        r"\b(?:el|la|los|las) más (?:permisiv|indulgent|laxa|benévol)\w*\b|\bmás (?:ventajos[oa]|favorable) para nosotros\b",
+        r"\b(?:le|la|les) (?:plus|moins) (?:clément|indulgent|laxiste|sévère)e?s?\b|"
+        r"\bplus (?:avantageux|favorable)(?:se)? pour nous\b",
+        r"\b(?:el|la|los|las) más (?:permisiv|indulgent|laxa|benévol)\w*\b|"
+        r"\bmás (?:ventajos[oa]|favorable) para nosotros\b",
         r"\bam (?:nachsichtigsten|mildesten|kulantesten|großzügigsten)\b|\b(?:günstiger|vorteilhafter) für uns\b",
         # advice on choosing an approach for an outcome ("which threshold should we pick so that we can leave out
         # ...", "how should we word it so that we don't have to ...", "pour éviter de payer ...")
@@ -495,8 +499,8 @@ FIGURE_ASKED_RE = _rx(
     r"\bquel(?:le)?s? (?:sera|serait|est) (?:concrètement |exactement )?(?:le |la |notre )(?:montant|taux|prorata|"
     r"pourcentage|ratio|moyenne|coût)\b",
     r"\bqu[ée] (?:\w+\s+){0,2}(?:tasa|prorrata|porcentaje|ratio|media)\b[^?]{0,60}\b(?:aplicamos|declaramos|"
-    r"publicamos|indicamos|reportamos|informamos|tenemos|debemos (?:declarar|aplicar|publicar|indicar|reportar|informar|"
-    r"comunicar|divulgar))\b",
+    r"publicamos|indicamos|reportamos|informamos|tenemos|debemos (?:declarar|aplicar|publicar|indicar|reportar|"
+    r"informar|comunicar|divulgar))\b",
     r"\bquel(?:le)?s? (?:\w+\s+){0,2}(?:taux|prorata|pourcentage|ratio|moyenne|part)\b[^?]{0,60}\b(?:avons-nous|"
     r"appliquons-nous|publions-nous|déclarons-nous|indiquons-nous|devons-nous (?:publier|déclarer|indiquer|appliquer|"
     r"reporter|communiquer))\b",

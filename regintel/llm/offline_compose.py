@@ -63,8 +63,8 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import (AMOUNT_ASKED_RE, DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
-                                         WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
+from regintel.text.question_kinds import (AMOUNT_ASKED_RE, DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE,
+                                         WHEN_CONDITION_RE, WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
                                          asks_who_when_or_how, content_stems, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
@@ -1023,9 +1023,9 @@ AMOUNT_STATED_RE = re.compile(r"\d[\d\u00a0\u202f .,]*\s?(?:EUR\b|€|euros?\b|%
                               r"prozent\b)", re.IGNORECASE)
 # the words asking for an amount, not what it is of ("how high", "maximum", "montant maximal", "importe", "Betrag")
 AMOUNT_FRAME_RE = re.compile(
-    r"\b(?:how (?:high|much|large|big)|maximum|minimum|maximal(?:e|es|s)?|minimal(?:e|es|s)?|m[áa]xim[oa]s?|m[íi]nim[oa]s?|"
-    r"h[öo]chstens|wie (?:hoch|viel)|combien|cu[áa]nt[oa]s?|amounts?|montants?|importes?|cuant[íi]as?|betrag|beträge|"
-    r"h[öo]chstbetrag\w*|mindestbetrag\w*)\b", re.IGNORECASE)
+    r"\b(?:how (?:high|much|large|big)|maximum|minimum|maximal(?:e|es|s)?|minimal(?:e|es|s)?|m[áa]xim[oa]s?|"
+    r"m[íi]nim[oa]s?|h[öo]chstens|wie (?:hoch|viel)|combien|cu[áa]nt[oa]s?|amounts?|montants?|importes?|"
+    r"cuant[íi]as?|betrag|beträge|h[öo]chstbetrag\w*|mindestbetrag\w*)\b", re.IGNORECASE)
 OTHER_ACTOR_FACTOR = 0.5  # a sentence binding someone else than the actor asked about ("The processor shall notify the
 # controller" for "What must a controller do ...?")
 # a sentence the previous answer quoted, for a follow-up putting something else in its place (puts_another_in_its_place)
