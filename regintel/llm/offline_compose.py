@@ -776,8 +776,10 @@ class LexicalScorer:
     def _coverage(self, terms: Iterable[str], grouped: dict[str, float]) -> float:
         """:meth:`coverage` for weights already :meth:`_grouped` (a sentence's score groups them once)."""
         present = {self._term(t) for t in terms} & grouped.keys()
-        mass = sum(w * self.idf_of(t) for t, w in grouped.items()) or 1.0
-        return sum(grouped[t] * self.idf_of(t) for t in present) / mass
+        # (exactly rounded sums: summed in a set's order, equal coverages came out a last bit apart depending on the
+        # process's hash seed, and a comparison of two of them answered one check question differently run to run)
+        mass = math.fsum(w * self.idf_of(t) for t, w in grouped.items()) or 1.0
+        return math.fsum(grouped[t] * self.idf_of(t) for t in present) / mass
 
     def score(self, segment: Segment, weights: dict[str, float], title_terms: set[str],
               antecedent_terms: set[str] | frozenset = frozenset()) -> Scored:
@@ -789,7 +791,8 @@ class LexicalScorer:
             counts.setdefault(self._term(term), 1)
         matched = weights.keys() & counts.keys()
         length_norm = 0.25 + 0.75 * len(segment.terms) / max(1.0, self.average_length)
-        bm25 = sum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm) for t in matched)
+        bm25 = math.fsum(weights[t] * self.idf_of(t) * counts[t] * 2.2 / (counts[t] + 1.2 * length_norm)
+                         for t in matched)
         coverage = self._coverage(matched | title_terms, weights)  # (reads the title's words through the aliases)
         prior = rank_prior(self.rank.get(segment.source.index, segment.source.index))
         repeated = SAID_BEFORE_FACTOR if self.was_said_before(segment) else \

@@ -211,10 +211,14 @@ class Glossary:
         tokens = terms(text, language)
         # a word matches a phrase's word as written, in their dictionary forms ("übermittelt" / "übermitteln") or, a
         # German compound no phrase begins with, by its last part ("Datenverarbeitung" / "Verarbeitung")
-        readings = [set(reading) for reading in zip(tokens, lemma_terms(text, language, tokens) or tokens,
-                                                    self._compound_head_terms(text, language, tokens) or tokens)]
+        # (each position's readings in this order, as written first: a set's order changes with the process's hash
+        # seed, and the matches' order decides which variant of a term stands for the others)
+        lemmas = lemma_terms(text, language, tokens) or tokens
+        heads = self._compound_head_terms(text, language, tokens) or tokens
+        ordered = [tuple(dict.fromkeys(reading)) for reading in zip(tokens, lemmas, heads)]
+        readings = [set(reading) for reading in ordered]
         found: list[TermMatch] = []
-        for start, reading in enumerate(readings):
+        for start, reading in enumerate(ordered):
             candidates = [candidate for stem in reading for candidate in by_first.get(stem, [])]
             for stems, entry in candidates:
                 end = start + len(stems)
