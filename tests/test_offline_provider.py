@@ -1859,7 +1859,7 @@ def test_a_question_asking_for_an_amount_quotes_the_sentences_stating_one():
     the administrative fine"), before the amounts. A question asking for an amount, a rate or a threshold quotes the
     sentences stating one ("up to 20 000 000 EUR, or ... 4 %"); the words asking for it ("how high", "montant
     maximal") are not what it is about."""
-    from regintel.llm.offline_compose import asks_an_amount
+    from regintel.text.question_kinds import asks_an_amount
     sources = _fine_passages()
     answer, _, _ = run(OfflineProvider(), "How high can GDPR fines be?", sources)
     assert "20 000 000 EUR" in answer and "due regard shall be given" not in answer, answer

@@ -266,8 +266,9 @@ class ComplianceEngine:
             filters = None
             named = self._named_titles(coverage)
             documents = self._documents_titled(named) if named else []
+            defined_in_the_first = bool(named and asked_term(search_text) and defining_ranks(search_text, fresh))
             besides_acts = self._besides_named_acts(search_text, coverage, self._languages_of(documents),
-                                                    bool(named) and bool(defining_ranks(search_text, fresh)))
+                                                    defined_in_the_first)
             if named and fresh and (besides_acts or fresh[0].title not in named):
                 # "Does the GDPR apply to ...?" led elsewhere; "Quelles sont les sanctions du RGPD ?" led by the act's
                 # opening article, close in meaning to the act's name (Article 84 "Sanctions" third)

@@ -45,7 +45,13 @@ def _topic(source: Source) -> str:
     topic = topic.strip().rstrip(".?!:; ")
     if not re.search(r"[^\W\d_]{4,}", topic) or re.fullmatch(r"(AR|Article|Annex|Appendix)\s*\w*", topic, re.IGNORECASE):
         return ""  # a bare code ("AR 25") says nothing about the subject
-    return topic[:1].lower() + topic[1:] if topic and not topic[:2].isupper() else topic
+    return _as_topic(topic)
+
+
+def _as_topic(title: str) -> str:
+    """A heading or title as the topic inside a question: its first letter in lower case, unless it opens on an
+    acronym ("ICT risk", "OSS")."""
+    return title[:1].lower() + title[1:] if title and not title[:2].isupper() else title
 
 
 def _ref(source: Source) -> str:
@@ -62,9 +68,7 @@ def _title_in(language: str, source: Source) -> str:
     if len(titles) != 1:
         return ""
     title = titles[0].strip().rstrip(".?!:; ")
-    if language == "de" or title[:2].isupper():
-        return title  # German nouns keep their capital
-    return title[:1].lower() + title[1:]
+    return title if language == "de" else _as_topic(title)  # German nouns keep their capital
 
 
 def _article_ref(ref: str) -> str:

@@ -63,8 +63,8 @@ from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokeniz
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.question_kinds import (AMOUNT_ASKED_RE, DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE,
-                                         WHEN_CONDITION_RE, WHEN_RE, WHICH_ACTOR_MUST_RE, asks_what_is_provided_on,
+from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
+                                         WHEN_RE, WHICH_ACTOR_MUST_RE, asks_an_amount, asks_what_is_provided_on,
                                          asks_who_when_or_how, content_stems, question_noise_stems)
 from regintel.text.sentences import split_sentences
 
@@ -2606,19 +2606,13 @@ def _best_first(scored: Scored) -> tuple[float, int, int]:
     return -scored.score, scored.segment.source.index, scored.segment.position
 
 
-def asks_an_amount(text: str) -> bool:
-    """Whether ``text`` asks for an amount, a rate or a threshold and not for a period."""
-    return bool(AMOUNT_ASKED_RE.search(text)) and not DURATION_ASKED_RE.search(text) and not DEADLINE_RE.search(text)
-
-
 def in_the_acts_order(articles: list[str]) -> list[str]:
     """Articles of one act ("eu-gdpr|Article 79") in the act's order when each is a plain numbered article, else as
     given. A list of articles reads as the law sets it out: "Welche Rechte hat die betroffene Person nach der DSGVO?"
     quoted the remedies (Articles 79, 82, 77) before the rights of access and rectification, in retrieval's order."""
-    numbers = [PLAIN_ARTICLE_RE.search(article) for article in articles]
-    if not all(numbers):
+    if not all(PLAIN_ARTICLE_RE.search(article) for article in articles):
         return articles
-    return [article for _, article in sorted(zip((int(n.group(1)) for n in numbers), articles), key=lambda x: x[0])]
+    return sorted(articles, key=lambda article: int(PLAIN_ARTICLE_RE.search(article).group(1)))
 
 
 def rank_prior(index: int) -> float:

@@ -121,6 +121,12 @@ WHEN_CONDITION_RE = re.compile(
     # "When does the right to erasure not apply?", "Wann gilt eine Verarbeitung als grenzüberschreitend?": in which cases
     r"apply|applies|s['’]appliqu\w*|aplica|aplican|gilt|gelten)\b", _I)
 
+
+def asks_an_amount(text: str) -> bool:
+    """Whether ``text`` asks for an amount, a rate or a threshold (``AMOUNT_ASKED_RE``) and not for a period."""
+    return bool(AMOUNT_ASKED_RE.search(text)) and not DURATION_ASKED_RE.search(text) and not DEADLINE_RE.search(text)
+
+
 # the penalties an act lays down for infringing it ("What fines apply for breaches of the GDPR?", "Welche Sanktionen
 # drohen bei Verstößen gegen DORA?"): the guardrails read it as asking for the text, search puts the definitions last
 _PENALTY_WORDS = (
