@@ -620,6 +620,18 @@ def test_a_turn_without_evidence_is_refused_as_out_of_domain_only_at_the_level()
     assert out_of_domain_when_unanswered(QueryClassification("DEFINITION", True), "LOW_SIMILARITY", 0.2) is None
 
 
+def test_a_turn_without_evidence_naming_a_legal_term_abstains_rather_than_being_told_it_is_out_of_domain():
+    """A question writing a term of the legal term list of two words or more is about the corpus's subject matter,
+    however its words read to the classifier: it abstains (passages to check, questions to ask) instead."""
+    leaning = QueryClassification("DEFINITION", True, out_of_domain_probability=0.35, refused_probability=0.4)
+    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2,
+                                         "What is the one-stop shop import scheme?") is None
+    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2, "Qu'est-ce que le régime d'importation ?") is None
+    refusal = out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2,
+                                            "Comment réinitialiser le mot de passe de ma box internet ?")
+    assert refusal is not None and refusal.query_type == "OUT_OF_DOMAIN"
+
+
 def test_the_out_of_domain_probability_is_kept_with_the_decision():
     class Stub:
         threshold = 0.6

@@ -339,7 +339,7 @@ class ComplianceEngine:
             record.update(analysis.to_dict())
             # nothing found, and the question reads as outside regulation: say so rather than "no evidence"
             refusal = None if analysis.sufficient or decision.reuse_previous else out_of_domain_when_unanswered(
-                classification, analysis.reason, self._unanswered_out_of_domain_at())
+                classification, analysis.reason, self._unanswered_out_of_domain_at(), turn.question)
             if refusal is not None:
                 record.update(refused_as=refusal.query_type)
         if refusal is not None:

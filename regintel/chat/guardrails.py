@@ -103,11 +103,26 @@ def has_regulatory_vocabulary(question: str) -> bool:
         glossary = load_glossary()
         if set(acronyms_in(question)) & known_acronyms(glossary):  # "What must a DPIA contain?"
             return True
-        if any(match.end - match.start >= 2 for match in glossary.subject_matches(question)):  # "goods" alone: "good"
+        if _names_a_legal_term(question, glossary):  # "goods" alone: "good"
             return True
         term = asked_term(question)
         return len(term.split()) == 1 and any(match.end - match.start == 1 for match in glossary.subject_matches(term))
     except Exception as exc:  # noqa: BLE001 - without the term list the word stems decide
+        log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)
+        return False
+
+
+def _names_a_legal_term(question: str, glossary: Any) -> bool:
+    """Whether the question writes a term of the legal term list of two words or more ("reverse charge", "import
+    scheme"): one word ("goods") is everyday language."""
+    return any(match.end - match.start >= 2 for match in glossary.subject_matches(question))
+
+
+def names_a_legal_term(question: str) -> bool:
+    """:func:`_names_a_legal_term` with the shipped term list; False when it cannot be read."""
+    try:
+        return _names_a_legal_term(question, load_glossary())
+    except Exception as exc:  # noqa: BLE001 - without the term list nothing is known to be named
         log.warning("legal term list unavailable for the guardrail (%s)", exc.__class__.__name__)
         return False
 
@@ -166,14 +181,19 @@ UNANSWERED_REASONS = ("NO_RELEVANT_EVIDENCE", "LOW_SIMILARITY")
 
 
 def out_of_domain_when_unanswered(classification: QueryClassification, abstention_reason: str | None,
-                                  level: float | None) -> QueryClassification | None:
+                                  level: float | None, question: str = "") -> QueryClassification | None:
     """An out-of-domain refusal for an allowed turn that found no evidence to answer (``abstention_reason`` one of
     :data:`UNANSWERED_REASONS`) when the classifier read its question as out of domain at least ``level``
     (:attr:`regintel.chat.guardrail_model.GuardrailModel.unanswered_out_of_domain_at`: the probability only 1 in 100
     allowed training questions reaches, out of fold): "Comment réinitialiser le mot de passe de ma box internet ?" is
-    told it is outside regulation, not that the passages are only loosely related. None otherwise."""
+    told it is outside regulation, not that the passages are only loosely related. None otherwise, and None for a
+    ``question`` writing a term of the legal term list of two words or more: "What is the one-stop shop import
+    scheme?" (read 0.20 out of domain, its French passages under the levels) was told it is outside the regulations
+    it names; it abstains, with the passages to check and questions to ask instead."""
     p = classification.out_of_domain_probability
     if abstention_reason not in UNANSWERED_REASONS or level is None or p is None or p < level:
+        return None
+    if question and names_a_legal_term(question):
         return None
     return QueryClassification("OUT_OF_DOMAIN", False, REASONS["OUT_OF_DOMAIN"],
                                [f"no evidence, classifier out of domain p={p:.2f} >= {level:.2f}"], "retrieval",
