@@ -844,3 +844,15 @@ def test_an_untitled_french_article_reaches_the_answer_step_with_its_chapter_and
     assert directive, [s.ref for s in sources]
     assert directive[0].heading == ("Article 132 (TITRE IX - EXONÉRATIONS › CHAPITRE 2 - Exonérations en faveur de "
                                     "certaines activités d'intérêt général)")
+
+
+@pytest.mark.parametrize("question, named", [
+    ("Quel taux de TVA s'applique en France à la vente à emporter de plats préparés ?", "le droit national (France)"),
+    ("What is the standard VAT rate in Italy?", "the national law of Italy"),
+])
+def test_a_figure_one_member_state_sets_for_itself_is_not_answered_from_the_eu_act(engine, question, named):
+    """The VAT Directive leaves each Member State its rates: its article on them is close in meaning, but quoting it
+    would answer as if it gave France's rate. The analyst is told whose law it is and what the corpus holds."""
+    _, response = ask(engine, new_conversation(engine), question)
+    assert response.response_mode == "ABSTAIN" and response.abstention_reason == "NOT_IN_CORPUS"
+    assert named in response.answer and not response.cited, response.answer

@@ -61,6 +61,7 @@ from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
                                                 listed_noun_stems)
+from regintel.retrieval.national_rules import national_law_mention
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -257,7 +258,7 @@ class ComplianceEngine:
         decision = self._decide_context(turn, trace)
         fresh: list[Source] = []
         parts_language: str | None = None  # read for a fresh retrieval: its parts are searched and graded
-        coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
+        coverage = None if decision.reuse_previous else self._coverage(turn.question, language, trace)
         if not decision.reuse_previous:
             search_text = self._search_text(turn, decision)
             # a follow-up on the term the previous turn defined asks something its definition does not say
@@ -590,10 +591,18 @@ class ComplianceEngine:
         return chunk.parent_id if chunk is not None else f"{source.document_id}|{source.ref}"
 
     # -- which acts the question names, against those the corpus holds (regintel/retrieval/instruments.py) ---------
-    def _coverage(self, question: str, trace: TraceRecorder) -> Coverage | None:
+    def _coverage(self, question: str, language: str, trace: TraceRecorder) -> Coverage | None:
+        """The acts the question names against those the corpus holds; a question naming none of the held acts and
+        asking for a figure one Member State sets for itself (:mod:`regintel.retrieval.national_rules`: "Quel taux de
+        TVA s'applique en France à la vente à emporter ?") names that Member State's law, which the corpus lacks."""
         with trace.step("coverage") as record:
             try:
                 coverage = self._corpus_instruments().coverage(question)
+                national = None if coverage.held else national_law_mention(question, self._held_jurisdictions(),
+                                                                               language)
+                if national is not None:
+                    coverage.named.append(national)
+                    coverage.missing.append(national)
             except Exception as exc:  # a side check: without it the evidence rules still decide
                 log.warning("instrument coverage failed: %s", exc)
                 record["error"] = exc.__class__.__name__
@@ -725,6 +734,14 @@ class ComplianceEngine:
             self._instruments = corpus_instruments(sorted({c.title for c in chunks.values()}))
             self._instruments_for = chunks
         return self._instruments
+
+    def _held_jurisdictions(self) -> frozenset[str]:
+        """The jurisdictions of the served documents ("EU", "BE"), read once per index version."""
+        chunks = self.search_index.chunks
+        if getattr(self, "_jurisdictions_for", None) is not chunks:
+            self._jurisdictions = frozenset(c.jurisdiction for c in chunks.values() if c.jurisdiction)
+            self._jurisdictions_for = chunks
+        return self._jurisdictions
 
     def _not_held(self, turn: TurnInput, coverage: Coverage, fresh: list[Source], query_type: str,
                   decision: ContextDecision, language: str, trace: TraceRecorder, key: str | None) -> Iterator[str | ChatResponse]:

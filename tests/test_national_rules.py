@@ -1,0 +1,58 @@
+"""A figure each Member State sets for itself (a rate, a threshold, an age, the date a rule applies from), asked for
+one Member State whose rules the corpus does not hold, is that Member State's law: not held."""
+
+import pytest
+
+from regintel.retrieval.national_rules import countries_named, load_countries, national_figure_asked, national_law_mention
+
+HELD = frozenset({"EU", "BE"})  # the demo corpus: EU acts and Belgian guidance
+
+
+@pytest.mark.parametrize("question, code", [
+    ("Quel taux de TVA s'applique en France à la vente à emporter de plats préparés ?", "FR"),
+    ("Quels sont les seuils de la franchise en base de TVA applicables en France ?", "FR"),
+    ("¿A partir de qué edad puede un menor consentir el tratamiento de sus datos en España?", "ES"),
+    ("Nous sommes une ETI française. À partir de quelle date devrons-nous émettre des factures électroniques ?", "FR"),
+    ("What is the standard VAT rate in Italy?", "IT"),
+    ("Welcher Mehrwertsteuersatz gilt in Deutschland für Bücher?", "DE"),
+    ("Wir sind ein deutscher Großhändler. Ab wann müssen wir E-Rechnungen empfangen können?", "DE"),
+])
+def test_a_figure_one_member_state_sets_is_asked_of_its_national_law(question, code):
+    country = national_figure_asked(question, HELD)
+    assert country is not None and country.code == code
+
+
+@pytest.mark.parametrize("question", [
+    # the country is where a customer is: the EU act answers, and a deadline is no figure a Member State sets
+    "We ship goods VAT-exempt to a business customer in Italy. By when must we issue the invoice?",
+    # two countries: a cross-border situation
+    "Ein belgischer Onlinehändler verkauft an Privatkunden in Frankreich. Gilt die Schwelle von 10.000 Euro?",
+    "We are a US-based company selling to consumers in France: which VAT rate applies?",
+    # other Member States are part of the question
+    "Petite boutique à Bordeaux, nous vendons à des particuliers d'autres pays de l'UE : quel seuil s'applique ?",
+    # what the Member State itself may do is the EU act's to say (Article 105, Article 287)
+    "Darf Österreich dort einen niedrigeren Normalsatz anwenden, und gibt es eine Untergrenze?",
+    "Bis zu welchem Jahresumsatz kann Slowenien mich von der Mehrwertsteuer befreien?",
+    # a held jurisdiction (the Belgian guidance), and questions asking no figure
+    "What is the standard VAT rate in Belgium?",
+    "Our main establishment is in Ireland. Which supervisory authority is our lead authority?",
+    "What is the standard VAT rate?",
+])
+def test_other_questions_naming_a_country_are_not_national_figures(question):
+    assert national_figure_asked(question, HELD) is None
+
+
+def test_the_national_law_is_named_in_the_questions_language():
+    mention = national_law_mention("¿Qué tipo de IVA se aplica en España a los libros?", HELD, "es")
+    assert mention is not None and mention.label == "el derecho nacional (España)" and mention.instrument is None
+    assert mention.key == "national-law:ES"
+    assert national_law_mention("What is the VAT rate in Spain?", HELD, "xx").label == "the national law of Spain"
+    assert national_law_mention("What is the VAT rate in Spain?", HELD | {"ES"}, "en") is None  # a corpus holding it
+
+
+def test_countries_are_read_by_name_and_adjective_in_four_languages():
+    assert [c.code for c in countries_named("Unser französischer Kunde")] == ["FR"]
+    assert [c.code for c in countries_named("une société néerlandaise")] == ["NL"]
+    assert [c.code for c in countries_named("consumidores españoles y alemanes")] == ["DE", "ES"]
+    assert countries_named("a frank discussion about the franchise") == []
+    assert len([c for c in load_countries() if c.member_state]) == 27
