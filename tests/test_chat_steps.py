@@ -153,6 +153,19 @@ def test_a_pronoun_standing_for_the_previous_subject_continues_a_question_naming
     assert not decision.reuse_previous and decision.continues, decision
 
 
+def test_a_pronoun_standing_for_the_term_a_definition_question_asked_about_is_searched_with_that_term():
+    """After "How does the GDPR define a personal data breach?", "How long do we have to report one to the supervisory
+    authority?" searched with the whole previous question read its act name and "define" with "supervisory
+    authority", and led with Article 51 (the supervisory authorities): the term stands in for the question."""
+    decision = decide_context("How long do we have to report one to the supervisory authority?",
+                              "How does the GDPR define a personal data breach?", "",
+                              known_concept_labels=["supervisory authority"])
+    assert decision.continues and decision.subject == "personal data breach", decision
+    decision = decide_context("How long do we have to report one to the supervisory authority?",
+                              "Which breaches have to be documented?", "", known_concept_labels=["supervisory authority"])
+    assert decision.continues and not decision.subject, decision  # no term was asked about: the question stands
+
+
 def test_a_new_concept_without_a_pronoun_standing_for_the_previous_subject_is_searched_afresh():
     for question in ("And what does the supervisory authority have to do next?",
                      "Is there only one lead supervisory authority for a company with several establishments?",

@@ -2350,3 +2350,17 @@ def test_a_chair_and_a_term_of_office_are_carried_into_the_acts_words():
     answer, _, _ = run(OfflineProvider(), "Combien de temps dure le mandat du président du comité européen de la "
                                           "protection des données ?", sources)
     assert cited(answer) == {1} and "five years" in answer, answer
+
+
+def test_the_pronoun_one_of_a_follow_up_is_no_word_to_match():
+    """"How long do we have to report one to the supervisory authority?" after "How does the GDPR define a personal
+    data breach?": "one" is the breach, and as a word it matched Article 51's "one or more independent public
+    authorities" ('supervisory authority') with its notification date, quoted instead of Article 33's 72 hours."""
+    sources = numbered(passage("eu-gdpr", "Article 51", "one or more independent public authorities"),
+                       passage("eu-gdpr", "Article 33"))
+    question = "How long do we have to report one to the supervisory authority?"
+    plan = plan_question(question, "How does the GDPR define a personal data breach?")
+    assert plan.context, "the pronoun leans on the previous question"
+    selection = Composer(sources, embedder=None).select(plan)
+    assert {u.source.index for u in selection.units} == {2}, [u.segments[0].text[:60] for u in selection.units]
+    assert any("72 hours" in s.text for u in selection.units for s in u.segments)

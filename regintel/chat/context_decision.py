@@ -35,6 +35,7 @@ import numpy as np
 
 from regintel.text.analysis import detect_language
 from regintel.text.asked_terms import asked_of_another_term, definition_term
+from regintel.text.back_references import PRONOUN_ONE_RE
 from regintel.text.question_kinds import COUNTS_AS_RE, OPENING, WHETHER_BOUND_RE, content_stems
 from regintel.text.normalise import fold_for_comparison
 
@@ -66,17 +67,6 @@ GERMAN_POINTING_ADVERBS = frozenset(
     "dafur davon darauf dazu dabei daran daruber dagegen danach darin daraus dadurch darunter hierfur hierzu hierbei "
     "hiervon".split())
 SPANISH_JOINED_PRONOUN_RE = re.compile(r"\b[a-z]{3,}(?:ar|er|ir|ando|iendo)(?:se)?(?:lo|la|los|las|le|les)\b")
-# "one" standing for a thing the previous question named ("Do we have to report one to the supervisory authority?"
-# after "What is a personal data breach?", "Do we need one?"), not a number or part of a name ("one of", "one year",
-# "one stop shop"); the French "en ... un" and the Spanish "uno" closing the question ("Faut-il en désigner un ?",
-# "¿Debemos nombrar uno?"): folded
-PRONOUN_ONE_RE = re.compile(
-    r"(?<!\bthe )(?<!\bany )(?<!\beach )(?<!\bno )(?<!\bonly )\bone\b(?= *$| (?:to|for|if|when|in|at|on|with|as|"
-    r"before|after|and|or|too|also|now|under|by|from|yet|even|again|ourselves|myself|themselves)\b)|"
-    r"\ben [a-z]+ (?:un|une)$|\b(?:uno|una)$|"
-    # "Which one applies to direct marketing?", "Laquelle s'applique ... ?" pick among what the previous answer listed
-    # (not "which one of the supervisory authorities ...", which names what it picks among)
-    r"^(?:and |et |y )?(?:which one|which ones|lequel|laquelle|lesquels|lesquelles)\b(?! of\b)")
 SEMANTIC_THRESHOLD = 0.86
 # cosine of a question with the previous one from which it is taken to go on with the same topic: the 90th
 # percentile of unrelated pairs (120 dev questions each paired with another dev question: median 0.795, 90th
@@ -171,7 +161,12 @@ def decide_context(
         # (PME, SME, HR, IT) brings no new topic to a question that leans on the previous one. A new concept does,
         # unless a pronoun stands for the previous question's subject: "Do we have to report one to the supervisory
         # authority?" after "What is a personal data breach?" is about breaches, and searched alone it led with
-        # DORA's incident reporting
+        # DORA's incident reporting. After a definition question it is searched with the term defined, not the whole
+        # question: after "How does the GDPR define a personal data breach?", the act's name and "define" with
+        # "supervisory authority" led with Article 51 (the supervisory authorities) instead of Article 33
+        subject = term_defined_before(question, previous_question)
+        if subject:
+            return _other_aspect(subject)
         return ContextDecision(False, "follow-up: searched with the previous question", continues=True)
     if new_terms or new_concepts:
         return ContextDecision(False, "new legal terms: " + ", ".join((new_terms + new_concepts)[:5]))

@@ -60,6 +60,7 @@ from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASE
                                                  term_variants, without_the_acts_subject)
 from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
+from regintel.text.back_references import stands_for_something_named_before
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
@@ -224,7 +225,7 @@ def plan_question(question: str, previous_question: str = "", previous_answer: s
         [_ask(part, language) for part in split_question(question, language)]
     context = ""
     if previous_question and (len(set(tokenize(question, language if language in SUPPORTED_LANGUAGES else None))) < 4
-                              or ANAPHORA_RE.search(question)):
+                              or ANAPHORA_RE.search(question) or stands_for_something_named_before(question)):
         context = previous_question
     return QuestionPlan(question, language, asks or [Ask(question, "general")], context,
                         comparison=len(asks) == 2 and bool(comparison_sides(question)), said_before=said_before)
@@ -819,6 +820,12 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
 
     noise = {t for lang, words in QUESTION_NOISE.items() if lang in (language, plan.language)
              for t in tokenize(" ".join(words), language)}
+    if plan.context and (stands_for_something_named_before(plan.question)
+                         or stands_for_something_named_before(plan.context)):
+        # "How long do we have to report one to the supervisory authority?": "one" is the breach the previous
+        # question named (its words count through the context), and as a word it matched Article 51's "one or more
+        # independent public authorities"; so it did as the previous question of the next follow-up
+        noise |= set(tokenize(PRONOUNS_ONE, language))
 
     def terms_of(text: str) -> set[str]:
         if not text:
@@ -839,6 +846,9 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
     for t in terms_of(plan.context):
         weights.setdefault(t, FOLLOW_UP_WEIGHT)
     return weights
+
+
+PRONOUNS_ONE = "one uno una"  # the pronoun "one" (:mod:`regintel.text.back_references`) in the corpus languages
 
 
 def _carried_enough(weights: dict[str, float]) -> bool:
