@@ -847,7 +847,8 @@ def test_an_untitled_french_article_reaches_the_answer_step_with_its_chapter_and
 
 
 @pytest.mark.parametrize("question, named", [
-    ("Quel taux de TVA s'applique en France à la vente à emporter de plats préparés ?", "le droit national (France)"),
+    ("Quel taux de TVA s'applique en France à la vente à emporter de plats préparés ?",
+     "droit national de l'État membre concerné (France)"),
     ("What is the standard VAT rate in Italy?", "the national law of Italy"),
 ])
 def test_a_figure_one_member_state_sets_for_itself_is_not_answered_from_the_eu_act(engine, question, named):

@@ -44,9 +44,10 @@ def test_other_questions_naming_a_country_are_not_national_figures(question):
 
 def test_the_national_law_is_named_in_the_questions_language():
     mention = national_law_mention("¿Qué tipo de IVA se aplica en España a los libros?", HELD, "es")
-    assert mention is not None and mention.label == "el derecho nacional (España)" and mention.instrument is None
+    assert mention is not None and mention.label.startswith("el derecho nacional del Estado miembro (España)")
+    assert mention.instrument is None
     assert mention.key == "national-law:ES"
-    assert national_law_mention("What is the VAT rate in Spain?", HELD, "xx").label == "the national law of Spain"
+    assert national_law_mention("What is the VAT rate in Spain?", HELD, "xx").label.startswith("the national law of Spain,")
     assert national_law_mention("What is the VAT rate in Spain?", HELD | {"ES"}, "en") is None  # a corpus holding it
 
 
