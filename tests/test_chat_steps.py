@@ -162,7 +162,8 @@ def test_a_pronoun_standing_for_the_term_a_definition_question_asked_about_is_se
                               known_concept_labels=["supervisory authority"])
     assert decision.continues and decision.subject == "personal data breach", decision
     decision = decide_context("How long do we have to report one to the supervisory authority?",
-                              "Which breaches have to be documented?", "", known_concept_labels=["supervisory authority"])
+                              "Which breaches have to be documented?", "",
+                              known_concept_labels=["supervisory authority"])
     assert decision.continues and not decision.subject, decision  # no term was asked about: the question stands
 
 

@@ -626,7 +626,8 @@ def test_a_turn_without_evidence_naming_a_legal_term_abstains_rather_than_being_
     leaning = QueryClassification("DEFINITION", True, out_of_domain_probability=0.35, refused_probability=0.4)
     assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2,
                                          "What is the one-stop shop import scheme?") is None
-    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2, "Qu'est-ce que le régime d'importation ?") is None
+    assert out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2,
+                                         "Qu'est-ce que le régime d'importation ?") is None
     refusal = out_of_domain_when_unanswered(leaning, "LOW_SIMILARITY", 0.2,
                                             "Comment réinitialiser le mot de passe de ma box internet ?")
     assert refusal is not None and refusal.query_type == "OUT_OF_DOMAIN"

@@ -34,12 +34,12 @@ LANGUAGES = ("en", "fr", "es", "de")
 # what the analyst is told the knowledge base does not hold (chat/messages.py NOT_HELD says the rest)
 NATIONAL_LAW = {
     "en": "the national law of {}, which sets this figure (EU acts leave it to each Member State)",
-    "fr": "le droit national de l'État membre concerné ({}), qui fixe ce chiffre (les actes de l'UE le laissent à chaque "
-          "État membre)",
+    "fr": "le droit national de l'État membre concerné ({}), qui fixe ce chiffre (les actes de l'UE le laissent à "
+          "chaque État membre)",
     "es": "el derecho nacional del Estado miembro ({}), que fija esta cifra (los actos de la UE la dejan a cada Estado "
           "miembro)",
-    "de": "das nationale Recht des Mitgliedstaats ({}), das diese Zahl festlegt (die EU-Rechtsakte überlassen sie jedem "
-          "Mitgliedstaat)",
+    "de": "das nationale Recht des Mitgliedstaats ({}), das diese Zahl festlegt (die EU-Rechtsakte überlassen sie "
+          "jedem Mitgliedstaat)",
 }
 GERMAN_ENDINGS = r"(?:e|en|er|es|em)?"  # "französisch*": französisch, französische, französischen ...
 
