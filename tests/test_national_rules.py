@@ -38,6 +38,10 @@ def test_a_figure_one_member_state_sets_is_asked_of_its_national_law(question, c
     "What is the standard VAT rate in Belgium?",
     "Our main establishment is in Ireland. Which supervisory authority is our lead authority?",
     "What is the standard VAT rate?",
+    # "what kind of", a paragraph, a principle: no figure asked
+    "¿Qué tipo de entidades en España están sujetas a DORA?",
+    "Welche Grundsätze gelten für ein deutsches Unternehmen bei der Verarbeitung?",
+    "Was steht in Absatz 2 für ein Unternehmen in Deutschland?",
 ])
 def test_other_questions_naming_a_country_are_not_national_figures(question):
     assert national_figure_asked(question, HELD) is None

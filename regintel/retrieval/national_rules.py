@@ -47,8 +47,10 @@ GERMAN_ENDINGS = r"(?:e|en|er|es|em)?"  # "französisch*": französisch, franzö
 FIGURE_ASKED_RE = re.compile(
     r"\b(?:rates?|percentage|thresholds?|how old|ages?"
     r"|taux|seuils?|age"
-    r"|tipos? (?:de iva|impositivos?|reducidos?|general|superreducidos?|aplicables?)|que tipos?|tasa|umbral(?:es)?|edad"
-    r"|\w*satz|\w*satze|\w*schwelle\w*|schwellenwert\w*|alter)\b"
+    # ("qué tipo de empresa" asks what kind: only a VAT or tax rate is a "tipo"; "Absatz", "Grundsatz" are no rates)
+    r"|tipos? (?:de iva|impositivos?|reducidos?|general|superreducidos?|aplicables?)|tasa|umbral(?:es)?|edad"
+    r"|\w*(?:steuer|normal|regel|hebe|prozent)satz\w*|\w*(?:steuer|normal|regel|hebe|prozent)satze\w*"
+    r"|ermassigte\w* satz\w*|\w*schwelle\w*|schwellenwert\w*|alter)\b"
     # the date from which a rule applies
     r"|\bfrom (?:what|which) (?:date|year)|\bfrom when\b|\bas of when\b|\bstarting (?:from )?when\b"
     r"|\ba (?:partir|compter) de (?:quand|quelle date|quelle annee)|\bdes quand\b"
