@@ -857,3 +857,11 @@ def test_a_figure_one_member_state_sets_for_itself_is_not_answered_from_the_eu_a
     _, response = ask(engine, new_conversation(engine), question)
     assert response.response_mode == "ABSTAIN" and response.abstention_reason == "NOT_IN_CORPUS"
     assert named in response.answer and not response.cited, response.answer
+
+
+def test_a_question_naming_a_legal_term_is_never_told_it_is_outside_regulation(engine):
+    """"What is the one-stop shop import scheme?" found its French passages under the levels and read 0.20 out of
+    domain: it was refused as outside the regulations it names. It abstains or answers instead."""
+    _, response = ask(engine, new_conversation(engine), "What is the one-stop shop import scheme?")
+    assert response.query_type != "OUT_OF_DOMAIN" and not response.refused, (response.query_type, response.answer)
+    assert response.suggestions or response.cited, "the analyst gets passages to check or questions to ask"
