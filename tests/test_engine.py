@@ -859,6 +859,14 @@ def test_a_figure_one_member_state_sets_for_itself_is_not_answered_from_the_eu_a
     assert named in response.answer and not response.cited, response.answer
 
 
+def test_a_member_states_own_figure_that_the_directive_lists_is_answered(engine):
+    """Article 287 of the VAT Directive gives Slovenia's small-enterprise threshold: not a national law the corpus
+    lacks."""
+    _, response = ask(engine, new_conversation(engine), "Quel est le seuil de la franchise des petites entreprises en "
+                      "Slovénie ?")
+    assert response.abstention_reason != "NOT_IN_CORPUS" and response.cited, response.answer
+
+
 def test_a_question_naming_a_legal_term_is_never_told_it_is_outside_regulation(engine):
     """"What is the one-stop shop import scheme?" found its French passages under the levels and read 0.20 out of
     domain: it was refused as outside the regulations it names. It abstains or answers instead."""

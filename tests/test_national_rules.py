@@ -4,7 +4,7 @@ one Member State whose rules the corpus does not hold, is that Member State's la
 import pytest
 
 from regintel.retrieval.national_rules import (countries_named, load_countries, national_figure_asked,
-                                               national_law_mention)
+                                               national_law_mention, unless_the_passages_name_it)
 
 HELD = frozenset({"EU", "BE"})  # the demo corpus: EU acts and Belgian guidance
 
@@ -63,3 +63,20 @@ def test_countries_are_read_by_name_and_adjective_in_four_languages():
     assert [c.code for c in countries_named("consumidores españoles y alemanes")] == ["DE", "ES"]
     assert countries_named("a frank discussion about the franchise") == []
     assert len([c for c in load_countries() if c.member_state]) == 27
+
+
+def test_a_member_states_own_figure_the_passages_give_is_answered_from_them():
+    """Article 287 of the VAT Directive lists the thresholds the acceding Member States may keep ("15) la Slovénie:
+    25 000 EUR"): when one of the first passages names the Member State, the corpus speaks of its figure."""
+    from regintel.retrieval.instruments import Coverage
+
+    question = "Quel est le seuil de la franchise des petites entreprises en Slovénie ?"
+    mention = national_law_mention(question, HELD, "fr")
+    assert mention is not None
+    coverage = Coverage(named=[mention], missing=[mention])
+    answered = unless_the_passages_name_it(coverage, ["Article 286 ...", "15) la Slovénie: 25 000 EUR;"])
+    assert not answered.missing and not answered.named and not answered.uncovered
+    unnamed = unless_the_passages_name_it(coverage, ["Les États membres appliquent un taux normal de TVA ..."])
+    assert unnamed.uncovered and unnamed.missing == [mention]
+    late = ["a passage"] * 5 + ["la Slovénie: 25 000 EUR"]  # only the first few passages count
+    assert unless_the_passages_name_it(coverage, late).uncovered

@@ -61,7 +61,7 @@ from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
                                                 listed_noun_stems)
-from regintel.retrieval.national_rules import national_law_mention
+from regintel.retrieval.national_rules import national_law_mention, unless_the_passages_name_it
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -309,6 +309,8 @@ class ComplianceEngine:
             yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
             return
 
+        if coverage is not None and coverage.missing:  # a Member State's own figure the corpus itself gives
+            coverage = unless_the_passages_name_it(coverage, [s.text for s in fresh])
         if coverage is not None and coverage.uncovered:  # names only acts the corpus does not hold
             yield from self._not_held(turn, coverage, fresh, classification.query_type, decision, language, trace, key)
             return

@@ -14,19 +14,22 @@ Member States or the EU as a whole, and asks for a figure each Member State sets
 date from which a rule applies. A cross-border question names the country where a customer or supplier is ("We ship
 goods to a business customer in Italy: by when must we invoice?") and is answered by the EU act; a deadline ("by
 when") is no such figure, and neither is a question naming two countries or an act the corpus holds (the engine
-checks the last).
+checks the last). Nor is a figure the corpus itself gives for that Member State: the VAT Directive lists some Member
+States' own thresholds and rates (Article 287: "la Slovénie: 25 000 EUR"), so when one of retrieval's first passages
+names the Member State, the question is answered from them (:func:`unless_the_passages_name_it`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 from regintel.config import REPO_ROOT
 from regintel.retrieval.data_files import jsonl_records
-from regintel.retrieval.instruments import Mention
+from regintel.retrieval.instruments import Coverage, Mention
 from regintel.text.normalise import fold
 
 COUNTRIES_PATH = REPO_ROOT / "data" / "glossary" / "countries.jsonl"
@@ -41,6 +44,10 @@ NATIONAL_LAW = {
     "de": "das nationale Recht des Mitgliedstaats ({}), das diese Zahl festlegt (die EU-Rechtsakte überlassen sie "
           "jedem Mitgliedstaat)",
 }
+NATIONAL_LAW_KEY = "national-law:"
+# the passages read for the Member State's name: the VAT Directive sets some Member States' own figures (Article 287:
+# "la Slovénie: 25 000 EUR"), found among the first few
+NAMING_PASSAGES = 5
 GERMAN_ENDINGS = r"(?:e|en|er|es|em)?"  # "französisch*": französisch, französische, französischen ...
 
 # what each Member State sets for itself, as a question asks for it (folded: lower case, no accents)
@@ -134,4 +141,20 @@ def national_law_mention(question: str, held_jurisdictions: frozenset[str] | set
         return None
     language = language if language in NATIONAL_LAW else "en"
     name = country.names.get(language) or country.names.get("en", country.code)
-    return Mention(NATIONAL_LAW[language].format(name), 0, 0, None, f"national-law:{country.code}")
+    return Mention(NATIONAL_LAW[language].format(name), 0, 0, None, f"{NATIONAL_LAW_KEY}{country.code}")
+
+
+def unless_the_passages_name_it(coverage: Coverage, passages: Sequence[str]) -> Coverage:
+    """``coverage`` without the national law it names when one of the first ``NAMING_PASSAGES`` ``passages`` (texts,
+    retrieval's order) names that Member State: the corpus then says something of that Member State's own figure
+    ("Quel est le seuil de la franchise en Slovénie ?": Article 287 lists it), and the question is answered."""
+    codes = {m.key[len(NATIONAL_LAW_KEY):] for m in coverage.missing if m.key.startswith(NATIONAL_LAW_KEY)}
+    if not codes:
+        return coverage
+    folded = [fold(text) for text in passages[:NAMING_PASSAGES]]
+    named = {c.code for c in load_countries() if c.code in codes and any(c.pattern.search(t) for t in folded)}
+    if not named:
+        return coverage
+    dropped = {f"{NATIONAL_LAW_KEY}{code}" for code in named}
+    return replace(coverage, named=[m for m in coverage.named if m.key not in dropped],
+                   missing=[m for m in coverage.missing if m.key not in dropped])
