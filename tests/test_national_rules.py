@@ -31,6 +31,9 @@ def test_a_figure_one_member_state_sets_is_asked_of_its_national_law(question, c
     "We are a US-based company selling to consumers in France: which VAT rate applies?",
     # other Member States are part of the question
     "Petite boutique à Bordeaux, nous vendons à des particuliers d'autres pays de l'UE : quel seuil s'applique ?",
+    # distance sales and their one-stop shop: an EU-wide threshold
+    "We are a German online shop. Which threshold applies to our distance sales?",
+    "Nous sommes une boutique en ligne française : quel seuil pour utiliser le guichet unique ?",
     # what the Member State itself may do is the EU act's to say (Article 105, Article 287)
     "Darf Österreich dort einen niedrigeren Normalsatz anwenden, und gibt es eine Untergrenze?",
     "Bis zu welchem Jahresumsatz kann Slowenien mich von der Mehrwertsteuer befreien?",

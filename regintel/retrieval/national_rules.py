@@ -69,7 +69,10 @@ ACROSS_STATES_RE = re.compile(
     r"|autres? etats? membres?|etats? membres?|transfrontali\w+|intracommunautaire\w*"
     r"|otros? estados? miembros?|estados? miembros?|transfronteri\w+|intracomunitari\w+"
     r"|anderen? mitgliedstaat\w*|mitgliedstaat\w*|eu-weit\w*|grenzuberschreitend\w*|innergemeinschaftlich\w*"
-    r"|(?:other |the )?eu countries|pays de l'ue|pays de l'union|paises de la ue|eu-lander\w*)\b")
+    r"|(?:other |the )?eu countries|pays de l'ue|pays de l'union|paises de la ue|eu-lander\w*"
+    # sales to consumers in other Member States and their one-stop shop: the EU act sets their threshold
+    r"|distance sal\w*|ventes? a distance|ventas? a distancia|fernverka\w*|fernabsatz\w*|oss"
+    r"|one[- ]stop[- ]shop|guichet unique|ventanilla unica|einzige anlaufstelle)\b")
 # the Member State is the one the EU act lets (or not) do something: "Darf Österreich einen niedrigeren Normalsatz
 # anwenden?", "Bis zu welchem Jahresumsatz kann Slowenien mich befreien?", "Can France apply ...", "¿Puede España ...?"
 MAY_BEFORE_RE = re.compile(r"\b(?:may|can|could|must|darf|durfen|kann|konnen|muss|mussen|puede|pueden|podra|debe)\s+$")
