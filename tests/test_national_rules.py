@@ -4,7 +4,7 @@ one Member State whose rules the corpus does not hold, is that Member State's la
 import pytest
 
 from regintel.retrieval.national_rules import (countries_named, load_countries, national_figure_asked,
-                                               national_law_mention, unless_the_passages_name_it)
+                                               national_law_mention, with_national_law)
 
 HELD = frozenset({"EU", "BE"})  # the demo corpus: EU acts and Belgian guidance
 
@@ -76,10 +76,15 @@ def test_a_member_states_own_figure_the_passages_give_is_answered_from_them():
     question = "Quel est le seuil de la franchise des petites entreprises en Slovénie ?"
     mention = national_law_mention(question, HELD, "fr")
     assert mention is not None
-    coverage = Coverage(named=[mention], missing=[mention])
-    answered = unless_the_passages_name_it(coverage, ["Article 286 ...", "15) la Slovénie: 25 000 EUR;"])
+    coverage = Coverage()  # the question names no act
+
+    def read(passages):
+        return with_national_law(coverage, question, HELD, "fr", passages)
+
+    answered = read(["Article 286 ...", "15) la Slovénie: 25 000 EUR;"])
     assert not answered.missing and not answered.named and not answered.uncovered
-    unnamed = unless_the_passages_name_it(coverage, ["Les États membres appliquent un taux normal de TVA ..."])
-    assert unnamed.uncovered and unnamed.missing == [mention]
+    unnamed = read(["Les États membres appliquent un taux normal de TVA ..."])
+    assert unnamed.uncovered and unnamed.missing == [mention] and unnamed.named == [mention]
     late = ["a passage"] * 5 + ["la Slovénie: 25 000 EUR"]  # only the first few passages count
-    assert unless_the_passages_name_it(coverage, late).uncovered
+    assert read(late).uncovered
+    assert not with_national_law(coverage, "What is a taxable person?", HELD, "en", []).missing  # asks no figure

@@ -61,7 +61,7 @@ from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
                                                 listed_noun_stems)
-from regintel.retrieval.national_rules import national_law_mention, unless_the_passages_name_it
+from regintel.retrieval.national_rules import with_national_law
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
                                              led_by_scope, scope_chunk_ids, with_scope_hits)
@@ -258,7 +258,7 @@ class ComplianceEngine:
         decision = self._decide_context(turn, trace)
         fresh: list[Source] = []
         parts_language: str | None = None  # read for a fresh retrieval: its parts are searched and graded
-        coverage = None if decision.reuse_previous else self._coverage(turn.question, language, trace)
+        coverage = None if decision.reuse_previous else self._coverage(turn.question, trace)
         if not decision.reuse_previous:
             search_text = self._search_text(turn, decision)
             # a follow-up on the term the previous turn defined asks something its definition does not say
@@ -309,8 +309,9 @@ class ComplianceEngine:
             yield from self._refuse(turn, classification, fresh or self._retrieve(turn.question, trace), language, trace)
             return
 
-        if coverage is not None and coverage.missing:  # a Member State's own figure the corpus itself gives
-            coverage = unless_the_passages_name_it(coverage, [s.text for s in fresh])
+        if coverage is not None and not coverage.held:  # a Member State's own figure: its national law
+            coverage = with_national_law(coverage, turn.question, self._held_jurisdictions(), language,
+                                         [s.text for s in fresh])
         if coverage is not None and coverage.uncovered:  # names only acts the corpus does not hold
             yield from self._not_held(turn, coverage, fresh, classification.query_type, decision, language, trace, key)
             return
@@ -593,18 +594,10 @@ class ComplianceEngine:
         return chunk.parent_id if chunk is not None else f"{source.document_id}|{source.ref}"
 
     # -- which acts the question names, against those the corpus holds (regintel/retrieval/instruments.py) ---------
-    def _coverage(self, question: str, language: str, trace: TraceRecorder) -> Coverage | None:
-        """The acts the question names against those the corpus holds; a question naming none of the held acts and
-        asking for a figure one Member State sets for itself (:mod:`regintel.retrieval.national_rules`: "Quel taux de
-        TVA s'applique en France à la vente à emporter ?") names that Member State's law, which the corpus lacks."""
+    def _coverage(self, question: str, trace: TraceRecorder) -> Coverage | None:
         with trace.step("coverage") as record:
             try:
                 coverage = self._corpus_instruments().coverage(question)
-                national = None if coverage.held else national_law_mention(question, self._held_jurisdictions(),
-                                                                               language)
-                if national is not None:
-                    coverage.named.append(national)
-                    coverage.missing.append(national)
             except Exception as exc:  # a side check: without it the evidence rules still decide
                 log.warning("instrument coverage failed: %s", exc)
                 record["error"] = exc.__class__.__name__

@@ -16,7 +16,7 @@ goods to a business customer in Italy: by when must we invoice?") and is answere
 when") is no such figure, and neither is a question naming two countries or an act the corpus holds (the engine
 checks the last). Nor is a figure the corpus itself gives for that Member State: the VAT Directive lists some Member
 States' own thresholds and rates (Article 287: "la Slovénie: 25 000 EUR"), so when one of retrieval's first passages
-names the Member State, the question is answered from them (:func:`unless_the_passages_name_it`).
+names the Member State, the question is answered from them (:func:`with_national_law`).
 """
 
 from __future__ import annotations
@@ -147,17 +147,16 @@ def national_law_mention(question: str, held_jurisdictions: frozenset[str] | set
     return Mention(NATIONAL_LAW[language].format(name), 0, 0, None, f"{NATIONAL_LAW_KEY}{country.code}")
 
 
-def unless_the_passages_name_it(coverage: Coverage, passages: Sequence[str]) -> Coverage:
-    """``coverage`` without the national law it names when one of the first ``NAMING_PASSAGES`` ``passages`` (texts,
-    retrieval's order) names that Member State: the corpus then says something of that Member State's own figure
-    ("Quel est le seuil de la franchise en Slovénie ?": Article 287 lists it), and the question is answered."""
-    codes = {m.key[len(NATIONAL_LAW_KEY):] for m in coverage.missing if m.key.startswith(NATIONAL_LAW_KEY)}
-    if not codes:
+def with_national_law(coverage: Coverage, question: str, held_jurisdictions: frozenset[str] | set[str],
+                      language: str, passages: Sequence[str]) -> Coverage:
+    """``coverage`` with the national law the question asks a figure of (:func:`national_law_mention`) among what it
+    names and the corpus lacks, unless one of the first ``NAMING_PASSAGES`` ``passages`` (texts, retrieval's order)
+    names that Member State: the corpus then says something of its own figure ("Quel est le seuil de la franchise en
+    Slovénie ?": Article 287 lists it), and the question is answered."""
+    mention = national_law_mention(question, held_jurisdictions, language)
+    if mention is None:
         return coverage
-    folded = [fold(text) for text in passages[:NAMING_PASSAGES]]
-    named = {c.code for c in load_countries() if c.code in codes and any(c.pattern.search(t) for t in folded)}
-    if not named:
+    country = next(c for c in load_countries() if mention.key == f"{NATIONAL_LAW_KEY}{c.code}")
+    if any(country.pattern.search(fold(text)) for text in passages[:NAMING_PASSAGES]):
         return coverage
-    dropped = {f"{NATIONAL_LAW_KEY}{code}" for code in named}
-    return replace(coverage, named=[m for m in coverage.named if m.key not in dropped],
-                   missing=[m for m in coverage.missing if m.key not in dropped])
+    return replace(coverage, named=[*coverage.named, mention], missing=[*coverage.missing, mention])
