@@ -552,6 +552,15 @@ def test_a_list_of_a_noun_with_a_complement_is_not_read_as_the_articles_headed_b
     assert [s.ref.split(" (")[0] for s in response.cited][:1] == ["Article 6"], response.answer
 
 
+def test_a_list_asked_by_its_noun_and_a_verb_is_not_read_as_the_articles_headed_by_the_verbs_object(engine):
+    """Issue 16's own list question: "Which grounds make processing lawful?" was led by the GDPR's articles headed
+    "Processing of ..." and abstained although retrieval ranked Article 6 first; its points (a) to (f) answer it."""
+    _, response = ask(engine, new_conversation(engine, "listed-noun"), "Which grounds make processing lawful?")
+    assert response.response_mode != "ABSTAIN", response.answer
+    assert [s.ref for s in response.cited][:1] == ["Article 6 (1/3)"], response.answer
+    assert "(f) processing is necessary for the purposes of the legitimate interests" in response.answer
+
+
 def test_a_search_can_put_the_definitions_behind_the_other_passages(world):
     from regintel.retrieval.chunking import is_definition_id
 

@@ -1927,8 +1927,8 @@ class Composer:
         the tasks of the Board?" is Article 70's; "Welche Aufgaben muss der Datenschutzbeauftragte mindestens
         wahrnehmen?" Article 39's, not also those of the supervisory authorities and the Board). Empty for any other
         question."""
-        if not asks_one_list(plan) or self._article_headed_by_the_question(plan) \
-                or listed_noun_stems(plan.asks[0].text, plan.language) is None:
+        listed = listed_noun_stems(plan.asks[0].text, plan.language) if asks_one_list(plan) else None
+        if listed is None or self._article_headed_by_the_question(plan):
             return []
         ask = replace(plan.asks[0], text=load_catalog().without_mentions(plan.asks[0].text))
         groups: dict[tuple[str, str], list[str]] = {}
@@ -1937,6 +1937,8 @@ class Composer:
             if passage.language not in asked:
                 asked[passage.language] = set(self._ask_weights(ask, plan, passage.language)) \
                     - question_noise_stems(passage.language)
+                if passage.language == plan.language:  # the noun listed, not what the listed things do
+                    asked[passage.language] &= listed
             lead = heading_lead_word(passage.source.heading, passage.language)
             if lead and lead in asked[passage.language]:
                 groups.setdefault((passage.source.document_id, lead), []).append(passage.article)

@@ -16,12 +16,13 @@ from collections.abc import Iterable
 from regintel.retrieval.chunking import Chunk, split_part
 from regintel.retrieval.instruments import load_catalog
 from regintel.text.analysis import tokenize
-from regintel.text.question_kinds import content_stems
+from regintel.text.question_kinds import content_stems, question_noise_stems
 
 LISTED_MIN_ARTICLES = 3  # a noun heading this many articles of one act is a list of provisions of its own ...
 LISTED_MAX_WORDS = 3  # ... when the question asks for it in general: this many words at most, the act's name aside
 LISTED_MAX_ARTICLES = 6  # the articles joining the hits (the closest to the question first) and quoted by the answer
 
+WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")  # "subject's" is one word, its stem "subject"
 HEADING_NUMBER_RE = re.compile(r"^\W*(?:article|artikel|artículo|art\.)\s+\S+\s*", re.IGNORECASE)
 
 
@@ -45,15 +46,18 @@ COMPLEMENT_RE = re.compile(
 
 def listed_noun_stems(question: str, language: str) -> set[str] | None:
     """The words (stems) of a list question asking for a noun in general, the act's name, the question words and the
-    words introduced by a preposition aside ("What rights does the data subject have under the GDPR?" -> right, data,
-    subject; "What are the lawful bases for processing?" -> lawful, basi); None when it says more than
-    ``LISTED_MAX_WORDS`` (complements counted), so asks about something narrower."""
+    words introduced by a preposition aside ("What are the lawful bases for processing?" -> lawful, basi); when the
+    noun follows the interrogative, the words of its noun phrase only (:func:`listed_noun_phrase`: "What rights does
+    the data subject have?" -> right; "Which grounds make processing lawful?" -> ground, not the "processing" that
+    heads nine GDPR articles); None when it says more than ``LISTED_MAX_WORDS`` (complements counted), so asks about
+    something narrower."""
     text = load_catalog().without_mentions(question)
     asked = content_stems(text, language)
     if len(asked) > LISTED_MAX_WORDS:
         return None
     complements = {stem for match in COMPLEMENT_RE.finditer(text) for stem in tokenize(match.group(1), language)}
-    return asked - complements
+    phrase = listed_noun_phrase(text, language)
+    return (asked & phrase if phrase else asked) - complements
 
 
 # the noun a list question asks for, right after its interrogative ("Quels sont les *droits* ...", "Welche *Rechte*
@@ -63,6 +67,25 @@ LISTED_NOUN_RE = re.compile(
     r"^\W*(?:what|which|quel(?:le)?s?|welche[rsnm]?|qu[ée]|cu[áa]les)\s+(?:(?:are|sont|son|sind)\s+)?"
     r"(?:(?:the|les|los|las|die)\s+)?(?:différent(?:e)?s\s+|diferentes\s+|verschiedenen\s+)?([^\W\d_]+)",
     re.IGNORECASE)
+
+
+def listed_noun_phrase(question: str, language: str) -> set[str]:
+    """The stems of the noun phrase a list question asks for: from the word after its interrogative
+    (:data:`LISTED_NOUN_RE`) up to the first word that is no content word, a stop word or an auxiliary ("What *data
+    subject's rights* ...", "Which *grounds* make processing lawful?", "Welche *Rechte* hat ..."); empty when the
+    question does not open on a noun. What comes after the phrase is what the listed things do or belong to, not
+    what is listed."""
+    found = LISTED_NOUN_RE.match(question)
+    if not found:
+        return set()
+    noise = question_noise_stems(language)
+    phrase: set[str] = set()
+    for word in WORD_RE.findall(question[found.start(1):]):
+        stems = [stem for stem in tokenize(word, language) if stem not in noise]
+        if not stems:
+            break
+        phrase.update(stems)
+    return phrase
 
 
 def listed_noun(question: str) -> str:
