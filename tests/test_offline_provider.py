@@ -200,6 +200,55 @@ def test_list_question_gets_the_lead_in_and_every_point_in_order():
     assert_grounded(answer, sources)
 
 
+@pytest.mark.parametrize("question", [
+    "When is processing of personal data lawful?",
+    "Quand un traitement de données est-il licite ?",
+    "¿Cuándo es lícito el tratamiento de datos personales?",
+    "Wann ist eine Verarbeitung rechtmäßig?",
+])
+def test_a_when_question_asking_in_which_cases_gets_the_list_of_cases(question):
+    """"When is processing of personal data lawful?" asks in which cases: it quoted Article 5's principles (its
+    "processed lawfully" holds every word of the question) and Article 6(3)'s "lawfulness of processing"; the French,
+    Spanish and German wordings quoted Article 6(3) alone. The cases are the list "Processing shall be lawful only if
+    ... one of the following applies:", (a) to (f)."""
+    sources = numbered(passage("eu-gdpr", "Article 6", "lawfulness of processing by the controller"),
+                       passage("eu-gdpr", "Article 6", "Processing shall be lawful only if"),
+                       passage("eu-gdpr", "Article 5", "Personal data shall be"),
+                       passage("eu-gdpr", "Article 6", "Where the processing for a purpose other"))
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {2}, answer
+    body = answer.partition("\n\n")[2]
+    assert body.startswith("Processing shall be lawful only if and to the extent that at least one of the following "
+                           "applies: [2]"), body
+    assert re.findall(r"^\(([a-f])\) ", body, re.MULTILINE) == list("abcdef"), body
+    assert_grounded(answer, sources)
+
+
+def test_a_when_question_on_a_duty_gets_the_cases_it_arises_in():
+    """"When is a data protection officer required?" quoted Article 37(1)'s cases and a sentence of Article 39 (the
+    officer's tasks, holding "data protection officer" as often); the cases are the answer."""
+    sources = numbered(passage("eu-gdpr", "Article 37", "in any case where"),
+                       passage("eu-gdpr", "Article 39", "at least the following tasks"))
+    answer, _, _ = run(OfflineProvider(), "When is a data protection officer required?", sources)
+    assert cited(answer) == {1}, answer
+    assert "shall designate a data protection officer in any case where: [1]" in answer
+
+
+@pytest.mark.parametrize("lead, sets", [
+    ("Processing shall be lawful only if and to the extent that at least one of the following applies:", True),
+    ("A data protection impact assessment ... shall in particular be required in the case of:", True),
+    ("Les États membres exonèrent les livraisons de biens ..., lorsque les conditions suivantes sont remplies:", True),
+    ("When assessing the adequacy of the level of protection, the Commission shall take account of the following "
+     "elements:", False),  # how the Commission assesses, not in which cases
+    ("The basis for the processing referred to in point (c) and (e) of paragraph 1 shall be laid down by:", False),
+    ("Personal data shall be:", False),
+])
+def test_a_lead_in_setting_conditions_is_told_from_other_lead_ins(lead, sets):
+    from regintel.text.law_frames import sets_conditions
+
+    assert sets_conditions(lead) is sets
+
+
 def test_a_which_entities_question_gets_the_whole_list_of_entities():
     """"Which financial entities are covered by DORA?" quoted Article 2's lead-in with point (a) alone ("credit
     institutions") and the paragraph after it: "entities", "persons", "undertakings" ... name what a list enumerates,

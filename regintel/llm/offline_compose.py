@@ -64,9 +64,11 @@ from regintel.text.back_references import stands_for_something_named_before
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
+from regintel.text.law_frames import sets_conditions
 from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
                                          WHEN_RE, WHICH_ACTOR_MUST_RE, asks_an_amount, asks_what_is_provided_on,
-                                         asks_who_when_or_how, content_stems, question_noise_stems)
+                                         asks_conditions_by_when, asks_who_when_or_how, content_stems,
+                                         question_noise_stems)
 from regintel.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
@@ -1642,6 +1644,13 @@ class Composer:
                 or self._list_led_in_by_the_question(weights, coverage_of_all, passage_coverage, plan)
             if units:
                 return units
+        if ask.shape == "general" and len(plan.asks) == 1 and asks_conditions_by_when(ask.text):
+            # "When is processing of personal data lawful?" asks in which cases: the list those cases are enumerated
+            # in ("Processing shall be lawful only if ... one of the following applies: (a) ..."), not the sentences
+            # sharing most of its words (Article 5's "processed lawfully", Article 6(3)'s "lawfulness of processing")
+            units = self._list(weights, relevant, passage_coverage, accepted=sets_conditions)
+            if units:
+                return units
         if ask.shape == "deadline":
             timed = [s for s in relevant if s.segment.answers_time(ask.text) and s.segment.quotable
                      and s.coverage >= MIN_COVERAGE]
@@ -2377,7 +2386,9 @@ class Composer:
         return found + [as_written] if as_written and as_written not in found else found
 
     def _list(self, weights: dict[str, dict[str, float]], relevant: list[Scored],
-              passage_coverage: dict[int, float]) -> list[Unit]:
+              passage_coverage: dict[int, float], accepted: Callable[[str], bool] | None = None) -> list[Unit]:
+        """The best-scoring enumerated list (a lead-in and its points) for the question's words; ``accepted``: only
+        lists whose lead-in it accepts."""
         by_segment = {(s.segment.source.index, s.segment.position): s for s in relevant}
         best_sentence = max(s.score for s in relevant)
         blocks: list[tuple[float, Unit]] = []
@@ -2386,7 +2397,7 @@ class Composer:
                 continue
             w = weights[passage.language]
             for segment in passage.segments:
-                if not segment.lead_in:
+                if not segment.lead_in or (accepted is not None and not accepted(segment.lead_text or segment.text)):
                     continue
                 block = passage.block(segment.position)
                 if len(block) < 2:
@@ -2411,8 +2422,15 @@ class Composer:
                     point_score = max(point_score, glued.score * factor)
                 # (the sentence scores carry the retrieval prior and the passage's coverage already)
                 value = (0.5 + block_coverage) * (0.5 + lead_coverage) * (lead_score + POINT_WEIGHT * point_score)
-                if block_coverage >= LIST_MIN_COVERAGE and (lead_coverage >= MIN_COVERAGE / 2 or block_coverage >= 0.6) \
-                        and max(lead_score, point_score) >= 0.3 * best_sentence:
+                if accepted is not None:
+                    # a lead-in of the kind asked for holds the question's predicate in few words ("shall be lawful
+                    # only if"): it answers on its own coverage, whatever a longer sentence sharing more words scores
+                    fits = block_coverage >= LIST_MIN_COVERAGE and lead_coverage >= MIN_COVERAGE
+                else:
+                    fits = block_coverage >= LIST_MIN_COVERAGE and (
+                        lead_coverage >= MIN_COVERAGE / 2 or block_coverage >= 0.6) \
+                        and max(lead_score, point_score) >= 0.3 * best_sentence
+                if fits:
                     blocks.append((value, self._list_unit(passage, segment.position)))
         if not blocks:
             return []

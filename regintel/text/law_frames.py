@@ -73,3 +73,21 @@ def contents_asked(question: str, language: str) -> str:
         if match:
             return CONTENTS_OF[language].format(doc=match.group("doc"))
     return ""
+
+
+# a sentence leading in the cases in which something holds: "Processing shall be lawful only if and to the extent that
+# at least one of the following applies:", "... shall in particular be required in the case of:", "... shall designate
+# a data protection officer in any case where:", "Les États membres exonèrent ... lorsque les conditions suivantes sont
+# remplies:"; the marker stands after the sentence's subject (a sentence opening "When assessing the adequacy ..., the
+# Commission shall take account of the following elements:" says how, not in which cases)
+CONDITIONS_LEAD_RE = re.compile(
+    r"^\W*\S.*?\b(?:only (?:if|where|when)|if|where|provided that|on condition that|to the extent that|"
+    r"in (?:any|the|all) cases? (?:of|where|in which)|in the following cases|"
+    r"(?:uniquement |seulement )?(?:si|lorsque|lorsqu['’]|dès lors que|pour autant que)|à condition que|"
+    r"dans (?:les|l['’]un des) cas|(?:sólo |solo |únicamente )?(?:si|cuando)|siempre que|en (?:los|el) casos?|"
+    r"(?:nur )?(?:wenn|sofern|soweit|falls)|in (?:den|folgenden) fällen)\b", re.IGNORECASE | re.DOTALL)
+
+
+def sets_conditions(text: str) -> bool:
+    """Whether a sentence leads in the cases in which something holds (:data:`CONDITIONS_LEAD_RE`)."""
+    return bool(CONDITIONS_LEAD_RE.search(text))
