@@ -249,6 +249,18 @@ def test_a_lead_in_setting_conditions_is_told_from_other_lead_ins(lead, sets):
     assert sets_conditions(lead) is sets
 
 
+def test_whom_an_act_covers_is_answered_from_its_scope_though_other_articles_name_them_too():
+    """"Which financial entities does DORA cover?" quoted Article 12's backup policies: Article 1 holds all its words
+    ("financial entities"), so it read as a question on one provision, not on the act's scope, and the lists of the
+    passages competed by their words. The scope article names the financial entities as fully."""
+    sources = numbered(passage("eu-dora", "Article 2", "applies to the following entities"),
+                       passage("eu-dora", "Article 1", "uniform requirements"),
+                       passage("eu-dora", "Article 12", "backup policies"))
+    answer, _, _ = run(OfflineProvider(), "Which financial entities does DORA cover?", sources)
+    assert cited(answer) == {1}, answer
+    assert "this Regulation applies to the following entities: [1]" in answer
+
+
 def test_a_which_entities_question_gets_the_whole_list_of_entities():
     """"Which financial entities are covered by DORA?" quoted Article 2's lead-in with point (a) alone ("credit
     institutions") and the paragraph after it: "entities", "persons", "undertakings" ... name what a list enumerates,

@@ -54,7 +54,8 @@ from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_ARTICLES, heading_lead_word,
                                                 listed_noun_stems)
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
-                                             states_non_application, without_exclusion_frame)
+                                             states_non_application, without_applicability_frame,
+                                             without_exclusion_frame)
 from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASES, NAMED_IN_BRACKETS_RE, NUMBERED_ITEM_RE,
                                                  asked_by_heading, glossary_title_names, head_in_passage, term_in_passage,
                                                  term_variants, without_the_acts_subject)
@@ -2032,7 +2033,11 @@ class Composer:
 
     def _asks_about_a_provision(self, plan: QuestionPlan, scope: set[str]) -> bool:
         """Whether an applicability question led by the ``scope`` articles names the subject of one provision
-        instead of the act as a whole: a passage of another article holds ``PROVISION_COVERAGE`` of its words."""
+        instead of the act as a whole: a passage of another article holds ``PROVISION_COVERAGE`` of its words and,
+        for a question asking one thing, more of them than the scope articles do once the words asking whether
+        something applies are left aside ("cover", "apply": a provision saying "shall apply" holds them too). Whom
+        the act covers is named in its other articles too: "Which financial entities does DORA cover?" has all its
+        words in Article 1, and in Article 2 that answers it."""
         if scope:
             ask = plan.asks[0] if len(plan.asks) == 1 else Ask(plan.question, "general")
             # the act's name is no word of a provision's subject ("DSGVO" is carried into no English word)
@@ -2048,9 +2053,22 @@ class Composer:
                 provisions = [p for p in provisions if any(states_non_application(s.text) for s in p.segments)]
             # in each provision's language: "In welchen Fällen gilt das Recht auf Löschung nach der DSGVO nicht?" names
             # the right to erasure, whose Article 17(3) says where it does not apply, not the GDPR's scope
+            languages = {p.language for p in self.passages}
             weights = {language: _weights(ask, read, language, self.glossary, self.scorer.idf.keys())
-                       for language in {p.language for p in provisions}}
-            return any(self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE for p in provisions)
+                       for language in languages}
+            holding = [p for p in provisions if self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE]
+            if not holding or len(plan.asks) > 1:
+                return bool(holding)
+            subject = Ask(without_applicability_frame(ask.text), ask.shape)
+            read = QuestionPlan(subject.text, plan.language, [subject])
+            subject_weights = {language: _weights(subject, read, language, self.glossary, self.scorer.idf.keys())
+                               for language in languages}
+
+            def subject_coverage(passage: Passage) -> float:
+                return self.scorer.coverage(passage.terms, subject_weights[passage.language])
+
+            in_scope = max((subject_coverage(p) for p in self.passages if p.article in scope), default=0.0)
+            return any(subject_coverage(p) > in_scope for p in holding)
         return False
 
     def _weigh_lists(self, scored: list[Scored], weights: dict[str, dict[str, float]]) -> None:

@@ -130,6 +130,19 @@ def without_exclusion_frame(question: str) -> str:
     return EXCLUSION_RE.sub(lambda frame: f" {frame.group('between') or ''} ", without_acts)
 
 
+def without_applicability_frame(question: str) -> str:
+    """The question without the words asking whether something applies ("does ... cover", "are covered by", "s'applique",
+    "gilt"; :data:`APPLICABILITY_RE`): "Which financial entities does DORA cover?" -> "Which financial entities DORA ?".
+    What is left names whom or what the question is about."""
+    return APPLICABILITY_RE.sub(lambda frame: " " + _between_does_and_cover(frame.group(0)) + " ", question)
+
+
+def _between_does_and_cover(frame: str) -> str:
+    """The words between "does" and "cover" in a "does X cover" frame (its subject, "DORA"), else nothing."""
+    found = re.match(r"(?:does|do|would|will)\s(.*)\scover$", frame, _I)
+    return found.group(1) if found else ""
+
+
 def states_non_application(text: str) -> bool:
     """Whether a sentence says that the act (or a provision) does not apply to someone or something."""
     return bool(NON_APPLICATION_RE.search(text))
