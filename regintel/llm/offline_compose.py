@@ -2056,7 +2056,8 @@ class Composer:
             languages = {p.language for p in self.passages}
             weights = {language: _weights(ask, read, language, self.glossary, self.scorer.idf.keys())
                        for language in languages}
-            holding = [p for p in provisions if self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE]
+            holding = [p for p in provisions
+                       if self.scorer.coverage(p.terms, weights[p.language]) >= PROVISION_COVERAGE]
             if not holding or len(plan.asks) > 1:
                 return bool(holding)
             subject = Ask(without_applicability_frame(ask.text), ask.shape)
