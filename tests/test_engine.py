@@ -561,6 +561,15 @@ def test_a_list_asked_by_its_noun_and_a_verb_is_not_read_as_the_articles_headed_
     assert "(f) processing is necessary for the purposes of the legitimate interests" in response.answer
 
 
+def test_a_list_asked_in_another_language_is_of_its_noun_not_of_its_complement(engine):
+    """"¿Cuáles son los principios del tratamiento de datos?" quoted the openings of Articles 9, 10, 11 and 29 as a
+    list of articles: carried into English, "tratamiento" is "processing", the first word of their headings. It lists
+    principles: Article 5, which retrieval ranked first."""
+    _, response = ask(engine, new_conversation(engine, "listed-noun"), "¿Cuáles son los principios del tratamiento de "
+                                                                      "datos?")
+    assert {s.ref.split(" (")[0] for s in response.cited} == {"Article 5"}, response.answer
+
+
 def test_a_search_can_put_the_definitions_behind_the_other_passages(world):
     from regintel.retrieval.chunking import is_definition_id
 

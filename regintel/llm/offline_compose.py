@@ -52,7 +52,7 @@ from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_ARTICLES, heading_lead_word,
-                                                listed_noun_stems)
+                                                listed_noun_phrase, listed_noun_stems)
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_applicability_frame,
                                              without_exclusion_frame)
@@ -1943,12 +1943,17 @@ class Composer:
         ask = replace(plan.asks[0], text=load_catalog().without_mentions(plan.asks[0].text))
         groups: dict[tuple[str, str], list[str]] = {}
         asked: dict[str, set[str]] = {}
+        phrase = listed_noun_phrase(ask.text, plan.language)
         for passage in self._first_passage_of_each_article():
             if passage.language not in asked:
+                # the noun listed, not what the listed things do or belong to ("¿Cuáles son los principios del
+                # tratamiento ...?" lists principles: "processing" heads nine other GDPR articles)
                 asked[passage.language] = set(self._ask_weights(ask, plan, passage.language)) \
                     - question_noise_stems(passage.language)
-                if passage.language == plan.language:  # the noun listed, not what the listed things do
+                if passage.language == plan.language:
                     asked[passage.language] &= listed
+                elif phrase:
+                    asked[passage.language] &= set(self._ask_weights(Ask(phrase, "general"), plan, passage.language))
             lead = heading_lead_word(passage.source.heading, passage.language)
             if lead and lead in asked[passage.language]:
                 groups.setdefault((passage.source.document_id, lead), []).append(passage.article)

@@ -56,7 +56,7 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     if len(asked) > LISTED_MAX_WORDS:
         return None
     complements = {stem for match in COMPLEMENT_RE.finditer(text) for stem in tokenize(match.group(1), language)}
-    phrase = listed_noun_phrase(text, language)
+    phrase = listed_phrase_stems(text, language)
     return (asked & phrase if phrase else asked) - complements
 
 
@@ -69,23 +69,27 @@ LISTED_NOUN_RE = re.compile(
     re.IGNORECASE)
 
 
-def listed_noun_phrase(question: str, language: str) -> set[str]:
-    """The stems of the noun phrase a list question asks for: from the word after its interrogative
+def listed_noun_phrase(question: str, language: str) -> str:
+    """The noun phrase a list question asks for, as written: from the word after its interrogative
     (:data:`LISTED_NOUN_RE`) up to the first word that is no content word, a stop word or an auxiliary ("What *data
-    subject's rights* ...", "Which *grounds* make processing lawful?", "Welche *Rechte* hat ..."); empty when the
-    question does not open on a noun. What comes after the phrase is what the listed things do or belong to, not
-    what is listed."""
+    subject's rights* ...", "Which *grounds* make processing lawful?", "¿Cuáles son los *principios* del tratamiento
+    ...?"); "" when the question does not open on a noun. What comes after the phrase is what the listed things do or
+    belong to, not what is listed."""
     found = LISTED_NOUN_RE.match(question)
     if not found:
-        return set()
+        return ""
     noise = question_noise_stems(language)
-    phrase: set[str] = set()
+    words: list[str] = []
     for word in WORD_RE.findall(question[found.start(1):]):
-        stems = [stem for stem in tokenize(word, language) if stem not in noise]
-        if not stems:
+        if not [stem for stem in tokenize(word, language) if stem not in noise]:
             break
-        phrase.update(stems)
-    return phrase
+        words.append(word)
+    return " ".join(words)
+
+
+def listed_phrase_stems(question: str, language: str) -> set[str]:
+    """The stems of :func:`listed_noun_phrase` (none when the question does not open on a noun)."""
+    return set(tokenize(listed_noun_phrase(question, language), language)) - question_noise_stems(language)
 
 
 def listed_noun(question: str) -> str:
