@@ -76,14 +76,16 @@ def test_quotes_attach_to_answerable_items_only():
 
 
 def test_every_answerable_evaluation_item_has_gold_quotes_found_verbatim_in_its_gold_units():
-    """The shipped gold quotes: one line per answerable item of data/eval, each quote a passage of a gold unit."""
-    from regintel.bench.answers import refs_match
+    """The shipped gold quotes: one line per answerable item of data/eval and of the check files labelled with
+    quotes, each quote a passage of a gold unit."""
+    from regintel.bench.answers import EVAL_DIR, refs_match
     from regintel.config import REPO_ROOT
     from regintel.retrieval.chunking import chunk_document
     from regintel.retrieval.corpus import read_document_text, scan_corpus
 
     quotes = load_gold_quotes(QUOTES_PATH)
-    answerable = [i for i in load_items(default_files()) if i.kind == "answerable"]
+    quoted_checks = [EVAL_DIR / "checks" / "conditions_lists_scope.jsonl"]
+    answerable = [i for i in load_items([*default_files(), *quoted_checks]) if i.kind == "answerable"]
     assert {i.id for i in answerable} == set(quotes)
     chunks: dict[str, list] = {}
     for doc in scan_corpus(REPO_ROOT / "data" / "corpus").documents:
