@@ -234,6 +234,17 @@ def test_a_when_question_on_a_duty_gets_the_cases_it_arises_in():
     assert "shall designate a data protection officer in any case where: [1]" in answer
 
 
+def test_a_when_question_asking_in_which_cases_names_the_article_headed_by_those_conditions():
+    """"When is consent valid?" asks for the conditions of consent, Article 7's heading ("Conditions for consent");
+    it quoted Article 8's child's consent, which retrieval ranked first."""
+    sources = numbered(passage("eu-gdpr", "Article 8"), passage("eu-gdpr", "Article 7"),
+                       passage("eu-gdpr", "Article 33"), passage("eu-gdpr", "Article 5", "Personal data shall be"),
+                       passage("eu-gdpr", "Article 39"))
+    answer, _, _ = run(OfflineProvider(), "When is consent valid?", sources)
+    assert cited(answer) == {2}, answer
+    assert "the controller shall be able to demonstrate that the data subject has consented" in answer, answer
+
+
 @pytest.mark.parametrize("lead, sets", [
     ("Processing shall be lawful only if and to the extent that at least one of the following applies:", True),
     ("A data protection impact assessment ... shall in particular be required in the case of:", True),

@@ -851,6 +851,7 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
     return weights
 
 
+CONDITIONS_WORD = "conditions"  # how the English and French texts head the cases in which a rule holds
 PRONOUNS_ONE = "one uno una"  # the pronoun "one" (:mod:`regintel.text.back_references`) in the corpus languages
 
 
@@ -1851,11 +1852,14 @@ class Composer:
                     and len(asked) >= HEADING_AS_QUESTION * len(heading):
                 return passage.article
         named, shared = [], []  # named: a heading the question holds all of, or whose opening words it writes
-        asked_in = {plan.language: asked}
+        # "When is consent valid?" asks for the conditions of consent: Article 7's heading, "Conditions for consent"
+        frame = CONDITIONS_WORD if asks_conditions_by_when(plan.question) else ""
+        asked_in = {plan.language: asked | set(tokenize(frame, plan.language))}
         for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
             if passage.language not in asked_in:  # across languages, the words the term list carries over
                 asked_in[passage.language] = {t for t in self._ask_weights(plan.asks[0], plan, passage.language)
-                                              if not t.startswith("~")} - question_noise_stems(passage.language)
+                                              if not t.startswith("~")} - question_noise_stems(passage.language) \
+                    | set(tokenize(frame, passage.language))
             # "Article 7" is not the subject
             heading = {t for t in passage.heading_terms - noise - passage.ref_terms if not t.isdigit()}
             shared.append((len(heading & asked_in[passage.language]), passage.article))
