@@ -1951,7 +1951,7 @@ class Composer:
         for passage in self._first_passage_of_each_article():
             if passage.language not in asked:
                 # the noun listed, not what the listed things do or belong to ("¿Cuáles son los principios del
-                # tratamiento ...?" lists principles: "processing" heads nine other GDPR articles)
+                # tratamiento ...?" lists principles: "processing" heads eight other GDPR articles)
                 asked[passage.language] = set(self._ask_weights(ask, plan, passage.language)) \
                     - question_noise_stems(passage.language)
                 if passage.language == plan.language:

@@ -49,7 +49,7 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     words introduced by a preposition aside ("What are the lawful bases for processing?" -> lawful, basi); when the
     noun follows the interrogative, the words of its noun phrase only (:func:`listed_noun_phrase`: "What rights does
     the data subject have?" -> right; "Which grounds make processing lawful?" -> ground, not the "processing" that
-    heads nine GDPR articles); None when it says more than ``LISTED_MAX_WORDS`` (complements counted), so asks about
+    heads eight GDPR articles); None when it says more than ``LISTED_MAX_WORDS`` (complements counted), so asks about
     something narrower."""
     text = load_catalog().without_mentions(question)
     asked = content_stems(text, language)
