@@ -62,10 +62,10 @@ from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASE
 from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.back_references import stands_for_something_named_before
+from regintel.text.law_frames import sets_conditions
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
-from regintel.text.law_frames import sets_conditions
 from regintel.text.question_kinds import (DEADLINE_RE, DURATION_ASKED_RE, OPENING, QUESTION_NOISE, WHEN_CONDITION_RE,
                                          WHEN_RE, WHICH_ACTOR_MUST_RE, asks_an_amount, asks_what_is_provided_on,
                                          asks_conditions_by_when, asks_who_when_or_how, content_stems,

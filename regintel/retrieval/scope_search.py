@@ -132,8 +132,8 @@ def without_exclusion_frame(question: str) -> str:
 
 def without_applicability_frame(question: str) -> str:
     """The question without the words asking whether something applies ("does ... cover", "are covered by",
-    "s'applique", "gilt"; :data:`APPLICABILITY_RE`): "Which financial entities does DORA cover?" -> "Which financial entities DORA ?".
-    What is left names whom or what the question is about."""
+    "s'applique", "gilt"; :data:`APPLICABILITY_RE`): "Which financial entities does DORA cover?" -> "Which financial
+    entities DORA ?". What is left names whom or what the question is about."""
     return APPLICABILITY_RE.sub(lambda frame: " " + _between_does_and_cover(frame.group(0)) + " ", question)
 
 
