@@ -28,7 +28,8 @@ _I = re.IGNORECASE
 # "does X apply / is X applicable / are we covered by / does X cover / subject to / in scope / fall under", in EN,
 # FR, ES, DE ("what must the contract cover?" asks about content, not applicability)
 APPLICABILITY_RE = re.compile(
-    r"\b(?:apply|applies|applicable|covered|(?:does|do|would|will)\s[^?.]{1,40}?\scover|subject to|in scope|"
+    r"\b(?:apply|applies|applicable|covered|(?:does|do|would|will)\s(?P<subject>[^?.]{1,40}?)\scover|subject to|"
+    r"in scope|"
     r"within (?:the |its )?scope|"
     r"falls? (?:under|within)|"
     r"s['’]appliqu\w*|relève(?:nt)? d[ue]s?|soumis\w* à|"
@@ -134,13 +135,7 @@ def without_applicability_frame(question: str) -> str:
     """The question without the words asking whether something applies ("does ... cover", "are covered by",
     "s'applique", "gilt"; :data:`APPLICABILITY_RE`): "Which financial entities does DORA cover?" -> "Which financial
     entities DORA ?". What is left names whom or what the question is about."""
-    return APPLICABILITY_RE.sub(lambda frame: " " + _between_does_and_cover(frame.group(0)) + " ", question)
-
-
-def _between_does_and_cover(frame: str) -> str:
-    """The words between "does" and "cover" in a "does X cover" frame (its subject, "DORA"), else nothing."""
-    found = re.match(r"(?:does|do|would|will)\s(.*)\scover$", frame, _I)
-    return found.group(1) if found else ""
+    return APPLICABILITY_RE.sub(lambda frame: f" {frame.group('subject') or ''} ", question)
 
 
 def states_non_application(text: str) -> bool:
