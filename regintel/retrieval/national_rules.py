@@ -140,8 +140,11 @@ def national_law_mention(question: str, held_jurisdictions: frozenset[str] | set
     """The national law a question asks a figure of (:func:`national_figure_asked`), as an instrument the corpus does
     not hold, named in the question's ``language``: "the national law of France"; None for any other question."""
     country = national_figure_asked(question, held_jurisdictions)
-    if country is None:
-        return None
+    return None if country is None else _national_law(country, language)
+
+
+def _national_law(country: Country, language: str) -> Mention:
+    """``country``'s national law as an instrument the corpus does not hold, named in ``language``."""
     language = language if language in NATIONAL_LAW else "en"
     name = country.names.get(language) or country.names.get("en", country.code)
     return Mention(NATIONAL_LAW[language].format(name), 0, 0, None, f"{NATIONAL_LAW_KEY}{country.code}")
@@ -153,10 +156,8 @@ def with_national_law(coverage: Coverage, question: str, held_jurisdictions: fro
     names and the corpus lacks, unless one of the first ``NAMING_PASSAGES`` ``passages`` (texts, retrieval's order)
     names that Member State: the corpus then says something of its own figure ("Quel est le seuil de la franchise en
     Slovénie ?": Article 287 lists it), and the question is answered."""
-    mention = national_law_mention(question, held_jurisdictions, language)
-    if mention is None:
+    country = national_figure_asked(question, held_jurisdictions)
+    if country is None or any(country.pattern.search(fold(text)) for text in passages[:NAMING_PASSAGES]):
         return coverage
-    country = next(c for c in load_countries() if mention.key == f"{NATIONAL_LAW_KEY}{c.code}")
-    if any(country.pattern.search(fold(text)) for text in passages[:NAMING_PASSAGES]):
-        return coverage
+    mention = _national_law(country, language)
     return replace(coverage, named=[*coverage.named, mention], missing=[*coverage.missing, mention])
