@@ -234,6 +234,53 @@ def test_a_when_question_on_a_duty_gets_the_cases_it_arises_in():
     assert "shall designate a data protection officer in any case where: [1]" in answer
 
 
+def test_a_when_question_on_a_right_is_answered_from_the_article_headed_by_it_not_a_list_mentioning_it():
+    """"When can a data subject object to processing?" quoted Article 18's cases of restriction (one of them: "the data
+    subject has objected to processing"), the only list setting conditions at hand, over Article 21, "Right to
+    object", which retrieval put first."""
+    sources = numbered(passage("eu-gdpr", "Article 21", "on grounds relating to his or her particular situation"),
+                       passage("eu-gdpr", "Article 18", "where one of the following applies"))
+    answer, _, _ = run(OfflineProvider(), "When can a data subject object to processing?", sources)
+    assert cited(answer) == {1}, answer
+    assert "shall have the right to object" in answer, answer
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("Are there situations where we don't need to inform the people affected?", True),
+    ("Dans quels cas n'est-on pas tenu de notifier une violation ?", True),
+    ("Which companies are exempt from keeping a register?", True),
+    ("Is an impact assessment not required for small firms?", True),
+    ("¿Cuándo no hace falta designar un delegado de protección de datos?", True),
+    ("Wann muss der Verantwortliche die betroffene Person nicht benachrichtigen?", True),
+    ("Which supplies are exempt from VAT?", False),  # a tax exemption is a rule of its own, not a duty lifted
+    ("What do we have to tell the people affected?", False),
+    ("Do we need to appoint a data protection officer?", False),
+])
+def test_a_question_asking_where_a_duty_does_not_hold_is_told_from_others(question, asks):
+    from regintel.text.law_frames import asks_where_no_duty
+
+    assert asks_where_no_duty(question) is asks
+
+
+@pytest.mark.parametrize("question, lifting, duty", [
+    # the lifting sentence shares none of the question's own words: they are in its points and its heading
+    ("Are there situations where we don't need to inform the affected individuals of a personal data breach?",
+     ("Article 34", "shall not be required if any of the following conditions are met"),
+     ("Article 33", "not later than 72 hours")),
+    ("Which organisations are exempt from keeping a record of processing activities?",
+     ("Article 30", "shall not apply to an enterprise or an organisation employing fewer than 250 persons"),
+     ("Article 30", "shall maintain a record of processing activities under its responsibility")),
+])
+def test_a_question_asking_where_a_duty_does_not_hold_gets_the_sentence_lifting_it(question, lifting, duty):
+    """Such a question quoted the duty itself (Article 33's notification of a breach, Article 30(1)'s record), which
+    shares more of its words than the sentence lifting it."""
+    sources = numbered(passage("eu-gdpr", *duty), passage("eu-gdpr", *lifting))
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {2}, answer
+    assert lifting[1] in answer, answer
+    assert_grounded(answer, sources)
+
+
 def test_a_when_question_asking_in_which_cases_names_the_article_headed_by_those_conditions():
     """"When is consent valid?" asks for the conditions of consent, Article 7's heading ("Conditions for consent");
     it quoted Article 8's child's consent, which retrieval ranked first."""

@@ -62,7 +62,7 @@ from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASE
 from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.back_references import stands_for_something_named_before
-from regintel.text.law_frames import sets_conditions
+from regintel.text.law_frames import asks_where_no_duty, lifts_a_duty, sets_conditions
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
@@ -1618,13 +1618,18 @@ class Composer:
                 language = self.by_index[s.segment.source.index].language
                 if binds_another_actor(s.segment.text, actor_terms[language], language):
                     s.score *= OTHER_ACTOR_FACTOR
-        asks_where_not = len(plan.asks) == 1 and asks_exclusion(plan.question)
-        if asks_where_not:
-            # "When does the right to erasure not apply?": the sentence saying where it does not ("Paragraphs 1 and 2
-            # shall not apply to the extent that processing is necessary:"), not the grant of the right, which shares
-            # more of the question's words and "applies"
+        # "When does the right to erasure not apply?": the sentence saying where it does not ("Paragraphs 1 and 2
+        # shall not apply to the extent that processing is necessary:"), not the grant of the right, which shares
+        # more of the question's words and "applies"; "Are there cases where we don't have to tell them?" (the data
+        # subjects of a breach): the sentence lifting the duty ("... shall not be required if ..."), not the duty
+        leaves_out = None
+        if len(plan.asks) == 1:
+            leaves_out = states_non_application if asks_exclusion(plan.question) \
+                else lifts_a_duty if asks_where_no_duty(plan.question) else None
+        asks_where_not = leaves_out is not None
+        if leaves_out is not None:
             for s in scored:
-                if states_non_application(s.segment.text):
+                if leaves_out(s.segment.text):
                     s.score *= NON_APPLICATION_FACTOR
         if len(plan.asks) == 1 and asks_an_amount(ask.text):
             # "How high can GDPR fines be?": the sentences stating the amounts ("fines up to 20 000 000 EUR, or ... 4 %
@@ -1641,6 +1646,10 @@ class Composer:
                     and passage_coverage[s.segment.source.index] >= PASSAGE_MIN_COVERAGE]
         if not relevant:
             return []
+        if leaves_out is lifts_a_duty:
+            units = self._lifting_a_duty(weights, passage_coverage)
+            if units:
+                return units
         if ask.shape == "list":
             units = self._list(weights, relevant, passage_coverage) \
                 or self._list_led_in_by_the_question(weights, coverage_of_all, passage_coverage, plan)
@@ -1651,7 +1660,7 @@ class Composer:
             # in ("Processing shall be lawful only if ... one of the following applies: (a) ..."), not the sentences
             # sharing most of its words (Article 5's "processed lawfully", Article 6(3)'s "lawfulness of processing")
             units = self._list(weights, relevant, passage_coverage, accepted=sets_conditions)
-            if units:
+            if units and not self._headed_closer_elsewhere(units[0], passage_coverage, weights):
                 return units
         if ask.shape == "deadline":
             timed = [s for s in relevant if s.segment.answers_time(ask.text) and s.segment.quotable
@@ -1695,7 +1704,7 @@ class Composer:
         if asks_where_not:
             # asked where a provision does not apply, the sentences saying so are the answer: the grant of the right
             # beside them ("The data subject shall have the right to obtain ... the erasure") is not
-            leaving_out = [u for u in picked if any(states_non_application(s.text) for s in u.segments)]
+            leaving_out = [u for u in picked if any(leaves_out(s.text) for s in u.segments)]
             return leaving_out or picked
         return picked
 
@@ -1797,6 +1806,42 @@ class Composer:
         for passage in self.passages:
             if passage.article not in leading:
                 passage_coverage[passage.source.index] = 0.0
+
+    def _lifting_a_duty(self, weights: dict[str, dict[str, float]], passage_coverage: dict[int, float]) -> list[Unit]:
+        """For a question asking in which cases a duty does not hold: the sentence of the leading articles lifting a
+        duty (:func:`lifts_a_duty`) whose words, with its list's points and its article's heading, cover the question
+        best (retrieval's order on a tie), with its list. "Are there cases where we don't have to tell them?" (the
+        data subjects, of a breach) is answered by "The communication to the data subject ... shall not be required
+        if any of the following conditions are met:", which shares none of its own words: those are in its points
+        ("personal data affected by the personal data breach") and heading. None when no such sentence, with them,
+        covers as much as a passage must (``PASSAGE_MIN_COVERAGE``)."""
+        best: tuple[float, Segment] | None = None
+        for passage in sorted(self.passages, key=self._rank_of):
+            if passage_coverage[passage.source.index] < PASSAGE_MIN_COVERAGE:
+                continue
+            for segment in passage.segments:
+                if not segment.quotable or not lifts_a_duty(segment.text):
+                    continue
+                block = passage.block(segment.position) if segment.lead_in else [segment]
+                terms = {t for s in block for t in s.terms} | passage.title_terms
+                coverage = self.scorer.coverage(terms, weights[passage.language])
+                if coverage >= PASSAGE_MIN_COVERAGE and (best is None or coverage > best[0]):
+                    best = (coverage, segment)
+        return [] if best is None else [self._as_unit(best[1], expand_lists=True)]
+
+    def _headed_closer_elsewhere(self, unit: Unit, passage_coverage: dict[int, float],
+                                 weights: dict[str, dict[str, float]]) -> bool:
+        """Whether another article the answer draws on is headed by more of the question's words than the article of
+        ``unit``: "When can a data subject object to processing?" is Article 21's ("Right to object"), not the cases
+        of Article 18 ("Right to restriction of processing") that mention an objection among them."""
+        def heading_coverage(passage: Passage) -> float:
+            return self.scorer.coverage(passage.heading_terms - passage.ref_terms, weights[passage.language])
+        own_article = self.by_index[unit.source.index].article
+        kept = [p for p in self._first_passage_of_each_article() if passage_coverage[p.source.index] > 0
+                or any(passage_coverage[q.source.index] > 0 for q in self.passages if q.article == p.article)]
+        own = max((heading_coverage(p) for p in kept if p.article == own_article), default=0.0)
+        others = max((heading_coverage(p) for p in kept if p.article != own_article), default=0.0)
+        return others > own
 
     def _article_coverage(self, passage_coverage: dict[int, float]) -> dict[str, float]:
         """Each article's coverage of the question: that of its best passage."""

@@ -91,3 +91,37 @@ CONDITIONS_LEAD_RE = re.compile(
 def sets_conditions(text: str) -> bool:
     """Whether a sentence leads in the cases in which something holds (:data:`CONDITIONS_LEAD_RE`)."""
     return bool(CONDITIONS_LEAD_RE.search(text))
+
+
+# asks in which cases a duty does not hold ("Are there cases where we don't have to tell them?", "Dans quels cas n'est-on
+# pas obligé d'informer ... ?", "¿Cuándo no hace falta notificar ...?", "Wann muss man die Betroffenen nicht
+# benachrichtigen?"): the answer is the sentence lifting the duty ("The communication to the data subject ... shall not
+# be required if ..."), not the one laying it down, which shares more of the question's words. Not an exemption from a
+# tax ("exempt from VAT" is a rule of its own, answered by the exempting list).
+NO_DUTY_ASKED_RE = re.compile(
+    r"\b(?:(?:don['’]t|do not|doesn['’]t|does not|didn['’]t|not)\s+(?:\w+\s+)?(?:have|need|got)\s+to|need not|"
+    r"needn['’]t|no need to|not\s+(?:be\s+)?(?:required|obliged|obligated|necessary|mandatory)\b|"
+    r"(?:exempt(?:ed)?|released|relieved|dispensed)\s+from\s+(?!(?:the\s+)?(?:vat|tax|taxes)\b)\w+ing\b|"
+    r"pas\s+(?:besoin|obligée?s?|tenue?s?|nécessaire|obligatoire)|dispens\w*\s+d[e'’]|"
+    r"no\s+(?:\w+\s+)?(?:hace falta|es necesario|es obligatorio|tiene[ns]? que|tenemos que|tengo que|"
+    r"est(?:á|án|amos|oy)\s+obligad[oa]s?)|"
+    r"nicht\s+(?:notwendig|erforderlich|nötig|verpflichtet|müssen)|keine\s+pflicht|"
+    r"(?:muss|müssen|musst|müsst)\s+(?:\w+\s+){0,6}nicht\b|(?:braucht|brauchen)\s+(?:\w+\s+){0,6}nicht)", _I)
+# where a text lifts a duty: "shall not be required", "shall not apply", "need not", "is not obliged", "n'est pas
+# tenu", "ne s'applique pas", "peuvent dispenser"
+NO_DUTY_STATED_RE = re.compile(
+    r"\b(?:shall\s+not\s+(?:be\s+)?(?:required|obliged|necessary|apply)|(?:does|do)\s+not\s+apply|"
+    r"(?:is|are)\s+not\s+(?:required|obliged)|need\s+not|not\s+be\s+applicable|(?:exempt(?:ed)?|released)\s+from|"
+    r"by\s+way\s+of\s+derogation|"
+    r"n['’](?:est|sont)\s+pas\s+(?:requise?s?|nécessaires?|tenue?s?|obligée?s?|applicables?)|"
+    r"ne\s+s['’]appliqu\w*\s+pas|dispens\w*|par\s+dérogation)\b", _I)
+
+
+def asks_where_no_duty(question: str) -> bool:
+    """Whether the question asks in which cases a duty does not hold (:data:`NO_DUTY_ASKED_RE`)."""
+    return bool(NO_DUTY_ASKED_RE.search(" ".join(question.split())))
+
+
+def lifts_a_duty(text: str) -> bool:
+    """Whether a sentence says that a duty does not hold, or in which cases it does not (:data:`NO_DUTY_STATED_RE`)."""
+    return bool(NO_DUTY_STATED_RE.search(" ".join(text.split())))
