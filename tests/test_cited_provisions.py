@@ -7,7 +7,8 @@ import re
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.cited_provisions import (LEAD_PASSAGES, asks_what_it_says, cited_provisions, holds_provision,
+from regintel.retrieval.cited_provisions import (LEAD_PASSAGES, CitedParagraph, asks_what_it_says, cited_paragraph,
+                                                 cited_provisions, holds_provision, paragraph_cited,
                                                  provision_chunk_ids)
 
 
@@ -74,3 +75,33 @@ def test_the_cited_provision_is_taken_from_the_first_document_that_holds_it_in_r
 ])
 def test_a_question_citing_a_provision_and_asking_only_what_it_says(question, asks):
     assert asks_what_it_says(question) is asks
+
+
+@pytest.mark.parametrize("question, cited", [
+    ("What does Article 30(2) GDPR require?", CitedParagraph("article 30", 2)),
+    ("What is Article 6(1)(f)?", CitedParagraph("article 6", 1, "f")),
+    ("What does point (f) of Article 6(1) GDPR say?", CitedParagraph("article 6", 1, "f")),
+    ("Que dit l'article 6, paragraphe 1, point f), du RGPD ?", CitedParagraph("article 6", 1, "f")),
+    ("¿Qué dice el artículo 6, apartado 1, letra f), del RGPD?", CitedParagraph("article 6", 1, "f")),
+    ("Was steht in Art. 6 Abs. 1 lit. f DSGVO?", CitedParagraph("article 6", 1, "f")),
+    ("Que prévoit l'article 226 bis, paragraphe 1, de la directive TVA ?", CitedParagraph("article 226 bis", 1)),
+    ("When must a breach be notified under Article 33(1)?", None),  # asks something of its own
+    ("What does Article 33 GDPR say?", None),  # the whole article
+    ("Compare Article 6(1) and Article 9(2).", None),
+])
+def test_the_paragraph_a_question_cites_and_asks_what_it_says(question, cited):
+    assert cited_paragraph(question) == cited
+
+
+def test_the_cited_paragraphs_passages_lead_the_provisions_hits():
+    """Article 28(8) of DORA is in the fifth of its seven parts, past the first LEAD_PASSAGES in reading order; the
+    GDPR's seventh definition is its own unit, Article 4(7)."""
+    from dataclasses import replace
+
+    parts = [replace(_chunk("dora", f"Article 28 ({n}/7)", 100 + n), text=f"{n + 2}. A rule.\n\n{n + 3}. Another.")
+             for n in range(1, 8)]
+    assert paragraph_cited("What does Article 28(8) of DORA say?") == 8
+    assert provision_chunk_ids(parts, ["article 28"], ["dora"], 8)[:2] == ["dora:105", "dora:106"]
+    assert provision_chunk_ids(parts, ["article 28"], ["dora"]) == [f"dora:{100 + n}" for n in range(1, 5)]
+    definitions = [_chunk("gdpr", f"Article 4({n})", n) for n in range(1, 27)]
+    assert provision_chunk_ids(definitions, ["article 4"], ["gdpr"], 7)[0] == "gdpr:7"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids, listed_noun_stems
+from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids, listed_noun, listed_noun_stems
 
 
 def chunk(chunk_id: str, ref: str, heading: str, document_id: str = "eu-gdpr") -> Chunk:
@@ -80,6 +80,23 @@ def test_a_word_after_the_listed_phrase_selects_no_articles():
     ("Wann müssen wir die Behörde informieren?", ""),
 ])
 def test_the_noun_a_list_question_asks_for_is_the_word_after_its_interrogative(question, noun):
-    from regintel.retrieval.listed_articles import listed_noun
-
     assert listed_noun(question) == noun
+
+
+@pytest.mark.parametrize("request_, question", [
+    ("List the rights of the data subject.", "What are the rights of the data subject?"),
+    ("Name all the principles of processing", "What are the principles of processing?"),
+    ("Liste les droits de la personne concernée.", "Quels sont les droits de la personne concernée ?"),
+    ("Enumera los derechos del interesado.", "¿Cuáles son los derechos del interesado?"),
+    ("Nennen Sie die Rechte der betroffenen Person.", "Welche sind die Rechte der betroffenen Person?"),
+    ("What rights does the data subject have?", "What rights does the data subject have?"),  # asked already
+    ("Listen to this: is consent needed?", "Listen to this: is consent needed?"),
+])
+def test_a_list_asked_for_in_the_imperative_is_read_as_the_question_it_stands_for(request_, question):
+    """"List the rights of the data subject" was no list question: "list" counted as one of its words, so no article
+    headed "Right ..." was looked up, and the answer quoted Article 21 alone."""
+    from regintel.retrieval.listed_articles import read_as_question
+
+    assert read_as_question(request_) == question
+    if request_ != question:
+        assert listed_noun(request_) == listed_noun(question)

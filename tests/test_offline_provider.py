@@ -281,6 +281,32 @@ def test_a_question_asking_where_a_duty_does_not_hold_gets_the_sentence_lifting_
     assert_grounded(answer, sources)
 
 
+@pytest.mark.parametrize("question, cited_part, others, quoted", [
+    # the sentences sharing most words with the reference were the article's others
+    ("What does Article 83(5) GDPR say?", ("Article 83", "up to 20 000 000 EUR"),
+     [("Article 83", "Each supervisory authority shall ensure"), ("Article 83", "due regard shall be given")],
+     ["be subject to administrative fines up to 20 000 000 EUR", "(a) the basic principles for processing"]),
+    ("What is Article 6(1)(f)?", ("Article 6", "Processing shall be lawful only if"),
+     [("Article 6", "lawfulness of processing by the controller"), ("Article 6", "Where the processing for a purpose other")],
+     ["Processing shall be lawful only if", "(f) processing is necessary for the purposes of the legitimate interests"]),
+    ("Que dit l'article 30, paragraphe 2, du RGPD ?", ("Article 30", "Each processor"),
+     [("Article 30", "Each controller and, where applicable")],
+     ["Each processor and, where applicable, the processor's representative shall maintain a record"]),
+    ("What is Article 4(7) GDPR?", ("Article 4(7)", ""), [("Article 4(17)", ""), ("Article 4(4)", "")],
+     ["‘controller’ means"]),
+])
+def test_a_question_citing_a_paragraph_is_answered_by_that_paragraph(question, cited_part, others, quoted):
+    sources = numbered(*[passage("eu-gdpr", *other) for other in others], passage("eu-gdpr", *cited_part))
+    assert len({s.text for s in sources}) == len(sources)
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {len(sources)}, answer
+    for text in quoted:
+        assert text in answer, answer
+    if "(f)" in question:
+        assert "(e) processing" not in answer, answer  # the point asked for, under its lead-in
+    assert_grounded(answer, sources)
+
+
 def test_a_when_question_asking_in_which_cases_names_the_article_headed_by_those_conditions():
     """"When is consent valid?" asks for the conditions of consent, Article 7's heading ("Conditions for consent");
     it quoted Article 8's child's consent, which retrieval ranked first."""

@@ -54,13 +54,14 @@ from regintel.llm.tools import CAPTURE_CONCEPTS
 from regintel.retrieval.acronyms import spelled_out
 from regintel.retrieval.act_overview import (application_chunk_ids, asks_about_the_act, is_opening_unit,
                                              opening_chunk_ids)
-from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision, provision_chunk_ids
+from regintel.retrieval.cited_provisions import (asks_what_it_says, cited_provisions, holds_provision, paragraph_cited,
+                                                 provision_chunk_ids)
 from regintel.retrieval.compound_search import PART_HITS, searchable_parts, with_part_hits
 from regintel.retrieval.crosslingual import detect_question_language, load_glossary
 from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
-                                                listed_noun_stems)
+                                                listed_noun_stems, read_as_question)
 from regintel.retrieval.national_rules import with_national_law
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
@@ -483,7 +484,8 @@ class ComplianceEngine:
             return fresh
         try:
             documents = self._documents_titled(named) if named else list(dict.fromkeys(s.document_id for s in fresh))
-            units = provision_chunk_ids(self.search_index.chunks.values(), provisions, documents)
+            units = provision_chunk_ids(self.search_index.chunks.values(), provisions, documents,
+                                        paragraph_cited(question))
             if not units:
                 return fresh
             with trace.step("cited_provision_retrieval") as record:
@@ -521,7 +523,10 @@ class ComplianceEngine:
             if not units:
                 return fresh
             with trace.step("listed_article_retrieval") as record:
-                hits = self.search_index.search(question, k=LISTED_MAX_ARTICLES, filters={"chunk_id": units}).sources
+                # ("List the rights of the data subject" is ordered as the question it stands for: "list" is no word
+                # of any of them)
+                hits = self.search_index.search(read_as_question(question), k=LISTED_MAX_ARTICLES,
+                                                filters={"chunk_id": units}).sources
                 listed = {s.chunk_id for s in hits}
                 merged = (hits + [s for s in fresh if s.chunk_id not in listed])[:self.settings.chat_top_k]
                 record.update(articles=len(units), leading=[s.chunk_id for s in hits])

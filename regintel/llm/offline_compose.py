@@ -47,12 +47,12 @@ from typing import Any, Callable, Iterable, Sequence
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
 from regintel.retrieval.ahead_texts import AheadTexts
-from regintel.retrieval.cited_provisions import asks_what_it_says, cited_provisions, holds_provision
+from regintel.retrieval.cited_provisions import asks_what_it_says, cited_paragraph, cited_provisions, holds_provision
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_ARTICLES, heading_lead_word,
-                                                listed_noun_phrase, listed_noun_stems)
+                                                listed_noun_phrase, listed_noun_stems, read_as_question)
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_applicability_frame,
                                              without_exclusion_frame)
@@ -89,6 +89,9 @@ LIST_LEAD_AS_QUESTION = 0.75  # ... articles whose lead-in holds this much of th
 LIST_MIN_COVERAGE = 0.3  # a list answers when the lead-in and points together cover this much  # a list's best point, against its lead-in, when lists compete
 DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best one
 MAX_SENTENCES_PER_ASK = 3
+MAX_PARAGRAPH_UNITS = 6  # the sentences (a list counts as one) quoted of a paragraph a question cites
+# a numbered paragraph of an article opens a line with its number: "2. Each processor ..."
+PARAGRAPH_START_RE = re.compile(r"(?m)^[ \t]*(\d{1,3})\.\s")
 MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
@@ -154,6 +157,11 @@ LIST_RES = [re.compile(p, _I) for p in (
     rf"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){{0,3}}{_LIST_NOUNS}\b",
     rf"\bwhat are the (?:\w+ ){{0,2}}{_LIST_NOUNS}\b",
     r"\b(?:list|enumerate)\b", r"\bon (?:what|which) grounds\b",
+    # asked in the imperative: "Name the data subject rights", "Liste les droits ...", "Enumera los derechos ...",
+    # "Nenne die Rechte ..."
+    r"^\W*(?:please\s+|veuillez\s+|bitte\s+)?(?:name|liste[zr]?|énumér\w*|cite[zr]|enumera|enumere|nombra|"
+    r"nenne(?:n sie)?|zähle(?:n sie)?)\s+(?:(?:all|tous|toutes|todos|todas|alle)\s+)?(?:the|les|los|las|die|der)\s+\w",
+    rf"^\W*(?:please\s+)?(?:give|show|tell)\s+(?:me|us)\s+(?:all\s+)?(?:the\s+)?(?:\w+\s+){{0,2}}{_LIST_NOUNS}\b",
     r"\bwhat (?:must|should|shall|does|do) .{0,80}\b(?:contain|include|state|describe|cover|set out|specify|mention|"
     r"comprise)\b",
     r"\b(?:quels|quelles)\b", r"\b(?:que|qu['’]) ?(?:doit|doivent) (?:contenir|comporter|mentionner|inclure)\b",
@@ -216,6 +224,7 @@ def question_language(question: str) -> str:
 def plan_question(question: str, previous_question: str = "", previous_answer: str = "") -> QuestionPlan:
     """What ``question`` asks; ``previous_question`` and ``previous_answer`` of a follow-up that leans on them. A
     follow-up asking the previous definition question of another term ("And a processor?") is that question."""
+    question = read_as_question(question)  # "List the rights of ..." asks what the rights of ... are
     said_before = previous_answer if previous_question and puts_another_in_its_place(question) else ""
     restated = asked_of_another_term(question, previous_question) if previous_question else ""
     if restated:
@@ -1105,7 +1114,7 @@ def headings_in_the_laws_words(question: str, language: str, glossary: Any,
 @dataclass
 class Selection:
     units: list[Unit] = field(default_factory=list)
-    method: str = "lexical"  # "lexical" | "embedding" | "opening" (:meth:`Composer._opening_statement`)
+    method: str = "lexical"  # "lexical" | "embedding" | "opening" (:meth:`Composer._opening_statement`) | "paragraph"
 
 
 class Composer:
@@ -1179,6 +1188,12 @@ class Composer:
         return completed
 
     def _select(self, plan: QuestionPlan) -> Selection:
+        units = self._cited_paragraph(plan)
+        if units:
+            # "What does Article 83(5) GDPR say?", "What is Article 6(1)(f)?": the paragraph (the point) cited, where
+            # the sentences sharing most words with "Article 83" or "point (f)" were others ("Point (f) of the first
+            # subparagraph shall not apply to processing carried out by public authorities")
+            return Selection(units, "paragraph")
         cited = self._article_asked_what_it_says(plan)
         if cited:
             # "Summarise Article 6 of the GDPR", "Explain GOV-1 of ESRS 2": the question has no words but the
@@ -2030,6 +2045,41 @@ class Composer:
                 if segment.quotable and wanted(segment.text):
                     return [self._as_unit(segment, expand_lists=True)]
         return []
+
+    def _cited_paragraph(self, plan: QuestionPlan) -> list[Unit]:
+        """The paragraph a question cites and asks only what it says (:func:`cited_paragraph`), in the first of
+        retrieval's articles holding the provision: its sentences, a lead-in with its list; the point and its lead-in
+        when it cites a point. A paragraph is told by the number opening it ("2. Each processor ..."); a part of the
+        article opening without one goes on with the paragraph the part before it ended in. Empty when no passage
+        holds the paragraph (or the point)."""
+        cited = cited_paragraph(plan.question) if len(plan.asks) == 1 else None
+        if cited is None:
+            return []
+        holding = [p for p in self.passages if holds_provision(p.source.ref or "", cited.provision)]
+        if not holding:
+            return []
+        # a paragraph that is a unit of its own: "Article 4(7)", the seventh definition
+        own = [p for p in holding if PART_SUFFIX_RE.sub("", p.source.ref or "").rstrip().endswith(f"({cited.paragraph})")]
+        article = min(own or holding, key=self._rank_of).article
+        in_paragraph: list[Segment] = []
+        paragraph = None
+        for passage in sorted((p for p in own or holding if p.article == article), key=lambda p: p.part or (1, 1)):
+            starts = [(m.start(), int(m.group(1))) for m in PARAGRAPH_START_RE.finditer(passage.source.text)]
+            for segment in passage.segments:
+                paragraph = cited.paragraph if own else \
+                    next((n for start, n in reversed(starts) if start <= segment.start), paragraph)
+                if paragraph == cited.paragraph and segment.quotable:
+                    in_paragraph.append(segment)
+        if cited.point:
+            marker = re.compile(rf"^\(?\s?{re.escape(cited.point)}\s?\)\s", _I)
+            point = next((s for s in in_paragraph if s.item and marker.match(s.text.lstrip())), None)
+            return [] if point is None else [self._as_unit(point, expand_lists=False)]
+        units: list[Unit] = []
+        for segment in in_paragraph:
+            unit = self._as_unit(segment, expand_lists=True)
+            if not any(_overlaps(unit, u) for u in units):
+                units.append(unit)
+        return units[:MAX_PARAGRAPH_UNITS]
 
     def _article_asked_what_it_says(self, plan: QuestionPlan) -> str | None:
         """The provision a question cites and asks only what it says about (:func:`asks_what_it_says`): the first in

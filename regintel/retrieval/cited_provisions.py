@@ -11,6 +11,7 @@ retrieval's documents that has it), lead the hits. A side search: the engine kee
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from regintel.retrieval.act_overview import OVERVIEW_WORDS
@@ -42,6 +43,11 @@ SAYS_WORDS = OVERVIEW_WORDS | frozenset("""
 """.split())
 
 
+# what a question citing a paragraph adds besides SAYS_WORDS: "What is ...?", "Qu'est-ce que ...", "Was steht in ...?"
+PARAGRAPH_WORDS = frozenset("what is are of the in under a an qu est ce que le la les l de du des que dit quoi y a t "
+                            "que es el del lo was ist steht in der des im".split())
+
+
 def cited_provisions(question: str) -> list[str]:
     """The provisions a question cites, normalised ("article 226 bis", "GOV-1"), in question order."""
     found = [f"article {' '.join(n.lower().split())}" for n, _ in ARTICLE_CITED_RE.findall(question)]
@@ -60,6 +66,43 @@ def asks_what_it_says(question: str, catalog: InstrumentCatalog | None = None) -
     return all(word in SAYS_WORDS for word in re.findall(r"[^\W\d]+", fold(rest)))
 
 
+# one paragraph of an article, and maybe one point of it: "Article 6(1)(f)", "Art. 83(5)", "article 6, paragraphe 1,
+# point f)", "Article 30 paragraph 2", "artículo 6, apartado 1, letra f)", "Art. 6 Abs. 1 lit. f", "Artikel 6 Absatz 1
+# Buchstabe f"; the point may be named first: "point (f) of Article 6(1)", "le point f) de l'article 6, paragraphe 1"
+_POINT = r"(?:\s?\((?P<{0}>[a-z])\)|,?\s+(?:point|letra|letter|buchstabe|lit\.?)\s*\(?(?P<{1}>[a-z])\)?(?![\w]))"
+PARAGRAPH_CITED_RE = re.compile(
+    r"(?:\b(?:point|letter|letra|buchstabe)\s*\(?(?P<point_first>[a-z])\)?\s+(?:of|de|du|des|del)\s+(?:l['’]\s*)?)?"
+    rf"\b(?:article|artikel|artículo|articolo|art\.)\s*(?P<article>\d{{1,3}}(?:\s?{LATIN_SUFFIX})?)"
+    r"(?:\s?\((?P<paragraph>\d{1,2})\)|,?\s+(?:paragraph|paragraphe|para\.|apartado|absatz|abs\.|§)\s*"
+    r"(?P<paragraph_named>\d{1,2})\b)" + f"(?:{_POINT.format('point', 'point_named')})?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CitedParagraph:
+    """One paragraph of an article a question cites, and the point of it when it cites one."""
+
+    provision: str  # "article 6", as :func:`cited_provisions` names it
+    paragraph: int
+    point: str = ""  # "f"
+
+
+def cited_paragraph(question: str, catalog: InstrumentCatalog | None = None) -> CitedParagraph | None:
+    """The one paragraph (and point) a question cites when it asks only what it says ("What does Article 30(2)
+    require?", "What is Article 6(1)(f) GDPR?", "Que dit l'article 83, paragraphe 5, du RGPD ?"): the article's
+    opening does not answer it, the paragraph does. None when it cites none, several, or asks something of its own
+    ("When must a breach be notified under Article 33(1)?")."""
+    matches = list(PARAGRAPH_CITED_RE.finditer(question))
+    if len(matches) != 1 or len(ARTICLE_CITED_RE.findall(question)) != 1:
+        return None
+    match = matches[0]
+    rest = (catalog or load_catalog()).without_mentions(question[:match.start()] + " " + question[match.end():])
+    if not all(word in SAYS_WORDS | PARAGRAPH_WORDS for word in re.findall(r"[^\W\d]+", fold(rest))):
+        return None
+    point = match.group("point_first") or match.group("point") or match.group("point_named") or ""
+    return CitedParagraph(f"article {' '.join(match.group('article').lower().split())}",
+                          int(match.group("paragraph") or match.group("paragraph_named")), point.lower())
+
+
 def holds_provision(ref: str, provision: str) -> bool:
     """Whether a chunk's reference is (a part of) the provision: "Article 9 (1/3)" and "Article 26; Article 27" hold
     "article 9" and "article 27", not "Article 9 bis" or "Article 3(9)"; "ESRS 2 › Disclosure Requirement GOV-1 – ..."
@@ -73,9 +116,27 @@ def holds_provision(ref: str, provision: str) -> bool:
     return False
 
 
-def provision_chunk_ids(chunks: Iterable[Chunk], provisions: Sequence[str], documents: Sequence[str]) -> list[str]:
+def paragraph_cited(question: str) -> int | None:
+    """The number of the one paragraph a question cites (:data:`PARAGRAPH_CITED_RE`), whatever else it asks."""
+    matches = list(PARAGRAPH_CITED_RE.finditer(question))
+    if len(matches) != 1:
+        return None
+    return int(matches[0].group("paragraph") or matches[0].group("paragraph_named"))
+
+
+def holds_paragraph(chunk: Chunk, paragraph: int) -> bool:
+    """Whether a passage is the paragraph's own unit ("Article 4(7)", a definition) or opens a line with its number
+    ("7. ...")."""
+    base = split_part(chunk.ref)[0]
+    return base.endswith(f"({paragraph})") or bool(re.search(rf"(?m)^[ \t]*{paragraph}\.\s", chunk.text))
+
+
+def provision_chunk_ids(chunks: Iterable[Chunk], provisions: Sequence[str], documents: Sequence[str],
+                        paragraph: int | None = None) -> list[str]:
     """The passages, in reading order, of the first cited provision held by the first of ``documents`` (in that
-    order) that holds one: at most ``LEAD_PASSAGES``."""
+    order) that holds one: at most ``LEAD_PASSAGES``; those holding ``paragraph`` (the one cited, of the first
+    provision) first: the eighth paragraph of DORA's Article 28 is in the fifth of its seven parts, the seventh
+    definition of the GDPR's Article 4 is the seventh of its units."""
     by_document: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_document.setdefault(chunk.document_id, []).append(chunk)
@@ -84,6 +145,12 @@ def provision_chunk_ids(chunks: Iterable[Chunk], provisions: Sequence[str], docu
             held = sorted((c for c in by_document.get(document, ()) if holds_provision(c.ref, provision)),
                           key=lambda c: c.position)
             if held:
+                opening = next((c for c in held if paragraph is not None and provision == provisions[0]
+                                and holds_paragraph(c, paragraph)), None)
+                if opening is not None:  # then the passages nearest it (its list may run on into the next part)
+                    near = sorted(held, key=lambda c: (not holds_paragraph(c, paragraph),
+                                                       abs(c.position - opening.position), c.position))
+                    return [c.chunk_id for c in near[:LEAD_PASSAGES]]
                 unit = held[0].parent_id
                 return [c.chunk_id for c in held if c.parent_id == unit][:LEAD_PASSAGES]
     return []

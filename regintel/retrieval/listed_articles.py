@@ -44,6 +44,27 @@ COMPLEMENT_RE = re.compile(
     r"ein|eine|einer|einem)\s+)?([^\W\d_]+)", re.IGNORECASE)
 
 
+# a list asked for in the imperative ("List the rights of the data subject", "Name the principles ...", "Liste les
+# droits ...", "Enumera los derechos ...", "Nenne die Rechte ..."): read as the question it stands for
+LIST_IMPERATIVE_RE = re.compile(
+    r"^\W*(?:please\s+|veuillez\s+|por favor\s+|bitte\s+)?(?:(?P<en>list|name|enumerate)|"
+    r"(?P<fr>liste[zr]?|énumére[zr]?|énumère|cite[zr])|(?P<es>enumera|enumere|nombra|nombre|lista)|"
+    r"(?P<de>nenne(?:n\s+sie)?|liste(?:n\s+sie)?|zähle(?:n\s+sie)?))\s+(?:(?:all|tous|toutes|todos|todas|alle)\s+)?"
+    r"(?=(?:the|les|des|los|las|die|der)\s)", re.IGNORECASE)
+ASKED_AS = {"en": "What are ", "fr": "Quels sont ", "es": "¿Cuáles son ", "de": "Welche sind "}
+
+
+def read_as_question(question: str) -> str:
+    """A list asked for in the imperative as the question it stands for (:data:`LIST_IMPERATIVE_RE`): "List the rights
+    of the data subject" -> "What are the rights of the data subject"; any other question as it is."""
+    found = LIST_IMPERATIVE_RE.match(question)
+    if not found:
+        return question
+    language = next(name for name, value in found.groupdict().items() if value)
+    rest = question[found.end():].rstrip()
+    return ASKED_AS[language] + (rest[:-1] if rest.endswith((".", "!")) else rest) + ("?" if language != "fr" else " ?")
+
+
 def listed_noun_stems(question: str, language: str) -> set[str] | None:
     """The words (stems) of a list question asking for a noun in general, the act's name, the question words and the
     words introduced by a preposition aside ("What are the lawful bases for processing?" -> lawful, basi); when the
@@ -51,7 +72,7 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     the data subject have?" -> right; "Which grounds make processing lawful?" -> ground, not the "processing" that
     heads eight GDPR articles); None when it says more than ``LISTED_MAX_WORDS`` (complements counted), so asks about
     something narrower."""
-    text = load_catalog().without_mentions(question)
+    text = load_catalog().without_mentions(read_as_question(question))
     asked = content_stems(text, language)
     if len(asked) > LISTED_MAX_WORDS:
         return None
@@ -75,6 +96,7 @@ def listed_noun_phrase(question: str, language: str) -> str:
     subject's rights* ...", "Which *grounds* make processing lawful?", "¿Cuáles son los *principios* del tratamiento
     ...?"); "" when the question does not open on a noun. What comes after the phrase is what the listed things do or
     belong to, not what is listed."""
+    question = read_as_question(question)
     found = LISTED_NOUN_RE.match(question)
     if not found:
         return ""
@@ -95,7 +117,7 @@ def listed_phrase_stems(question: str, language: str) -> set[str]:
 def listed_noun(question: str) -> str:
     """The noun a list question asks for, as written ("droits" in "Quels sont les droits de la personne concernée
     ?"); "" when the question does not open on it."""
-    found = LISTED_NOUN_RE.match(question)
+    found = LISTED_NOUN_RE.match(read_as_question(question))
     return found.group(1) if found else ""
 
 
