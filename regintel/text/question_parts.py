@@ -26,8 +26,6 @@ DIFFER_FROM_RES = [re.compile(p, _I) for p in (
     r"(?:de|del|con|frente a)\s+(?P<b>.+?)\s*\??$",
     r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<a>.+?)\s+von\s+(?P<b>.+?)\s*\??$",
     r"\b(?:wie|worin)\s+unterscheiden\s+sich\s+(?P<a>.+?)\s+und\s+(?P<b>.+?)\s*\??$",
-    # "How do the GDPR and DORA differ in their territorial scope?" (what they differ in: COMPARISON_TOPIC_RES)
-    r"\b(?:how|in what ways?|where)\s+(?:do|did|would|will)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?:differ|compare|vary)\b",
     r"\bhow\s+(?:is|are)\s+(?P<a>.+?)\s+different\s+(?:from|to|than)\s+(?P<b>.+?)\s*\??$",
     # "physical risks vs transition risks", "X versus Y - how do they differ?"
     r"^(?P<a>[^?]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^?]+?)(?:\s*[-–—:,]\s+[^?]*\??|\s*\?)?$",
@@ -162,31 +160,8 @@ def comparison_sides(question: str) -> list[str]:
         if len(sides) == 2:
             sides = [sides[0], SIDE_TAIL_RE.sub("", sides[1]).strip()]
             if all(1 <= len(s.split()) <= 12 and "?" not in s for s in sides):
-                return _with_the_shared_subject(sides, comparison_topic(sentence, "en"))
+                return sides
     return []
-
-
-def _with_the_shared_subject(sides: list[str], topic: str) -> list[str]:
-    """Sides that name only an act take the subject the comparison holds them to: "Compare the breach notification
-    deadlines in the GDPR and DORA" compares "the breach notification deadlines in DORA" to the GDPR's, not DORA as a
-    whole (searched alone, "DORA" found its opening article); "How do the GDPR and DORA differ in their territorial
-    scope?" compares the territorial scope of each."""
-    from regintel.retrieval.instruments import load_catalog  # (the act list reads the question module's neighbours)
-
-    catalog = load_catalog()
-    mentions = [catalog.mentions(side) for side in sides]
-    act_only = [bool(found) and not tokenize(catalog.without_mentions(side), None)
-                for side, found in zip(sides, mentions)]
-    if all(act_only) and topic:
-        subject = POSSESSIVE_RE.sub("", topic).strip()
-        return [f"{subject} in {side}" for side in sides]  # (the topic is read in English questions only)
-    for named, other in ((0, 1), (1, 0)):
-        if act_only[named] and not act_only[other] and mentions[other]:
-            act = mentions[named][0]
-            replaced = mentions[other][0]
-            shared = sides[other][:replaced.start] + sides[named][act.start:act.end] + sides[other][replaced.end:]
-            return [shared, sides[other]] if named == 0 else [sides[other], shared]
-    return sides
 
 
 # what a comparison "between X and Y" compares the two on: the subject of "how does <topic> differ between", or what
@@ -200,11 +175,7 @@ COMPARISON_TOPIC_RES = [re.compile(p, _I) for p in (
     r"\bdiferencias?\s+(?:de|en)\s+(?P<t>.+?)\s+entre\s",
     r"\b(?:wie|worin)\s+unterscheide[tn]\s+sich\s+(?P<t>.+?)\s+zwischen\s",
     r"\bunterschied\w*\s+(?:bei|in|im|hinsichtlich)\s+(?P<t>.+?)\s+zwischen\s",
-    # "How do the GDPR and DORA differ in their territorial scope?"
-    r"\b(?:how|in what ways?|where)\s+(?:do|did|would|will)\s+.+?\s+and\s+.+?\s+(?:differ|compare|vary)\s+"
-    r"(?:in|on|as regards|regarding|with regard to|when it comes to)\s+(?P<t>.+?)\s*\??$",
 )]
-POSSESSIVE_RE = re.compile(r"^\s*(?:their|its|the|leur|leurs|son|sa|ses|su|sus|ihre[mnrs]?)\s+", _I)
 MIN_TOPIC_TERMS = 2  # "How do our obligations differ between ...": one word is no rule to search the sides with
 
 
