@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
-from regintel.retrieval.listed_articles import heading_lead_word, listed_article_chunk_ids, listed_noun, listed_noun_stems
+from regintel.retrieval.listed_articles import (heading_lead_word, listed_article_chunk_ids, listed_noun,
+                                                listed_noun_stems)
 
 
 def chunk(chunk_id: str, ref: str, heading: str, document_id: str = "eu-gdpr") -> Chunk:
@@ -44,6 +45,17 @@ def test_a_word_introduced_by_a_preposition_is_no_noun_the_question_lists():
     assert listed_noun_stems("Quels sont les droits de la personne concernée ?", "fr") == {"droit"}
     assert listed_noun_stems("What rights does the data subject have?", "en") == {"right"}
     assert listed_noun_stems("What are the lawful bases for processing personal data of employees?", "en") is None
+
+
+@pytest.mark.parametrize("question, language", [
+    ("What must the processing contract include?", "en"),  # a document's contents, not the "Processing ..." articles
+    ("Was muss ein Vertrag enthalten?", "de"),
+    ("Rights of data subjects?", "en"),
+])
+def test_a_question_not_opening_on_the_noun_it_lists_lists_no_articles(question, language):
+    """"What must the processing contract include?" was read as listing "processing": the answer quoted the openings
+    of six GDPR articles headed "Processing ..." (Articles 10, 11, 29, 85, 86, 88) instead of Article 28(3)."""
+    assert listed_noun_stems(question, language) is None
 
 
 @pytest.mark.parametrize("question, language, stems", [

@@ -71,14 +71,16 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
     noun follows the interrogative, the words of its noun phrase only (:func:`listed_noun_phrase`: "What rights does
     the data subject have?" -> right; "Which grounds make processing lawful?" -> ground, not the "processing" that
     heads eight GDPR articles); None when it says more than ``LISTED_MAX_WORDS`` (complements counted), so asks about
-    something narrower."""
+    something narrower, or when no noun follows its interrogative: "What must the processing contract include?" asks
+    for a document's contents, and read as a list of "processing" it quoted the openings of Articles 10, 11, 29, 85,
+    86 and 88."""
     text = load_catalog().without_mentions(read_as_question(question))
     asked = content_stems(text, language)
-    if len(asked) > LISTED_MAX_WORDS:
+    phrase = listed_phrase_stems(text, language)
+    if len(asked) > LISTED_MAX_WORDS or not phrase:
         return None
     complements = {stem for match in COMPLEMENT_RE.finditer(text) for stem in tokenize(match.group(1), language)}
-    phrase = listed_phrase_stems(text, language)
-    return (asked & phrase if phrase else asked) - complements
+    return (asked & phrase) - complements
 
 
 # the noun a list question asks for, right after its interrogative ("Quels sont les *droits* ...", "Welche *Rechte*
