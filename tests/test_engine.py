@@ -187,9 +187,10 @@ def test_a_list_question_asking_for_a_noun_in_general_quotes_each_article_headed
     listed = next(s for s in steps if s["step"] == "listed_article_retrieval")
     assert listed["articles"] >= 7 and all(c.startswith("eu-gdpr") for c in listed["leading"])
     # asked in the imperative, "list" was counted as one of its words and no article headed "Right ..." was looked up
-    _, listed_request = ask(engine, new_conversation(engine, "listed-imperative"), "List the rights of the data subject.")
-    rights = {s.ref.split(" (")[0] for s in listed_request.cited} & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}
-    assert len(rights) >= 4, listed_request.answer
+    _, listed_request = ask(engine, new_conversation(engine, "listed-imperative"),
+                            "List the rights of the data subject.")
+    assert len({s.ref.split(" (")[0] for s in listed_request.cited}
+               & {f"Article {n}" for n in (15, 16, 17, 18, 20, 21, 22)}) >= 4, listed_request.answer
     board = ask(engine, new_conversation(engine, "listed"), "What are the tasks of the Board?")[1]
     assert {s.ref.split(" (")[0] for s in board.cited} == {"Article 70"}, "an article headed by the question is its answer"
 

@@ -2059,7 +2059,8 @@ class Composer:
         if not holding:
             return []
         # a paragraph that is a unit of its own: "Article 4(7)", the seventh definition
-        own = [p for p in holding if PART_SUFFIX_RE.sub("", p.source.ref or "").rstrip().endswith(f"({cited.paragraph})")]
+        own = [p for p in holding
+               if PART_SUFFIX_RE.sub("", p.source.ref or "").rstrip().endswith(f"({cited.paragraph})")]
         article = min(own or holding, key=self._rank_of).article
         in_paragraph: list[Segment] = []
         paragraph = None

@@ -93,8 +93,8 @@ def sets_conditions(text: str) -> bool:
     return bool(CONDITIONS_LEAD_RE.search(text))
 
 
-# asks in which cases a duty does not hold ("Are there cases where we don't have to tell them?", "Dans quels cas n'est-on
-# pas obligé d'informer ... ?", "¿Cuándo no hace falta notificar ...?", "Wann muss man die Betroffenen nicht
+# asks in which cases a duty does not hold ("Are there cases where we don't have to tell them?", "Dans quels cas
+# n'est-on pas obligé d'informer ... ?", "¿Cuándo no hace falta notificar ...?", "Wann muss man die Betroffenen nicht
 # benachrichtigen?"): the answer is the sentence lifting the duty ("The communication to the data subject ... shall not
 # be required if ..."), not the one laying it down, which shares more of the question's words. Not an exemption from a
 # tax ("exempt from VAT" is a rule of its own, answered by the exempting list).
