@@ -101,15 +101,6 @@ def test_follow_ups_reuse_the_previous_context(question):
     assert decision.reuse_previous, decision
 
 
-@pytest.mark.parametrize("question", ["What must the contract contain?", "What about small companies?",
-                                      "Quelles mentions doit-elle contenir ?", "¿Y el régimen de importación?"])
-def test_a_short_follow_up_with_words_of_its_own_is_searched_with_the_previous_question(question):
-    """"What must the contract contain?" after a question on ICT third-party risk reused Articles 28 and 42, which do
-    not hold the contract's contents (Article 30): with two words of its own it has something to search for."""
-    decision = decide_context(question, "What does the regulation say about third-party risk?", "Article 28 [1].")
-    assert not decision.reuse_previous and decision.continues, decision
-
-
 def test_new_legal_terms_force_fresh_retrieval():
     decision = decide_context("And Article 34?", "When must a breach be notified under Article 33?", "Within 72 hours [1].")
     assert not decision.reuse_previous and "Article" in decision.reason

@@ -179,16 +179,7 @@ def decide_context(
     subject = term_defined_before(question, previous_question)
     short = len(folded_question.split()) < SHORT_QUESTION_WORDS
     if short:
-        if subject:
-            return _other_aspect(subject)
-        if len(content_words(folded_question)) >= MIN_SEARCHABLE_WORDS:
-            # "What must the contract contain?" after "What does DORA say about ICT third-party risk?": the previous
-            # passages (Articles 28 and 42) do not hold the contract's contents (Article 30); searched with the
-            # previous question, the answer still has them too. With fewer words of its own ("Who must be
-            # informed?") a short question says nothing to search for, and the previous passages answer it
-            return ContextDecision(False, "short follow-up with words of its own: searched with the previous question",
-                                   continues=True)
-        return ContextDecision(True, "short follow-up")
+        return _other_aspect(subject) if subject else ContextDecision(True, "short follow-up")
     if embed is not None:
         vectors = embed([question, previous_question, *SEMANTIC_ANCHORS], "query")
         similarity = float((vectors[2:] @ vectors[0]).max())
