@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable, Sequence
 from regintel.llm.prompt_format import PromptSource
 from regintel.retrieval.act_overview import APPLICATION_HEADING_RE, APPLIES_FROM_RE, asks_about_the_act, is_opening_unit
 from regintel.retrieval.ahead_texts import AheadTexts
-from regintel.retrieval.cited_provisions import asks_what_it_says, cited_paragraph, cited_provisions, holds_provision
+from regintel.retrieval.cited_provisions import (PARAGRAPH_START_RE, asks_what_it_says, cited_paragraph,
+                                                 cited_provisions, holds_provision, is_paragraph_unit)
 from regintel.retrieval.instruments import load_catalog
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
@@ -90,8 +91,6 @@ LIST_MIN_COVERAGE = 0.3  # a list answers when the lead-in and points together c
 DEADLINE_CUTOFF = 0.7  # a second sentence holding a period: close to the best one
 MAX_SENTENCES_PER_ASK = 3
 MAX_PARAGRAPH_UNITS = 6  # the sentences (a list counts as one) quoted of a paragraph a question cites
-# a numbered paragraph of an article opens a line with its number: "2. Each processor ..."
-PARAGRAPH_START_RE = re.compile(r"(?m)^[ \t]*(\d{1,3})\.\s")
 MAX_ARTICLES_PER_ASK = 2
 MAX_LIST_CHARS = 4500  # a list longer than this is cut at a point boundary (the lead-in says it continues)
 LEADING_ARTICLES = 2  # answer from retrieval's first articles when they address the question (0: any article)
@@ -1641,7 +1640,6 @@ class Composer:
         if len(plan.asks) == 1:
             leaves_out = states_non_application if asks_exclusion(plan.question) \
                 else lifts_a_duty if asks_where_no_duty(plan.question) else None
-        asks_where_not = leaves_out is not None
         if leaves_out is not None:
             for s in scored:
                 if leaves_out(s.segment.text):
@@ -1716,7 +1714,7 @@ class Composer:
             if naming and duration_asked:
                 return self._pick(naming, limit=MAX_SENTENCES_PER_ASK, expand_lists=False)
         picked = self._pick(relevant, limit=MAX_SENTENCES_PER_ASK, expand_lists=ask.shape == "list")
-        if asks_where_not:
+        if leaves_out is not None:
             # asked where a provision does not apply, the sentences saying so are the answer: the grant of the right
             # beside them ("The data subject shall have the right to obtain ... the erasure") is not
             leaving_out = [u for u in picked if any(leaves_out(s.text) for s in u.segments)]
@@ -1852,8 +1850,8 @@ class Composer:
         def heading_coverage(passage: Passage) -> float:
             return self.scorer.coverage(passage.heading_terms - passage.ref_terms, weights[passage.language])
         own_article = self.by_index[unit.source.index].article
-        kept = [p for p in self._first_passage_of_each_article() if passage_coverage[p.source.index] > 0
-                or any(passage_coverage[q.source.index] > 0 for q in self.passages if q.article == p.article)]
+        kept_articles = {p.article for p in self.passages if passage_coverage[p.source.index] > 0}
+        kept = [p for p in self._first_passage_of_each_article() if p.article in kept_articles]
         own = max((heading_coverage(p) for p in kept if p.article == own_article), default=0.0)
         others = max((heading_coverage(p) for p in kept if p.article != own_article), default=0.0)
         return others > own
@@ -2058,9 +2056,7 @@ class Composer:
         holding = [p for p in self.passages if holds_provision(p.source.ref or "", cited.provision)]
         if not holding:
             return []
-        # a paragraph that is a unit of its own: "Article 4(7)", the seventh definition
-        own = [p for p in holding
-               if PART_SUFFIX_RE.sub("", p.source.ref or "").rstrip().endswith(f"({cited.paragraph})")]
+        own = [p for p in holding if is_paragraph_unit(p.source.ref, cited.paragraph)]  # "Article 4(7)"
         article = min(own or holding, key=self._rank_of).article
         in_paragraph: list[Segment] = []
         paragraph = None

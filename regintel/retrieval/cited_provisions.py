@@ -48,9 +48,14 @@ PARAGRAPH_WORDS = frozenset("what is are of the in under a an qu est ce que le l
                             "que es el del lo was ist steht in der des im".split())
 
 
+def _article_provision(number: str) -> str:
+    """An article's number as a cited provision is named: "226  Bis" -> "article 226 bis"."""
+    return f"article {' '.join(number.lower().split())}"
+
+
 def cited_provisions(question: str) -> list[str]:
     """The provisions a question cites, normalised ("article 226 bis", "GOV-1"), in question order."""
-    found = [f"article {' '.join(n.lower().split())}" for n, _ in ARTICLE_CITED_RE.findall(question)]
+    found = [_article_provision(n) for n, _ in ARTICLE_CITED_RE.findall(question)]
     found += CODE_CITED_RE.findall(question)
     return list(dict.fromkeys(found))
 
@@ -77,6 +82,10 @@ PARAGRAPH_CITED_RE = re.compile(
     r"(?P<paragraph_named>\d{1,2})\b)" + f"(?:{_POINT.format('point', 'point_named')})?", re.IGNORECASE)
 
 
+# a numbered paragraph of an article opens a line with its number: "2. Each processor ..."
+PARAGRAPH_START_RE = re.compile(r"(?m)^[ \t]*(\d{1,3})\.\s")
+
+
 @dataclass(frozen=True)
 class CitedParagraph:
     """One paragraph of an article a question cites, and the point of it when it cites one."""
@@ -91,16 +100,24 @@ def cited_paragraph(question: str, catalog: InstrumentCatalog | None = None) -> 
     require?", "What is Article 6(1)(f) GDPR?", "Que dit l'article 83, paragraphe 5, du RGPD ?"): the article's
     opening does not answer it, the paragraph does. None when it cites none, several, or asks something of its own
     ("When must a breach be notified under Article 33(1)?")."""
-    matches = list(PARAGRAPH_CITED_RE.finditer(question))
-    if len(matches) != 1 or len(ARTICLE_CITED_RE.findall(question)) != 1:
+    match = _one_paragraph_cited(question)
+    if match is None or len(ARTICLE_CITED_RE.findall(question)) != 1:
         return None
-    match = matches[0]
     rest = (catalog or load_catalog()).without_mentions(question[:match.start()] + " " + question[match.end():])
     if not all(word in SAYS_WORDS | PARAGRAPH_WORDS for word in re.findall(r"[^\W\d]+", fold(rest))):
         return None
     point = match.group("point_first") or match.group("point") or match.group("point_named") or ""
-    return CitedParagraph(f"article {' '.join(match.group('article').lower().split())}",
-                          int(match.group("paragraph") or match.group("paragraph_named")), point.lower())
+    return CitedParagraph(_article_provision(match.group("article")), _paragraph_number(match), point.lower())
+
+
+def _one_paragraph_cited(question: str) -> re.Match[str] | None:
+    """The question's citation of a paragraph (:data:`PARAGRAPH_CITED_RE`) when it cites exactly one."""
+    matches = list(PARAGRAPH_CITED_RE.finditer(question))
+    return matches[0] if len(matches) == 1 else None
+
+
+def _paragraph_number(match: re.Match[str]) -> int:
+    return int(match.group("paragraph") or match.group("paragraph_named"))
 
 
 def holds_provision(ref: str, provision: str) -> bool:
@@ -118,17 +135,21 @@ def holds_provision(ref: str, provision: str) -> bool:
 
 def paragraph_cited(question: str) -> int | None:
     """The number of the one paragraph a question cites (:data:`PARAGRAPH_CITED_RE`), whatever else it asks."""
-    matches = list(PARAGRAPH_CITED_RE.finditer(question))
-    if len(matches) != 1:
-        return None
-    return int(matches[0].group("paragraph") or matches[0].group("paragraph_named"))
+    match = _one_paragraph_cited(question)
+    return None if match is None else _paragraph_number(match)
+
+
+def is_paragraph_unit(ref: str, paragraph: int) -> bool:
+    """Whether a passage's reference names the paragraph as a unit of its own: "Article 4(7)", the seventh
+    definition."""
+    return split_part(ref or "")[0].rstrip().endswith(f"({paragraph})")
 
 
 def holds_paragraph(chunk: Chunk, paragraph: int) -> bool:
-    """Whether a passage is the paragraph's own unit ("Article 4(7)", a definition) or opens a line with its number
-    ("7. ...")."""
-    base = split_part(chunk.ref)[0]
-    return base.endswith(f"({paragraph})") or bool(re.search(rf"(?m)^[ \t]*{paragraph}\.\s", chunk.text))
+    """Whether a passage is the paragraph's own unit (:func:`is_paragraph_unit`) or opens a line with its number
+    ("7. ...", :data:`PARAGRAPH_START_RE`)."""
+    return is_paragraph_unit(chunk.ref, paragraph) or any(int(m.group(1)) == paragraph
+                                                          for m in PARAGRAPH_START_RE.finditer(chunk.text))
 
 
 def provision_chunk_ids(chunks: Iterable[Chunk], provisions: Sequence[str], documents: Sequence[str],
