@@ -85,7 +85,8 @@ def test_every_answerable_evaluation_item_has_gold_quotes_found_verbatim_in_its_
 
     quotes = load_gold_quotes(QUOTES_PATH)
     quoted_checks = [EVAL_DIR / "checks" / name for name in ("conditions_lists_scope.jsonl",
-                                                             "paragraphs_duties_requests.jsonl")]
+                                                             "paragraphs_duties_requests.jsonl",
+                                                             "aspect_follow_ups.jsonl")]
     answerable = [i for i in load_items([*default_files(), *quoted_checks]) if i.kind == "answerable"]
     assert {i.id for i in answerable} == set(quotes)
     chunks: dict[str, list] = {}
