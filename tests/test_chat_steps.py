@@ -101,6 +101,25 @@ def test_follow_ups_reuse_the_previous_context(question):
     assert decision.reuse_previous, decision
 
 
+@pytest.mark.parametrize("question, previous", [
+    ("What are its tasks?", "Who must appoint a data protection officer?"),
+    ("Welche Aufgaben hat er?", "Wer muss einen Datenschutzbeauftragten benennen?"),  # "er": the officer
+    ("Who is responsible for it?", "What must the ICT risk management framework include?"),
+])
+def test_a_short_follow_up_referring_back_with_words_of_its_own_is_searched_with_the_previous_question(question,
+                                                                                                         previous):
+    """It reused the previous passages (Article 37 on appointing the officer), which do not say what it asks (the
+    officer's tasks are Article 39's)."""
+    decision = decide_context(question, previous, "")
+    assert not decision.reuse_previous and decision.continues and not decision.subject, decision
+
+
+@pytest.mark.parametrize("question", ["And to the data subjects?", "What about it?", "Is that so?"])
+def test_a_short_follow_up_without_a_pronoun_or_words_of_its_own_still_reuses_the_previous_passages(question):
+    decision = decide_context(question, "When must a personal data breach be notified to the data subjects?", "")
+    assert decision.reuse_previous, decision
+
+
 def test_new_legal_terms_force_fresh_retrieval():
     decision = decide_context("And Article 34?", "When must a breach be notified under Article 33?", "Within 72 hours [1].")
     assert not decision.reuse_previous and "Article" in decision.reason

@@ -252,6 +252,12 @@ def test_a_when_question_on_a_right_is_answered_from_the_article_headed_by_it_no
     ("Is an impact assessment not required for small firms?", True),
     ("¿Cuándo no hace falta designar un delegado de protección de datos?", True),
     ("Wann muss der Verantwortliche die betroffene Person nicht benachrichtigen?", True),
+    ("Are there exceptions?", True),  # the exceptions to a rule: where it does not hold
+    ("What are the exceptions to the right to erasure?", True),
+    ("Y a-t-il des dérogations à cette règle ?", True),
+    ("¿Hay excepciones al derecho de oposición?", True),
+    ("Gibt es Ausnahmen von der Meldepflicht?", True),
+    ("Is the data erased with the exception of backups?", False),  # the words of a case, not asking for exceptions
     ("Which supplies are exempt from VAT?", False),  # a tax exemption is a rule of its own, not a duty lifted
     ("What do we have to tell the people affected?", False),
     ("Do we need to appoint a data protection officer?", False),
@@ -278,6 +284,60 @@ def test_a_question_asking_where_a_duty_does_not_hold_gets_the_sentence_lifting_
     answer, _, _ = run(OfflineProvider(), question, sources)
     assert cited(answer) == {2}, answer
     assert lifting[1] in answer, answer
+    assert_grounded(answer, sources)
+
+
+@pytest.mark.parametrize("question, lifting, others", [
+    # "exception" is a word of Article 18(2) ("with the exception of storage"), not of the sentences stating exceptions
+    ("Are there exceptions to the right to erasure?", ("Article 17", "Paragraphs 1 and 2 shall not apply"),
+     [("Article 17", "the right to obtain from the controller the erasure"),
+      ("Article 18", "with the exception of storage")]),
+])
+def test_a_question_asking_for_exceptions_gets_the_sentence_lifting_the_rule(question, lifting, others):
+    """Such a question quoted the rule itself (the right to erasure, the right not to be subject to an automated
+    decision) or Article 18's "with the exception of storage", which share more of its words."""
+    sources = numbered(*[passage("eu-gdpr", *other) for other in others], passage("eu-gdpr", *lifting))
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {len(sources)}, answer
+    assert lifting[1] in answer, answer
+    assert_grounded(answer, sources)
+
+
+def test_exceptions_to_a_ban_are_its_lifting_sentence_not_the_ban():
+    """Article 22 is one passage: "Are there exceptions to the ban on solely automated decisions?" quoted its
+    paragraph 1 (the ban, holding "solely" and "decision") rather than paragraph 2."""
+    sources = numbered(passage("eu-gdpr", "Article 22"))
+    answer, _, _ = run(OfflineProvider(), "Are there exceptions to the ban on solely automated decisions?", sources)
+    assert "Paragraph 1 shall not apply if the decision:" in answer, answer
+    assert "shall have the right not to be subject" not in answer, answer
+    assert_grounded(answer, sources)
+
+
+def test_a_follow_up_asking_only_for_exceptions_gets_those_of_the_right_asked_about_before():
+    """"Are there exceptions?" after "What is the right to erasure?" quoted Article 18(2)'s "with the exception of
+    storage" (the one passage writing the word); the exceptions are Article 17(3)."""
+    sources = numbered(passage("eu-gdpr", "Article 17", "the right to obtain from the controller the erasure"),
+                       passage("eu-gdpr", "Article 17", "Paragraphs 1 and 2 shall not apply"),
+                       passage("eu-gdpr", "Article 18", "with the exception of storage"))
+    said = "The data subject shall have the right to obtain from the controller the erasure of personal data"
+    answer, _, _ = run(OfflineProvider(), "Are there exceptions?", sources,
+                       history=[("What is the right to erasure?", f"From Article 17 GDPR:\n\n{said} [1]")])
+    assert cited(answer) == {2}, answer
+    assert "Paragraphs 1 and 2 shall not apply to the extent that processing is necessary" in answer, answer
+
+
+def test_a_follow_up_asking_for_its_subjects_tasks_names_the_article_headed_by_them():
+    """"What are its tasks?" after "Who must appoint a data protection officer?" quoted Article 37's list of cases
+    (its passage holds every word of both questions, "tasks" among them); the pronoun stands for the officer, and
+    Article 39 is headed "Tasks of the data protection officer"."""
+    sources = numbered(passage("eu-gdpr", "Article 37", "ability to fulfil the tasks"), passage("eu-gdpr", "Article 39"),
+                       passage("eu-gdpr", "Article 38"))
+    previous = "Who must appoint a data protection officer?"
+    said = "The controller and the processor shall designate a data protection officer in any case where:"
+    answer, _, _ = run(OfflineProvider(), "What are its tasks?", sources,
+                       history=[(previous, f"From Article 37 GDPR:\n\n{said} [1]")])
+    assert cited(answer) == {2}, answer
+    assert "The data protection officer shall have at least the following tasks:" in answer, answer
     assert_grounded(answer, sources)
 
 
@@ -708,7 +768,7 @@ def test_a_follow_up_answers_from_its_own_retrieval_not_from_the_earlier_turns_l
                        passage("eu-gdpr", "Article 70", "personal data breaches"), passage("eu-gdpr", "Article 33"),
                        passage("eu-gdpr", "Article 34"))
     history = [("How fast must we notify the supervisory authority about a personal data breach?", "Within 72 hours [3].")]
-    question = "And if the notification comes late?"
+    question = "And if we are late?"
     unmarked, _, _ = run(OfflineProvider(), question, sources, history=history)
     assert cited(unmarked) == {1}, "without the mark, an earlier leftover leads"
     marked = [replace(s, earlier=s.index <= 2) for s in sources]

@@ -57,9 +57,10 @@ SEMANTIC_ANCHORS = (
 # a question that opens with a coordinating word or refers back to the previous one (folded, whole words)
 CONTINUATION_OPENERS = ("and", "but", "or", "also", "then", "what about", "how about", "et", "mais", "ou", "alors",
                         "y", "pero", "o", "entonces", "und", "aber", "oder", "en", "maar", "of", "e", "ma")
-BACK_REFERENCES = ("them", "they", "it", "its", "that", "this", "those", "these", "such", "cela", "ca", "ceci", "ceux",
-                   "celles", "celui", "celle", "leur", "leurs", "ello", "eso", "esto", "esos", "esas", "estos", "estas",
-                   "das", "dies", "diese", "dieser", "diesen", "ihnen", "dat", "dit", "hun", "ze")
+BACK_REFERENCES = ("them", "they", "their", "it", "its", "that", "this", "those", "these", "such", "cela", "ca", "ceci",
+                   "ceux", "celles", "celui", "celle", "leur", "leurs", "ses", "ello", "eso", "esto", "esos", "esas",
+                   "estos", "estas", "sus", "das", "dies", "diese", "dieser", "diesen", "ihnen", "er", "seine", "dat",
+                   "dit", "hun", "ze")
 # German refers back with a pronominal adverb ("Bis wann muss dafür die Rechnung ausgestellt werden?", "Dürfen die
 # Mitgliedstaaten davon abweichen?"; not "damit", mostly "so that"), Spanish with a pronoun joined to the verb ("para
 # aplicarlo", "¿Puede ejercerlas también ...?"): folded, whole words
@@ -177,7 +178,15 @@ def decide_context(
     subject = term_defined_before(question, previous_question)
     short = len(folded_question.split()) < SHORT_QUESTION_WORDS
     if short:
-        return _other_aspect(subject) if subject else ContextDecision(True, "short follow-up")
+        if subject:
+            return _other_aspect(subject)
+        if refers_back(folded_question) and content_words(folded_question) - content_words(fold_for_comparison(
+                previous_question)):
+            # "What are its tasks?" after "Who must appoint a data protection officer?": a word of its own about what
+            # the pronoun stands for, which the previous passages (Article 37) do not answer (Article 39 does)
+            return ContextDecision(False, "short follow-up referring back with words of its own: searched with the "
+                                   "previous question", continues=True)
+        return ContextDecision(True, "short follow-up")
     if embed is not None:
         vectors = embed([question, previous_question, *SEMANTIC_ANCHORS], "query")
         similarity = float((vectors[2:] @ vectors[0]).max())

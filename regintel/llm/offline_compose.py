@@ -63,7 +63,7 @@ from regintel.retrieval.term_definitions import (ABBREVIATION_RE, CARRIED_PHRASE
 from regintel.text.asked_terms import asked_of_another_term, asked_term, puts_another_in_its_place
 from regintel.text.analysis import SUPPORTED_LANGUAGES, detect_language, tokenize
 from regintel.text.back_references import stands_for_something_named_before
-from regintel.text.law_frames import asks_where_no_duty, lifts_a_duty, sets_conditions
+from regintel.text.law_frames import asks_where_no_duty, lifts_a_duty, sets_conditions, without_exception_words
 from regintel.text.normalise import fold
 from regintel.text.question_parts import (comparison_sides, sets_two_things_against_each_other, side_term,
                                          split_question)
@@ -154,7 +154,7 @@ _LIST_NOUNS = (r"(?:conditions|grounds|information|elements|items|criteria|right
                r"entities|persons|bodies|undertakings|institutions|providers|organisations|organizations)")
 LIST_RES = [re.compile(p, _I) for p in (
     rf"\b(?:which|what) (?:(?!is |are |does |do |was |were |has |have )\w+ ){{0,3}}{_LIST_NOUNS}\b",
-    rf"\bwhat are the (?:\w+ ){{0,2}}{_LIST_NOUNS}\b",
+    rf"\bwhat are (?:the|its|their) (?:\w+ ){{0,2}}{_LIST_NOUNS}\b",  # "What are its tasks?" (a pronoun's)
     r"\b(?:list|enumerate)\b", r"\bon (?:what|which) grounds\b",
     # asked in the imperative: "Name the data subject rights", "Liste les droits ...", "Enumera los derechos ...",
     # "Nenne die Rechte ..."
@@ -848,8 +848,8 @@ def _weights(ask: Ask, plan: QuestionPlan, language: str, glossary: Any, known: 
     # "how long", "combien de temps", "cuánto tiempo": how the question asks for a period, not what it is about;
     # "the obligations of the controller": that it asks what binds an actor ("The obligation laid down in paragraph 1
     # shall not apply to ..." is no answer for holding the word)
-    focus = terms_of(_without_asking_frame(ask.text))
-    whole = terms_of(_without_asking_frame(plan.question))
+    focus = _asked_terms(ask.text, terms_of)
+    whole = _asked_terms(plan.question, terms_of)
     weights = {t: CONTEXT_WEIGHT for t in whole}
     if sum(not t.startswith("~") for t in focus) < 2 or len(plan.asks) == 1:
         weights.update({t: FOCUS_WEIGHT for t in whole})
@@ -870,12 +870,22 @@ def _carried_enough(weights: dict[str, float]) -> bool:
     return carried >= MIN_TRANSLATED_TERMS or carried == len(weights) > 0
 
 
-def _without_asking_frame(text: str) -> str:
-    """``text`` without the words saying how it asks: for a period (``DURATION_ASKED_RE``), for what binds an actor
-    (``DUTIES_ASKED_RE``, when :func:`asked_actor` reads one)."""
+def _asked_terms(text: str, terms_of: Callable[[str], set[str]]) -> set[str]:
+    """The terms of ``text`` without its asking frame (:func:`_without_asking_frame`); with the words asking for
+    exceptions when they are all it has ("Are there exceptions?" after a question: the follow-up's context says of
+    what, and the frame's word still tells the exceptions of one rule from those of another)."""
+    return terms_of(_without_asking_frame(text)) or terms_of(_without_asking_frame(text, exceptions=False))
+
+
+def _without_asking_frame(text: str, exceptions: bool = True) -> str:
+    """``text`` without the words saying how it asks: for a period (``DURATION_ASKED_RE``), for exceptions
+    (:func:`without_exception_words`, unless ``exceptions`` is false), for what binds an actor (``DUTIES_ASKED_RE``,
+    when :func:`asked_actor` reads one)."""
     if asks_an_amount(text):  # "Quel est le montant maximal des amendes ?": the criteria for fixing "the amount of
         text = AMOUNT_FRAME_RE.sub(" ", text)  # the fine" hold the asking words, the amounts themselves do not
     text = DURATION_ASKED_RE.sub(" ", text)
+    if exceptions:  # "Are there exceptions to the ban on ...?": the sentences stating them seldom say the word
+        text = without_exception_words(text)
     return DUTIES_ASKED_RE.sub(" ", text) if asked_actor(text) else text
 
 
@@ -1902,17 +1912,20 @@ class Composer:
             return None
         noise = question_noise_stems(plan.language)
         asked = set(tokenize(plan.question, plan.language)) - noise
-        if len(asked) < 2:
+        # a follow-up's pronoun stands for what the previous question named ("What are its tasks?" after "Who must
+        # appoint a data protection officer?" names Article 39, "Tasks of the data protection officer")
+        said_before = set(tokenize(plan.context, plan.language)) - noise if plan.context else set()
+        if len(asked | said_before) < 2:
             return None
         for passage in sorted(self.passages, key=self._rank_of):
             heading = passage.heading_terms - noise
-            if passage.language == plan.language and heading and asked <= heading \
+            if len(asked) >= 2 and passage.language == plan.language and heading and asked <= heading \
                     and len(asked) >= HEADING_AS_QUESTION * len(heading):
                 return passage.article
         named, shared = [], []  # named: a heading the question holds all of, or whose opening words it writes
         # "When is consent valid?" asks for the conditions of consent: Article 7's heading, "Conditions for consent"
         frame = CONDITIONS_WORD if asks_conditions_by_when(plan.question) else ""
-        asked_in = {plan.language: asked | set(tokenize(frame, plan.language))}
+        asked_in = {plan.language: asked | said_before | set(tokenize(frame, plan.language))}
         for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
             if passage.language not in asked_in:  # across languages, the words the term list carries over
                 asked_in[passage.language] = {t for t in self._ask_weights(plan.asks[0], plan, passage.language)
@@ -1920,8 +1933,14 @@ class Composer:
                     | set(tokenize(frame, passage.language))
             # "Article 7" is not the subject
             heading = {t for t in passage.heading_terms - noise - passage.ref_terms if not t.isdigit()}
-            shared.append((len(heading & asked_in[passage.language]), passage.article))
-            if len(heading) >= 2 and heading <= asked_in[passage.language]:
+            # (a heading holding none of a follow-up's own words is the previous question's, not this one's; and a
+            # rival shares its own words: after "What is the European Data Protection Board?", "What are its tasks?"
+            # names Article 70, "Tasks of the Board", however many words Article 39's "Tasks of the data protection
+            # officer" shares with the Board's name)
+            follow_up = bool(said_before) and passage.language == plan.language
+            shared.append((len(heading & (asked if follow_up else asked_in[passage.language])), passage.article))
+            own = not follow_up or bool(heading & asked)
+            if len(heading) >= 2 and heading <= asked_in[passage.language] and own:
                 named.append((len(heading), -self._rank_of(passage), passage.article, passage.language))
             elif passage.language == plan.language:
                 opening = _heading_opened_by_the_question(passage, plan, noise)

@@ -97,7 +97,12 @@ def sets_conditions(text: str) -> bool:
 # n'est-on pas obligé d'informer ... ?", "¿Cuándo no hace falta notificar ...?", "Wann muss man die Betroffenen nicht
 # benachrichtigen?"): the answer is the sentence lifting the duty ("The communication to the data subject ... shall not
 # be required if ..."), not the one laying it down, which shares more of the question's words. Not an exemption from a
-# tax ("exempt from VAT" is a rule of its own, answered by the exempting list).
+# tax ("exempt from VAT" is a rule of its own, answered by the exempting list). So do the exceptions to a rule ("Are
+# there exceptions?", "What are the exceptions to the right to erasure?", "Y a-t-il des dérogations ?", "¿Hay
+# excepciones?", "Gibt es Ausnahmen?"), which the texts write as "shall not apply", "by way of derogation", seldom
+# with the word (a tax "exemption" is no exception: a rule of its own)
+EXCEPTIONS_ASKED = (r"(?<!with the )(?<!à l['’])(?<!con )\bexceptions?\b|\bderogations?\b|\bdérogations?\b|"
+                    r"\bexcepci(?:ón|on|ones)\b|\bausnahmen?\b")
 NO_DUTY_ASKED_RE = re.compile(
     r"\b(?:(?:don['’]t|do not|doesn['’]t|does not|didn['’]t|not)\s+(?:\w+\s+)?(?:have|need|got)\s+to|need not|"
     r"needn['’]t|no need to|not\s+(?:be\s+)?(?:required|obliged|obligated|necessary|mandatory)\b|"
@@ -106,7 +111,8 @@ NO_DUTY_ASKED_RE = re.compile(
     r"no\s+(?:\w+\s+)?(?:hace falta|es necesario|es obligatorio|tiene[ns]? que|tenemos que|tengo que|"
     r"est(?:á|án|amos|oy)\s+obligad[oa]s?)|"
     r"nicht\s+(?:notwendig|erforderlich|nötig|verpflichtet|müssen)|keine\s+pflicht|"
-    r"(?:muss|müssen|musst|müsst)\s+(?:\w+\s+){0,6}nicht\b|(?:braucht|brauchen)\s+(?:\w+\s+){0,6}nicht)", _I)
+    r"(?:muss|müssen|musst|müsst)\s+(?:\w+\s+){0,6}nicht\b|(?:braucht|brauchen)\s+(?:\w+\s+){0,6}nicht|"
+    + EXCEPTIONS_ASKED + r")", _I)
 # where a text lifts a duty: "shall not be required", "shall not apply", "need not", "is not obliged", "n'est pas
 # tenu", "ne s'applique pas", "peuvent dispenser"
 NO_DUTY_STATED_RE = re.compile(
@@ -120,6 +126,12 @@ NO_DUTY_STATED_RE = re.compile(
 def asks_where_no_duty(question: str) -> bool:
     """Whether the question asks in which cases a duty does not hold (:data:`NO_DUTY_ASKED_RE`)."""
     return bool(NO_DUTY_ASKED_RE.search(" ".join(question.split())))
+
+
+def without_exception_words(question: str) -> str:
+    """The question without the words asking for exceptions (:data:`EXCEPTIONS_ASKED`), which the sentences stating
+    them do not write: "Are there exceptions to the ban on solely automated decisions?" is about the ban."""
+    return re.sub(EXCEPTIONS_ASKED, " ", question, flags=_I)
 
 
 def lifts_a_duty(text: str) -> bool:
