@@ -276,6 +276,8 @@ def test_after_a_definition_a_follow_up_naming_another_term_asks_the_same_of_it(
     ("What is a personal data breach?", "And if the laptop was encrypted?"),  # a case
     ("When must a personal data breach be notified?", "And to the data subjects?"),  # no definition before
     ("What is a personal data breach?", "Who must we tell about it?"),
+    ("Who are the data subjects?", "What about them?"),  # a pronoun: it was restated "Who are the them?"
+    ("Qu'est-ce qu'un assujetti ?", "Et eux ?"),
 ])
 def test_a_follow_up_naming_no_other_term_after_a_definition_is_not_restated(previous, question):
     assert not decide_context(question, previous, "", embed=clarification_like).restated
