@@ -389,14 +389,10 @@ class ComplianceEngine:
             return False
 
     def _headings_of(self, document_id: str) -> set[tuple[str, str]]:
-        """The distinct (heading, language) of a document's passages, read once per document and index."""
-        chunks = self.search_index.chunks
-        read_from, cache = self.__dict__.get("_document_headings", (None, {}))
-        if read_from is not chunks:
-            cache = {}
-            self.__dict__["_document_headings"] = (chunks, cache)
+        """The distinct (heading, language) of a document's passages, read once per document."""
+        cache = self.__dict__.setdefault("_document_headings", {})
         if document_id not in cache:
-            cache[document_id] = {(c.heading, c.language) for c in chunks.values()
+            cache[document_id] = {(c.heading, c.language) for c in self.search_index.chunks.values()
                                   if c.document_id == document_id and c.heading}
         return cache[document_id]
 
