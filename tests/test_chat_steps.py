@@ -114,26 +114,6 @@ def test_a_short_follow_up_referring_back_with_words_of_its_own_is_searched_with
     assert not decision.reuse_previous and decision.continues and not decision.subject, decision
 
 
-def test_a_short_follow_up_whose_own_word_heads_an_article_the_previous_passages_lack_is_searched_afresh():
-    from regintel.chat.context_decision import heads_an_unreached_article
-
-    headings = {("Article 49 — Derogations for specific situations", "en"),
-                ("Article 45 — Transfers on the basis of an adequacy decision", "en"),
-                ("Article 34 — Communication of a personal data breach to the data subject", "en"),
-                ("Article 49", "fr")}
-    transfer = "Can we transfer personal data to a country without an adequacy decision?"
-    assert heads_an_unreached_article("What derogations exist?", transfer,
-                                      ["Article 45 — Transfers on the basis of an adequacy decision"], headings)
-    # the previous passages hold the article so headed: they answer it
-    assert not heads_an_unreached_article("What derogations exist?", transfer,
-                                          ["Article 49 — Derogations for specific situations"], headings)
-    breach = ["Article 33 — Notification of a personal data breach to the supervisory authority",
-              "Article 34 — Communication of a personal data breach to the data subject"]
-    assert not heads_an_unreached_article("And to the data subjects?", "When must a personal data breach be notified?",
-                                          breach, headings)
-    assert not heads_an_unreached_article("Quelles dérogations ?", transfer, [], headings)  # no heading in its language
-
-
 @pytest.mark.parametrize("question", ["And to the data subjects?", "What about it?", "Is that so?"])
 def test_a_short_follow_up_without_a_pronoun_or_words_of_its_own_still_reuses_the_previous_passages(question):
     decision = decide_context(question, "When must a personal data breach be notified to the data subjects?", "")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -210,29 +210,6 @@ def decide_context(
                                    round(topic, 3), continues=True)
         return _new_or_continued(folded_question, round(similarity, 3), subject)
     return _new_or_continued(folded_question, subject=subject)
-
-
-def heads_an_unreached_article(question: str, previous_question: str, previous_headings: Iterable[str],
-                               headings: Iterable[tuple[str, str]]) -> bool:
-    """Whether one of a short follow-up's own words (those the previous question lacks) is in the heading of an article
-    of ``headings`` ((heading, language) of the acts the previous passages came from) and none is in the previous
-    passages' headings: "What derogations exist?" after a question on transfers without an adequacy decision asks
-    for Article 49 ("Derogations for specific situations"), which the previous passages (Article 45) do not hold;
-    "And to the data subjects?" after a breach deadline is answered by Article 34 ("... to the data subject"), which
-    they do. Searched with the previous question, not answered from its passages."""
-    language = detect_language(question)
-    own = content_words(fold_for_comparison(question)) - content_words(fold_for_comparison(previous_question))
-    if not own:
-        return False
-    if any(own & _heading_stems(heading, language) for heading in previous_headings):
-        return False
-    return any(own & _heading_stems(heading, heading_language)
-               for heading, heading_language in headings if heading_language == language)
-
-
-@lru_cache(maxsize=8192)
-def _heading_stems(heading: str, language: str) -> frozenset[str]:
-    return frozenset(content_stems(fold_for_comparison(heading), language))
 
 
 def _names_new_act_or_article(question: str, previous_text: str) -> bool:

@@ -24,7 +24,7 @@ from regintel.chat import evidence as evidence_rules
 from regintel.chat.cache import ResponseCache, cache_key
 from regintel.chat.citation_numbers import MARKER_RE, CitationRenumbering, passage_name, resend_history
 from regintel.chat.context import ArticleSiblings, ContextPassage, build_unified_context
-from regintel.chat.context_decision import ContextDecision, decide_context, heads_an_unreached_article
+from regintel.chat.context_decision import ContextDecision, decide_context
 from regintel.chat.evidence import analyse_evidence, defining_ranks, out_of_domain_level, strong_evidence_level
 from regintel.chat.grading import grade_abstention, grade_answer
 from regintel.chat.guardrail_model import GuardrailClassifier
@@ -368,33 +368,8 @@ class ComplianceEngine:
                 decision = ContextDecision(False, f"decision failed ({exc.__class__.__name__}): fresh retrieval")
             if decision.reuse_previous and (previous is None or not previous.passages):
                 decision = ContextDecision(False, "previous turn has no passages: fresh retrieval")
-            elif decision.reuse_previous and not decision.clarification and self._heads_an_unreached_article(
-                    turn.question, previous):
-                decision = ContextDecision(False, "short follow-up whose own words head an article the previous "
-                                           "passages lack: searched with the previous question", continues=True)
             record.update(reuse_previous=decision.reuse_previous, reason=decision.reason, similarity=decision.similarity)
         return decision
-
-    def _heads_an_unreached_article(self, question: str, previous: Turn) -> bool:
-        """:func:`heads_an_unreached_article` over the headings of the acts the previous passages came from."""
-        documents = {p.source.document_id for p in previous.passages}
-        chunks = self.search_index.chunks  # (a stored turn's passages keep no heading)
-        try:
-            return heads_an_unreached_article(
-                question, previous.question, {chunks[p.chunk_id].heading for p in previous.passages
-                                              if p.chunk_id in chunks},
-                {h for document in documents for h in self._headings_of(document)})
-        except Exception as exc:  # noqa: BLE001 - a side reading: the previous passages are reused as before
-            log.warning("heading check failed: %s", exc)
-            return False
-
-    def _headings_of(self, document_id: str) -> set[tuple[str, str]]:
-        """The distinct (heading, language) of a document's passages, read once per document."""
-        cache = self.__dict__.setdefault("_document_headings", {})
-        if document_id not in cache:
-            cache[document_id] = {(c.heading, c.language) for c in self.search_index.chunks.values()
-                                  if c.document_id == document_id and c.heading}
-        return cache[document_id]
 
     @staticmethod
     def _in_the_previous_turns_domain(turn: TurnInput, decision: ContextDecision,
