@@ -341,6 +341,24 @@ def test_a_follow_up_asking_for_its_subjects_tasks_names_the_article_headed_by_t
     assert_grounded(answer, sources)
 
 
+@pytest.mark.parametrize("previous, question, article, quoted", [
+    # retrieval searched "tasks" and ranked three other articles so headed first: Article 39 was quoted
+    ("What is the European Data Protection Board?", "What are its tasks?", 4,
+     "The Board shall ensure the consistent application of this Regulation."),
+    # across languages: the officer's tasks, not an overview of every article headed "Tasks ..."
+    ("Wer muss einen Datenschutzbeauftragten benennen?", "Welche Aufgaben hat er?", 1,
+     "The data protection officer shall have at least the following tasks:"),
+])
+def test_a_follow_up_asking_for_its_subjects_tasks_names_the_article_headed_by_them_further_down(previous, question,
+                                                                                                    article, quoted):
+    sources = numbered(passage("eu-gdpr", "Article 39"), passage("eu-gdpr", "Article 74"),
+                       passage("eu-gdpr", "Article 57", "Without prejudice to other tasks"),
+                       passage("eu-gdpr", "Article 70", "consistent application"), passage("eu-gdpr", "Article 37"))
+    answer, _, _ = run(OfflineProvider(), question, sources, history=[(previous, "From Article 68 GDPR ... [1]")])
+    assert cited(answer) == {article}, answer
+    assert quoted in answer, answer
+
+
 @pytest.mark.parametrize("question, cited_part, others, quoted", [
     # the sentences sharing most words with the reference were the article's others
     ("What does Article 83(5) GDPR say?", ("Article 83", "up to 20 000 000 EUR"),

@@ -98,6 +98,7 @@ SIDE_ARTICLES = 4  # a side of a comparison is answered from one of retrieval's 
 SIDE_MIN_COVERAGE = 0.6  # ... holding this much of the words that set the side apart
 EXACT_TERM_MATCH = 0.99  # a defined term with the asked term's words, no more, no fewer (a side of a comparison)
 NAMED_HEADING_ARTICLES = 3  # a question naming the heading of one of retrieval's first this many articles asks it
+FOLLOW_UP_HEADING_ARTICLES = 6  # the same for a follow-up whose pronoun stands for the previous question's subject
 HEADING_OPENING_OTHER_WORDS = 2  # a question naming a heading by its opening words says little else
 HEADING_AS_QUESTION = 0.75  # share of a heading's words a question must hold (with all of its own) to be it
 PROVISION_COVERAGE = 0.5  # an applicability question this much of whose words another article holds asks about it
@@ -1925,23 +1926,33 @@ class Composer:
         named, shared = [], []  # named: a heading the question holds all of, or whose opening words it writes
         # "When is consent valid?" asks for the conditions of consent: Article 7's heading, "Conditions for consent"
         frame = CONDITIONS_WORD if asks_conditions_by_when(plan.question) else ""
+        own_in = {plan.language: asked}  # the question's own words, in each passage language
         asked_in = {plan.language: asked | said_before | set(tokenize(frame, plan.language))}
-        for passage in self._first_passage_of_each_article()[:NAMED_HEADING_ARTICLES]:
-            if passage.language not in asked_in:  # across languages, the words the term list carries over
-                asked_in[passage.language] = {t for t in self._ask_weights(plan.asks[0], plan, passage.language)
-                                              if not t.startswith("~")} - question_noise_stems(passage.language) \
-                    | set(tokenize(frame, passage.language))
+        # a pronoun's follow-up was searched with its own words ("tasks"), which rank every article so headed above
+        # the one the previous question's subject heads too ("Tasks of the Board" fourth, after "What is the European
+        # Data Protection Board?"): its window reaches further
+        window = FOLLOW_UP_HEADING_ARTICLES if said_before else NAMED_HEADING_ARTICLES
+
+        def carried(text: str, language: str) -> set[str]:  # across languages, the words the term list carries over
+            return {t for t in self._ask_weights(Ask(text, "general"), plan, language)
+                    if not t.startswith("~")} - question_noise_stems(language)
+
+        for passage in self._first_passage_of_each_article()[:window]:
+            language = passage.language
+            if language not in asked_in:
+                own_in[language] = carried(plan.asks[0].text, language)
+                asked_in[language] = own_in[language] | set(tokenize(frame, language)) \
+                    | (carried(plan.context, language) if said_before else set())
             # "Article 7" is not the subject
             heading = {t for t in passage.heading_terms - noise - passage.ref_terms if not t.isdigit()}
             # (a heading holding none of a follow-up's own words is the previous question's, not this one's; and a
             # rival shares its own words: after "What is the European Data Protection Board?", "What are its tasks?"
             # names Article 70, "Tasks of the Board", however many words Article 39's "Tasks of the data protection
             # officer" shares with the Board's name)
-            follow_up = bool(said_before) and passage.language == plan.language
-            shared.append((len(heading & (asked if follow_up else asked_in[passage.language])), passage.article))
-            own = not follow_up or bool(heading & asked)
-            if len(heading) >= 2 and heading <= asked_in[passage.language] and own:
-                named.append((len(heading), -self._rank_of(passage), passage.article, passage.language))
+            shared.append((len(heading & (own_in[language] if said_before else asked_in[language])), passage.article))
+            own = not said_before or bool(heading & own_in[language])
+            if len(heading) >= 2 and heading <= asked_in[language] and own:
+                named.append((len(heading), -self._rank_of(passage), passage.article, language))
             elif passage.language == plan.language:
                 opening = _heading_opened_by_the_question(passage, plan, noise)
                 if opening:

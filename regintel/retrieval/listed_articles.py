@@ -84,11 +84,11 @@ def listed_noun_stems(question: str, language: str) -> set[str] | None:
 
 
 # the noun a list question asks for, right after its interrogative ("Quels sont les *droits* ...", "Welche *Rechte*
-# ...", "¿Qué *derechos* ...", "What *rights* ...", "What are its *tasks*?"); a question opening otherwise ("Was muss ein Vertrag
+# ...", "¿Qué *derechos* ...", "What *rights* ..."); a question opening otherwise ("Was muss ein Vertrag
 # enthalten?") lists none
 LISTED_NOUN_RE = re.compile(
     r"^\W*(?:what|which|quel(?:le)?s?|welche[rsnm]?|qu[ée]|cu[áa]les)\s+(?:(?:are|sont|son|sind)\s+)?"
-    r"(?:(?:the|les|los|las|die|its|their|ses|leurs|sus|seine|ihre)\s+)?(?:différent(?:e)?s\s+|diferentes\s+|verschiedenen\s+)?([^\W\d_]+)",
+    r"(?:(?:the|les|los|las|die)\s+)?(?:différent(?:e)?s\s+|diferentes\s+|verschiedenen\s+)?([^\W\d_]+)",
     re.IGNORECASE)
 
 
