@@ -330,8 +330,8 @@ def test_a_follow_up_asking_for_its_subjects_tasks_names_the_article_headed_by_t
     """"What are its tasks?" after "Who must appoint a data protection officer?" quoted Article 37's list of cases
     (its passage holds every word of both questions, "tasks" among them); the pronoun stands for the officer, and
     Article 39 is headed "Tasks of the data protection officer"."""
-    sources = numbered(passage("eu-gdpr", "Article 37", "ability to fulfil the tasks"), passage("eu-gdpr", "Article 39"),
-                       passage("eu-gdpr", "Article 38"))
+    sources = numbered(passage("eu-gdpr", "Article 37", "ability to fulfil the tasks"),
+                       passage("eu-gdpr", "Article 39"), passage("eu-gdpr", "Article 38"))
     previous = "Who must appoint a data protection officer?"
     said = "The controller and the processor shall designate a data protection officer in any case where:"
     answer, _, _ = run(OfflineProvider(), "What are its tasks?", sources,
