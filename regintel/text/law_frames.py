@@ -100,7 +100,7 @@ def sets_conditions(text: str) -> bool:
 # tax ("exempt from VAT" is a rule of its own, answered by the exempting list). So do the exceptions to a rule ("Are
 # there exceptions?", "What are the exceptions to the right to erasure?", "Y a-t-il des dérogations ?", "¿Hay
 # excepciones?", "Gibt es Ausnahmen?"), which the texts write as "shall not apply", "by way of derogation", seldom
-# with the word (a tax "exemption" is no exception: a rule of its own)
+# with the word
 EXCEPTIONS_ASKED = (r"(?<!with the )(?<!à l['’])(?<!con )\bexceptions?\b|\bderogations?\b|\bdérogations?\b|"
                     r"\bexcepci(?:ón|on|ones)\b|\bausnahmen?\b")
 NO_DUTY_ASKED_RE = re.compile(
