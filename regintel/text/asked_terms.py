@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from regintel.text.back_references import STANDING_PRONOUNS
+
 _I = re.IGNORECASE
 # where a German question's term ends: at the act it is read in ("nach der DSGVO", "gemäß", "laut", "im Sinne der",
 # "in der", "in den", "in dem", "im"), or at the question mark
@@ -156,11 +158,6 @@ def puts_another_in_its_place(question: str) -> bool:
     return bool(IN_ITS_PLACE_RE.search(question)) and not QUESTION_WORD_RE.search(IN_ITS_PLACE_RE.sub(" ", question))
 
 
-# pronouns standing for something named before, which no follow-up puts in a defined term's place
-PRONOUNS = frozenset("it them they that this those these cela ça ca ceci eux elle elles lui ello eso esto ellos ellas "
-                     "das dies diese sie ihn es".split())
-
-
 def asked_of_another_term(question: str, previous_question: str) -> str:
     """The previous definition question asked again of the term this follow-up puts in its place: "And a processor?"
     after "What is a controller?" is "What is a processor?", "And impact materiality?" after "What is double
@@ -174,7 +171,7 @@ def asked_of_another_term(question: str, previous_question: str) -> str:
     other = LEADING_ARTICLE_RE.sub("", other)
     if not other or CASE_RE.search(other) or len(other.split()) > MAX_TERM_WORDS:
         return ""
-    if all(word.lower() in PRONOUNS for word in other.split()):
+    if all(word.lower() in STANDING_PRONOUNS for word in other.split()):
         return ""  # "What about them?" refers back to something named, it puts no term in the defined one's place
     if ONE_RE.search(other):  # "And a critical one?": the term, qualified
         other = f"{ONE_RE.sub('', other)} {term}".strip()

@@ -20,6 +20,14 @@ PRONOUN_ONE_RE = re.compile(
     r"^(?:and |et |y )?(?:which one|which ones|lequel|laquelle|lesquels|lesquelles)\b(?! of\b)")
 
 
+# pronouns that, as the whole of what a follow-up puts in the previous question's place ("What about them?", "Et eux
+# ?"), stand for something named before and name no other term (lower case, as written). Wider than the words the
+# context decision reads as referring back inside a question (``context_decision.BACK_REFERENCES``): there "es" and
+# "sie" would be the Spanish verb and the German polite "Sie"
+STANDING_PRONOUNS = frozenset("it them they that this those these cela ça ca ceci eux elle elles lui ello eso esto "
+                              "ellos ellas das dies diese sie ihn es".split())
+
+
 def stands_for_something_named_before(question: str) -> bool:
     """Whether "one" (or "en ... un", "uno", "which one") in ``question`` stands for a thing an earlier question
     named: "How long do we have to report one to the supervisory authority?" after a question on personal data

@@ -103,6 +103,7 @@ def sets_conditions(text: str) -> bool:
 # with the word
 EXCEPTIONS_ASKED = (r"(?<!with the )(?<!à l['’])(?<!con )\bexceptions?\b|\bderogations?\b|\bdérogations?\b|"
                     r"\bexcepci(?:ón|on|ones)\b|\bausnahmen?\b")
+EXCEPTIONS_ASKED_RE = re.compile(EXCEPTIONS_ASKED, _I)
 NO_DUTY_ASKED_RE = re.compile(
     r"\b(?:(?:don['’]t|do not|doesn['’]t|does not|didn['’]t|not)\s+(?:\w+\s+)?(?:have|need|got)\s+to|need not|"
     r"needn['’]t|no need to|not\s+(?:be\s+)?(?:required|obliged|obligated|necessary|mandatory)\b|"
@@ -129,9 +130,9 @@ def asks_where_no_duty(question: str) -> bool:
 
 
 def without_exception_words(question: str) -> str:
-    """The question without the words asking for exceptions (:data:`EXCEPTIONS_ASKED`), which the sentences stating
+    """The question without the words asking for exceptions (:data:`EXCEPTIONS_ASKED_RE`), which the sentences stating
     them do not write: "Are there exceptions to the ban on solely automated decisions?" is about the ban."""
-    return re.sub(EXCEPTIONS_ASKED, " ", question, flags=_I)
+    return EXCEPTIONS_ASKED_RE.sub(" ", question)
 
 
 def lifts_a_duty(text: str) -> bool:
