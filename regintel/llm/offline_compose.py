@@ -54,6 +54,7 @@ from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.chunking import PART_SUFFIX_RE, split_part
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, LISTED_MIN_ARTICLES, heading_lead_word,
                                                 listed_noun_phrase, listed_noun_stems, read_as_question)
+from regintel.retrieval.search_titles import load_search_titles
 from regintel.retrieval.scope_search import (asks_applicability, asks_exclusion, asks_when_it_applies, is_scope_heading,
                                              states_non_application, without_applicability_frame,
                                              without_exclusion_frame)
@@ -1474,17 +1475,32 @@ class Composer:
         chosen: list[str | None] = []
         for side in range(len(plan.asks)):
             distinctive = {language: self._distinctive_weights(plan, side, language)
-                           for language in {p.language for p in leading}}
+                           for language in {p.language for p in leading} | {plan.language}}
             best, best_coverage = None, SIDE_MIN_COVERAGE
             for passage in leading:
-                own, other = distinctive[passage.language]
-                if not own:
-                    continue
-                coverage = self.scorer.coverage(passage.heading_terms, own)
-                if coverage > best_coverage + 1e-9 and coverage > self.scorer.coverage(passage.heading_terms, other):
-                    best, best_coverage = passage.article, coverage
+                # the heading as written, on the side's words carried into its language; across languages also its
+                # title in the question's own language, on the side's words as asked: the term list carries "le
+                # droit d'accès" as every wording of the right ("copy of the personal data", "subject access
+                # request" ...), of which "Right of access by the data subject" holds a few, while its French title
+                # "Droit d'accès de la personne concernée" holds the side's word itself
+                readings = [(passage.heading_terms, *distinctive[passage.language])]
+                if passage.language != plan.language:
+                    readings.append((self._title_terms_in(passage, plan.language), *distinctive[plan.language]))
+                for heading, own, other in readings:
+                    if not own or not heading:
+                        continue
+                    coverage = self.scorer.coverage(heading, own)
+                    if coverage > best_coverage + 1e-9 and coverage > self.scorer.coverage(heading, other):
+                        best, best_coverage = passage.article, coverage
             chosen.append(best)
         return chosen
+
+    def _title_terms_in(self, passage: Passage, language: str) -> set[str]:
+        """The words of the passage's unit title in ``language`` (:mod:`regintel.retrieval.search_titles`: the
+        official title of that language version where the act has one); none for a unit without a title there."""
+        source = passage.source
+        titles = load_search_titles().titles_in(source.document_id, source.ref, source.heading, language)
+        return set(tokenize(" ".join(titles), language)) if titles else set()
 
     def _document_of(self, article: str) -> str:
         """The document holding ``article`` (a key of :func:`article_key`)."""
