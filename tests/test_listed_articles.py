@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from regintel.retrieval.chunking import Chunk
+from regintel.retrieval.crosslingual import load_glossary
 from regintel.retrieval.listed_articles import (heading_lead_word, listed_article_chunk_ids, listed_noun,
-                                                listed_noun_stems)
+                                                listed_noun_stems, one_word_equivalents)
 
 
 def chunk(chunk_id: str, ref: str, heading: str, document_id: str = "eu-gdpr") -> Chunk:
@@ -112,3 +113,23 @@ def test_a_list_asked_for_in_the_imperative_is_read_as_the_question_it_stands_fo
     assert read_as_question(request_) == question
     if request_ != question:
         assert listed_noun(request_) == listed_noun(question)
+
+
+@pytest.mark.parametrize("noun, language, wanted", [
+    ("incidents", "fr", {"incident", "incidents"}),
+    ("Vorfälle", "de", {"incident", "incidents"}),
+    ("droits", "fr", {"right"}),
+    ("derechos", "es", {"right"}),
+])
+def test_a_listed_noun_asked_in_another_language_is_carried_as_its_one_word_equivalents(noun, language, wanted):
+    """"Quels incidents doivent être déclarés au titre de DORA ?": the term list carries "incidents" as "ICT-related
+    incident" too, whose "ICT" opens the headings of DORA's risk management articles, which the answer listed."""
+    found = set(one_word_equivalents(noun, language, "en", load_glossary()))
+    assert wanted <= found, found
+    assert not any(" " in word or "-" in word for word in found), found
+    dora = [chunk(f"d{n}", f"Article {n}", f"Article {n} — {heading}", "eu-dora") for n, heading in (
+        (6, "ICT risk management framework"), (7, "ICT systems, protocols and tools"),
+        (17, "ICT-related incident management process"), (19, "Reporting of major ICT-related incidents"))]
+    every_word = {"ict", "relat", "incid", "cyber"}  # the words of all its wordings
+    assert listed_article_chunk_ids(dora, "eu-dora", every_word) == ["d6", "d7", "d17"]
+    assert listed_article_chunk_ids(dora, "eu-dora", {"incid"}) == []

@@ -61,7 +61,7 @@ from regintel.retrieval.crosslingual import detect_question_language, load_gloss
 from regintel.retrieval.fusion import reciprocal_rank_fusion
 from regintel.retrieval.instruments import Coverage, CorpusInstruments, corpus_instruments, without_held_act_names
 from regintel.retrieval.listed_articles import (LISTED_MAX_ARTICLES, listed_article_chunk_ids, listed_noun,
-                                                listed_noun_stems, read_as_question)
+                                                listed_noun_stems, one_word_equivalents, read_as_question)
 from regintel.retrieval.national_rules import with_national_law
 from regintel.retrieval.related_documents import related_documents
 from regintel.retrieval.scope_search import (SCOPE_HITS, asks_applicability, asks_when_it_applies, is_scope_heading,
@@ -562,13 +562,22 @@ class ComplianceEngine:
         return not any(evidence_rules.lexical_support(question, s) >= PROVISION_SUPPORT
                        for s in sources if not is_scope_heading(s.heading or s.ref))
 
-    def _carried_into_headings(self, text: str, language: str, document: str, act_language: str) -> set[str]:
-        """The words (stems) of ``text`` the term list carries into ``document``'s headings, in its language."""
-        known = self._act_unit_chunks(("heading words", document), lambda: sorted(
+    def _carried_into_headings(self, noun: str, language: str, document: str, act_language: str) -> set[str]:
+        """The words (stems) the term list carries the listed ``noun`` into, among ``document``'s headings' words in
+        its language: its one-word equivalents when it has some (:func:`one_word_equivalents`), else every word of
+        its wordings."""
+        if not noun:
+            return set()
+        known = set(self._act_unit_chunks(("heading words", document), lambda: sorted(
             {stem for chunk in self.search_index.chunks.values() if chunk.document_id == document and chunk.heading
-             for stem in tokenize(chunk.heading, act_language)}))
-        carried = carried_terms(text, language, act_language, load_glossary(), set(known)) if text else set()
-        return {stem for stem in carried if not stem.startswith("~")}
+             for stem in tokenize(chunk.heading, act_language)})))
+        glossary = load_glossary()
+        single = {stem for word in one_word_equivalents(noun, language, act_language, glossary)
+                  for stem in tokenize(word, act_language) if stem in known}
+        if single:
+            return single
+        return {stem for stem in carried_terms(noun, language, act_language, glossary, known)
+                if not stem.startswith("~")}
 
     def _act_unit_chunks(self, key: tuple, select: Callable[[], list[str]]) -> list[str]:
         """The passages of an act's scope, opening or listed units, or the words of its headings (``select``), cached

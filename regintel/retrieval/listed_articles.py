@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from regintel.retrieval.chunking import Chunk, split_part
 from regintel.retrieval.instruments import load_catalog
@@ -121,6 +122,19 @@ def listed_noun(question: str) -> str:
     ?"); "" when the question does not open on it."""
     found = LISTED_NOUN_RE.match(read_as_question(question))
     return found.group(1) if found else ""
+
+
+def one_word_equivalents(noun: str, language: str, target: str, glossary: Any) -> list[str]:
+    """The one-word wordings in ``target`` of the term list's entries for ``noun`` ("Vorfälle" -> "incident",
+    "incidents"; "droits" -> "right"). A heading's lead word is matched on them alone: a longer wording's first word
+    is a modifier that opens other headings ("ICT-related incident": "ICT" opens a dozen DORA headings on risk
+    management, which a French list of the incidents to report quoted)."""
+    found: list[str] = []
+    for match in glossary.matches(noun, language):
+        for phrase in glossary.equivalents(match, noun, target):
+            if len(WORD_RE.findall(phrase)) == 1 and phrase not in found:
+                found.append(phrase)
+    return found
 
 
 def listed_article_chunk_ids(chunks: Iterable[Chunk], document_id: str, asked: set[str]) -> list[str]:
