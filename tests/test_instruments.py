@@ -59,6 +59,10 @@ def test_a_name_inside_a_longer_name_does_not_count_on_its_own():
     catalog = load_catalog()
     assert keys(catalog.mentions("Under the UK GDPR, who is a controller?")) == ["uk-gdpr"]
     assert keys(catalog.mentions("How do the GDPR and the UK GDPR differ?")) == ["gdpr", "uk-gdpr"]
+    # what German speakers call the VAT Directive most often; the Sixth Directive keeps its longer name
+    assert keys(catalog.mentions("Was sagt die Mehrwertsteuerrichtlinie über den Vorsteuerabzug?")) == ["vat-directive"]
+    assert keys(catalog.mentions("Was regelt die MwSt-Richtlinie?")) == ["vat-directive"]
+    assert keys(catalog.mentions("Was sagte die Sechste Mehrwertsteuerrichtlinie dazu?")) == ["sixth-vat-directive"]
 
 
 def test_the_demo_corpus_holds_the_acts_of_its_titles_not_those_they_amend(demo):
