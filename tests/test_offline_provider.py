@@ -614,6 +614,19 @@ def test_a_question_in_the_askers_words_is_answered_from_the_sentence_in_the_law
     assert_grounded(answer, sources)
 
 
+def test_an_agreement_asked_for_is_answered_from_the_contract_the_law_requires():
+    """"What must a data processing agreement contain?": the GDPR says "contract" (Article 28(3), "That contract or
+    other legal act shall stipulate ... that the processor: (a) ..."); Article 6(3) holds "contain" and "processing"
+    ("That legal basis may contain specific provisions ...") and was quoted instead. The term list's "data processing
+    contract" beside "data processing agreement" makes "contract" the law's word for "agreement"."""
+    sources = numbered(passage("eu-gdpr", "Article 28", "shall stipulate, in particular"),
+                       passage("eu-gdpr", "Article 6", "That legal basis may contain specific provisions"))
+    answer, _, _ = run(OfflineProvider(), "What must a data processing agreement contain?", sources)
+    assert cited(answer) == {1}, answer
+    assert "That contract or other legal act shall stipulate, in particular, that the processor" in answer, answer
+    assert_grounded(answer, sources)
+
+
 def test_the_parts_of_one_article_share_its_best_rank_as_the_prior():
     """Retrieval put Article 17 (2/2) first and 17 (1/2) third: which part came first says nothing about which
     sentence answers, so the erasure side of "the right to erasure versus the right to restriction" is answered by
