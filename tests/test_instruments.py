@@ -46,6 +46,20 @@ def test_acronyms_match_as_written_and_titles_without_case_or_accents():
     assert keys(catalog.mentions("Gilt die DSGVO-Ausnahme?")) == ["gdpr"]
 
 
+def test_a_question_without_a_capital_names_acts_by_their_acronyms_in_lower_case():
+    """"dora incident reporting timelines" abstained, searched without its act: its asker writes no capital, so case
+    says nothing. Short acronyms stay as written ("transporte por mar"), and a question that writes capitals is read
+    as written ("Dora" is a name)."""
+    catalog = load_catalog()
+    assert keys(catalog.mentions("dora incident reporting timelines")) == ["dora"]
+    assert keys(catalog.mentions("gdpr fines how much")) == ["gdpr"]
+    question = "bußgeld nach der datenschutz-grundverordnung"
+    [mention] = catalog.mentions(question)
+    assert question[mention.start:mention.end] == "datenschutz-grundverordnung"
+    assert keys(catalog.mentions("transporte por mar")) == []
+    assert keys(catalog.mentions("Dora asked about the GDPR")) == ["gdpr"]
+
+
 def test_a_mention_after_a_sharp_s_spans_the_name_as_written():
     """Folding writes "ß" as "ss": a name found in the folded text is one character further on than in the text."""
     catalog = load_catalog()
