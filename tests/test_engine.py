@@ -618,6 +618,23 @@ def test_a_follow_up_naming_no_act_stays_with_the_acts_the_previous_answer_quote
     assert {s.document_id for s in second.cited} <= {"eu-gdpr"}, second.answer
 
 
+@pytest.mark.parametrize("first, follow_up, document, article", [
+    # DORA names the GDPR in two passages: that made the GDPR one of the conversation's acts, and searched in it too
+    # the follow-up was answered from its Article 49 (transfers "from a register")
+    ("What is the register of information under DORA?", "Who must keep it?", "eu-dora", "Article 28"),
+    # searched among the GDPR's passages alone, Article 11 ("does not require identification") came first; both
+    # rankings vote when the whole search is led by the conversation's act already
+    ("Was ist eine Datenschutz-Folgenabschätzung?", "Wann ist sie erforderlich?", "eu-gdpr", "Article 35"),
+])
+def test_a_follow_up_stays_in_the_act_of_the_conversation_and_keeps_its_article(engine, first, follow_up, document,
+                                                                               article):
+    ids = new_conversation(engine)
+    ask(engine, ids, first)
+    _, second = ask(engine, ids, follow_up)
+    cited = [(s.document_id, s.ref.split(" (")[0]) for s in second.cited]
+    assert cited and cited[0] == (document, article), (cited, second.answer)
+
+
 def test_same_concept_in_five_turns_and_two_tenants_is_one_node_and_reaches_the_next_prompt(engine, world):
     questions = ["What is a personal data breach?", "When must a personal data breach be notified?",
                  "What must a processor do after a personal data breach?",

@@ -289,6 +289,12 @@ class ComplianceEngine:
                 # stays with the acts the previous answer came from (and those citing them): all its passages do, not
                 # only the first (a passage of another act among them reaches the model's context)
                 in_conversation = self._retrieve(search_text, trace, {"document_id": conversation}, behind)
+                if in_conversation and fresh[0].document_id in conversation:
+                    # led by those acts already: both rankings vote, as for a named act ("Wann ist sie erforderlich?"
+                    # after a question on the impact assessment: Article 35 first searched whole, Article 11
+                    # ("Processing which does not require identification") first among the GDPR's passages alone)
+                    in_conversation = fused_by_rank([s for s in fresh if s.document_id in conversation],
+                                                    in_conversation, self.settings.chat_top_k)
                 if in_conversation:
                     fresh, filters = in_conversation, {"document_id": conversation}
             parts_language = self._parts_language(turn.question)
