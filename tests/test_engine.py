@@ -35,7 +35,9 @@ MARKER = re.compile(r"\s*\[\d+\]")
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    with engine_world(tmp_path_factory.mktemp("engine"), "engine") as built:
+    # one analyst asks this module's hundred-odd questions within the hour: no hourly limit here (it has its own test,
+    # test_rate_limit_stops_a_user_with_a_clear_message_and_saves_nothing)
+    with engine_world(tmp_path_factory.mktemp("engine"), "engine", chat_rate_limit_per_hour=0) as built:
         assert built["report"].embedded == 0, "the shipped seed covers the demo corpus"
         yield built
 
@@ -705,7 +707,8 @@ def ask_through_test_server(world, script, **settings_overrides):
     with LlmTestServer() as server:
         server.scripts = [script]
         settings = load_settings(data_dir=world["settings"].data_dir, llm_provider="openai-compatible",
-                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0, **settings_overrides)
+                                 llm_base_url=server.base_url, response_cache_ttl_seconds=0,
+                                 chat_rate_limit_per_hour=world["settings"].chat_rate_limit_per_hour, **settings_overrides)
         engine = RegIntel(settings, db=world["db"], index=world["index"], graph=world["graph"], router=LlmRouter(settings)).chat
         _, response = ask(engine, new_conversation(engine), "What must a controller do when a personal data breach occurs?")
     return response, server.requests
