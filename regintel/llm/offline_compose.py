@@ -1472,6 +1472,7 @@ class Composer:
         framework"; "Impact materiality" against "financial materiality") and fewer of the other side's. None
         leaves the side to word matching over the passages."""
         leading = self._first_passage_of_each_article()[:SIDE_ARTICLES]
+        titles = {p.article: self._title_terms_in(p, plan.language) for p in leading if p.language != plan.language}
         chosen: list[str | None] = []
         for side in range(len(plan.asks)):
             distinctive = {language: self._distinctive_weights(plan, side, language)
@@ -1484,8 +1485,8 @@ class Composer:
                 # request" ...), of which "Right of access by the data subject" holds a few, while its French title
                 # "Droit d'accès de la personne concernée" holds the side's word itself
                 readings = [(passage.heading_terms, *distinctive[passage.language])]
-                if passage.language != plan.language:
-                    readings.append((self._title_terms_in(passage, plan.language), *distinctive[plan.language]))
+                if passage.article in titles:
+                    readings.append((titles[passage.article], *distinctive[plan.language]))
                 for heading, own, other in readings:
                     if not own or not heading:
                         continue

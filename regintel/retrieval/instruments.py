@@ -103,15 +103,11 @@ def _is_case_sensitive(name: str) -> bool:
     return " " not in name and any(c.isupper() for c in name[1:])
 
 
-LOWER_CASE_MIN_CHARS = 4  # ... unless the asker writes no capital at all: then names this long match in lower case
-
-
-def _matches_in_lower_case(name: str, text: str) -> bool:
-    """Whether a name matched as written also matches in lower case in ``text``: a question without a single capital
-    ("gdpr fines how much", "dora incident reporting timelines") says nothing by its case, and read without its act
-    it was refused as a calculation or abstained. Short acronyms stay as written even then ("transporte por mar" is
-    no Market Abuse Regulation, "avg" no Dutch GDPR)."""
-    return len(name) >= LOWER_CASE_MIN_CHARS and not any(c.isupper() for c in text)
+# ... unless the asker writes no capital at all: then names this long match in lower case. A question without a
+# single capital ("gdpr fines how much", "dora incident reporting timelines") says nothing by its case, and read
+# without its act it was refused as a calculation or abstained. Short acronyms stay as written even then
+# ("transporte por mar" is no Market Abuse Regulation, "avg" no Dutch GDPR).
+LOWER_CASE_MIN_CHARS = 4
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
@@ -130,7 +126,8 @@ class InstrumentCatalog:
             for name in instrument.names:
                 self._patterns.append((_name_pattern(name), _is_case_sensitive(name), instrument, name))
         self._lower_case_patterns = {name: re.compile(rf"(?<![\w-]){re.escape(fold(name))}(?!\w)")
-                                     for _, case_sensitive, _, name in self._patterns if case_sensitive}
+                                     for _, case_sensitive, _, name in self._patterns
+                                     if case_sensitive and len(name) >= LOWER_CASE_MIN_CHARS}
         self._by_number = {n: i for i in self.instruments.values() for n in i.numbers}
         self.names = frozenset(name for i in self.instruments.values() for name in i.names)  # GDPR, DSGVO, CSRD, ...
         # a turn reads the same question several times (coverage, the act-overview and cited-provision readers, the
@@ -166,8 +163,9 @@ class InstrumentCatalog:
     def _find(self, text: str) -> tuple[Mention, ...]:
         folded, offsets = fold_with_offsets(text)
         found: list[Mention] = []
+        no_capital = not any(c.isupper() for c in text)
         for pattern, case_sensitive, instrument, name in self._patterns:
-            if case_sensitive and _matches_in_lower_case(name, text):
+            if case_sensitive and no_capital and name in self._lower_case_patterns:
                 pattern, case_sensitive = self._lower_case_patterns[name], False
             if case_sensitive:
                 found.extend(Mention(name, m.start(), m.end(), instrument) for m in pattern.finditer(text))
