@@ -1147,6 +1147,7 @@ class Composer:
         self.glossary = _glossary() if glossary == "default" else glossary
         self._passage_coverage: dict[int, float] = {}
         self._vectors: dict[tuple[str, str], Any] = {}  # (kind, text) -> vector, see :meth:`_embedded`
+        self._headed: dict[tuple, str | None] = {}  # plan -> :meth:`_article_headed_by_the_question` (read thrice)
 
     def _rank_of(self, passage: Passage) -> int:
         return self.rank[passage.source.index]
@@ -1911,6 +1912,12 @@ class Composer:
         return [a for a in articles if a not in definitional]
 
     def _article_headed_by_the_question(self, plan: QuestionPlan) -> str | None:
+        key = (plan.question, plan.language, tuple(plan.asks), plan.context, plan.comparison)
+        if key not in self._headed:
+            self._headed[key] = self._find_article_headed_by_the_question(plan)
+        return self._headed[key]
+
+    def _find_article_headed_by_the_question(self, plan: QuestionPlan) -> str | None:
         """The article or section whose heading asks the question itself (all of the question's words, and at least
         ``HEADING_AS_QUESTION`` of the heading's): guidance written as questions and answers ("Une ASBL est-elle
         assujettie à la TVA ?") answers it there, where a short sentence of a neighbouring answer ("L'ASBL est, en
