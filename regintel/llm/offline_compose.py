@@ -1912,7 +1912,7 @@ class Composer:
         return [a for a in articles if a not in definitional]
 
     def _article_headed_by_the_question(self, plan: QuestionPlan) -> str | None:
-        key = (plan.question, plan.language, tuple(plan.asks), plan.context, plan.comparison)
+        key = (plan.question, plan.language, tuple(plan.asks), plan.context)  # what the lookup reads of a plan
         if key not in self._headed:
             self._headed[key] = self._find_article_headed_by_the_question(plan)
         return self._headed[key]
